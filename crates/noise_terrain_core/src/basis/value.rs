@@ -1,0 +1,81 @@
+//! Value noise: a random number at every lattice point, blended in between (seed 000).
+//!
+//! Output range: `[0, 1)`. Every output is a convex blend of lattice values, which are in `[0, 1)`.
+//! Highs and lows sit on the lattice points, so the grid stays faintly visible even with a smooth
+//! fade; gradient noise is the cure.
+
+use super::lattice::{Lattice, lerp};
+use crate::hash::{hash1, hash2, hash3, unit_value};
+
+/// 1-D value noise at `x` (seed 001's map-generator profile), in `[0, 1)`.
+pub fn value_1d(lattice: &Lattice, x: f64) -> f32 {
+    let cx = lattice.axis(x);
+    let s = lattice.seed;
+    let u = lattice.fade.apply(cx.f);
+    lerp(unit_value(hash1(cx.i0, s)), unit_value(hash1(cx.i1, s)), u)
+}
+
+/// 2-D value noise at `(x, y)`, in `[0, 1)`.
+pub fn value_2d(lattice: &Lattice, x: f64, y: f64) -> f32 {
+    let (cx, cy) = (lattice.axis(x), lattice.axis(y));
+    let s = lattice.seed;
+    let (u, v) = (lattice.fade.apply(cx.f), lattice.fade.apply(cy.f));
+    let top = lerp(unit_value(hash2(cx.i0, cy.i0, s)), unit_value(hash2(cx.i1, cy.i0, s)), u);
+    let bottom = lerp(unit_value(hash2(cx.i0, cy.i1, s)), unit_value(hash2(cx.i1, cy.i1, s)), u);
+    lerp(top, bottom, v)
+}
+
+/// 3-D value noise at `(x, y, z)`, in `[0, 1)`.
+pub fn value_3d(lattice: &Lattice, x: f64, y: f64, z: f64) -> f32 {
+    let (cx, cy, cz) = (lattice.axis(x), lattice.axis(y), lattice.axis(z));
+    let s = lattice.seed;
+    let fade = lattice.fade;
+    let (u, v, w) = (fade.apply(cx.f), fade.apply(cy.f), fade.apply(cz.f));
+    let corner = |ix, iy, iz| unit_value(hash3(ix, iy, iz, s));
+    let plane = |iz| {
+        let top = lerp(corner(cx.i0, cy.i0, iz), corner(cx.i1, cy.i0, iz), u);
+        let bottom = lerp(corner(cx.i0, cy.i1, iz), corner(cx.i1, cy.i1, iz), u);
+        lerp(top, bottom, v)
+    };
+    lerp(plane(cz.i0), plane(cz.i1), w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fade::Fade;
+    use crate::test_support::random_points;
+
+    #[test]
+    fn stays_in_zero_to_one_on_a_million_points() {
+        for fade in Fade::ALL {
+            let lattice = Lattice::new(11, fade);
+            for [x, y, z] in random_points(1_000_000 / 5, 1, 1e4) {
+                for n in [value_1d(&lattice, x), value_2d(&lattice, x, y), value_3d(&lattice, x, y, z)] {
+                    assert!((0.0..1.0).contains(&n), "{fade:?} at {x} {y} {z}: {n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn equals_the_lattice_value_on_lattice_points() {
+        let lattice = Lattice::new(5, Fade::Quintic);
+        for y in -20..20 {
+            for x in -20..20 {
+                let expected = unit_value(hash2(x, y, 5));
+                assert_eq!(value_2d(&lattice, x as f64, y as f64), expected);
+            }
+        }
+    }
+
+    #[test]
+    fn linear_fade_interpolates_halfway() {
+        let lattice = Lattice::new(9, Fade::Linear);
+        let (a, b) = (unit_value(hash1(3, 9)), unit_value(hash1(4, 9)));
+        assert!((value_1d(&lattice, 3.5) - (a + b) / 2.0).abs() < 1e-6);
+        let lattice = Lattice::new(9, Fade::Cosine);
+        assert!((value_1d(&lattice, 3.5) - (a + b) / 2.0).abs() < 1e-6);
+        assert!((value_1d(&lattice, 3.25) - (a + (b - a) * 0.146_446_6)).abs() < 1e-6);
+    }
+}

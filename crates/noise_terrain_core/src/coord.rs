@@ -1,0 +1,90 @@
+//! Turning a floating-point coordinate into a lattice cell and a position inside it.
+
+/// Coordinates are clamped to `±LIMIT` before the split: far enough for any map, small enough that
+/// the cell index fits an `i32` and the fraction keeps 1e-7 precision in `f64`.
+pub const COORDINATE_LIMIT: f64 = 1e9;
+
+/// Seed 000's `sane()`: NaN becomes 0, everything else is clamped to `±COORDINATE_LIMIT`
+/// (so the infinities become the limits).
+#[inline(always)]
+pub fn sanitize(x: f64) -> f64 {
+    if x.is_nan() { 0.0 } else { x.clamp(-COORDINATE_LIMIT, COORDINATE_LIMIT) }
+}
+
+/// One axis of a lattice cell: the two corner indices (already wrapped when the noise is periodic)
+/// and the fractional position `f` in `[0, 1)` from the lower corner.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AxisCell {
+    /// Index of the lower corner.
+    pub i0: i32,
+    /// Index of the upper corner (`i0 + 1`, or 0 where a period wraps).
+    pub i1: i32,
+    /// Position inside the cell, `[0, 1)`.
+    pub f: f32,
+}
+
+impl AxisCell {
+    /// Splits `x` into cell and fraction. The split happens in `f64` and uses `floor`, so negative
+    /// coordinates land in the cell to their left and the fraction stays precise far from 0; only
+    /// the fraction is converted to `f32`. With `period = Some(p)` the indices wrap modulo `p`.
+    #[inline(always)]
+    pub fn new(x: f64, period: Option<u32>) -> Self {
+        let x = sanitize(x);
+        let floor = x.floor();
+        // `x - floor` can round up to exactly 1.0 in f32 for x just below an integer.
+        let f = ((x - floor) as f32).min(1.0 - f32::EPSILON / 2.0);
+        let i = floor as i64;
+        match period {
+            Some(p) if p > 0 => {
+                let p = p as i64;
+                let i0 = i.rem_euclid(p);
+                let i1 = if i0 + 1 == p { 0 } else { i0 + 1 };
+                Self { i0: i0 as i32, i1: i1 as i32, f }
+            }
+            _ => Self { i0: i as i32, i1: (i + 1) as i32, f },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negative_coordinates_use_floor() {
+        let c = AxisCell::new(-0.5, None);
+        assert_eq!((c.i0, c.i1, c.f), (-1, 0, 0.5));
+        let c = AxisCell::new(-3.0, None);
+        assert_eq!((c.i0, c.i1, c.f), (-3, -2, 0.0));
+    }
+
+    #[test]
+    fn fraction_stays_precise_far_from_origin() {
+        let c = AxisCell::new(1e7 + 0.25, None);
+        assert_eq!((c.i0, c.f), (10_000_000, 0.25));
+    }
+
+    #[test]
+    fn bad_numbers_are_sanitised() {
+        assert_eq!(AxisCell::new(f64::NAN, None).i0, 0);
+        assert_eq!(AxisCell::new(f64::INFINITY, None).i0, 1_000_000_000);
+        assert_eq!(AxisCell::new(f64::NEG_INFINITY, None).i0, -1_000_000_000);
+        assert_eq!(AxisCell::new(1e12, None).i0, 1_000_000_000);
+        assert!(AxisCell::new(1e12, None).f.is_finite());
+    }
+
+    #[test]
+    fn period_wraps_both_corners() {
+        let c = AxisCell::new(3.5, Some(4));
+        assert_eq!((c.i0, c.i1), (3, 0));
+        let c = AxisCell::new(-0.5, Some(4));
+        assert_eq!((c.i0, c.i1), (3, 0));
+        assert_eq!(AxisCell::new(9.25, Some(4)), AxisCell::new(1.25, Some(4)));
+    }
+
+    #[test]
+    fn fraction_is_below_one() {
+        let c = AxisCell::new(0.999_999_999_9, None);
+        assert!(c.f < 1.0);
+    }
+}

@@ -1,0 +1,139 @@
+//! Interpolation curves that blend the corner contributions of a lattice cell.
+
+/// How the fractional position inside a lattice cell is bent before blending the corners.
+///
+/// The curve decides whether the lattice shows: a curve whose slope is not zero at the cell border
+/// leaves a visible crease there (seed 000's "pyramids and diamonds").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+pub enum Fade {
+    /// Truncation: always the lower corner (`0`). Blocky and discontinuous at every cell border.
+    Step,
+    /// `t`: continuous, but the slope jumps at every border, so the grid shows as creases.
+    Linear,
+    /// `t²(3 - 2t)`: slope 0 at both ends, curvature ±6 there.
+    Cubic,
+    /// `t³(t(6t - 15) + 10)` (Perlin 2002): slope and curvature 0 at both ends. The default.
+    #[default]
+    Quintic,
+    /// `(1 - cos(πt)) / 2` (seed 001): slope 0 at both ends, curvature ±π²/2 there.
+    Cosine,
+}
+
+impl Fade {
+    /// Every curve, in the order of the inspector's chips.
+    pub const ALL: [Fade; 5] = [Fade::Step, Fade::Linear, Fade::Cubic, Fade::Quintic, Fade::Cosine];
+
+    /// Applies the curve to `t` in `[0, 1]`; every curve maps 0 to 0 and (but for `Step`) 1 to 1.
+    #[inline(always)]
+    pub fn apply(self, t: f32) -> f32 {
+        match self {
+            Fade::Step => 0.0,
+            Fade::Linear => t,
+            Fade::Cubic => t * t * (3.0 - 2.0 * t),
+            Fade::Quintic => t * t * t * (t * (t * 6.0 - 15.0) + 10.0),
+            Fade::Cosine => (1.0 - (std::f32::consts::PI * t).cos()) * 0.5,
+        }
+    }
+
+    /// The largest slope of the curve on `[0, 1]`; infinite for `Step`, which jumps.
+    ///
+    /// Noise built with the curve changes by at most this factor times the corner spread per unit
+    /// of movement, which is what the continuity tests hold the noise to.
+    pub fn max_slope(self) -> f32 {
+        match self {
+            Fade::Step => f32::INFINITY,
+            Fade::Linear => 1.0,
+            Fade::Cubic => 1.5,
+            Fade::Quintic => 1.875,
+            Fade::Cosine => std::f32::consts::FRAC_PI_2,
+        }
+    }
+
+    /// Short lower-case name, as the export tool's `--fade` flag spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fade::Step => "step",
+            Fade::Linear => "linear",
+            Fade::Cubic => "cubic",
+            Fade::Quintic => "quintic",
+            Fade::Cosine => "cosine",
+        }
+    }
+}
+
+impl std::str::FromStr for Fade {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Fade::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| format!("unknown fade `{s}` (expected step, linear, cubic, quintic or cosine)"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMOOTH: [Fade; 3] = [Fade::Cubic, Fade::Quintic, Fade::Cosine];
+
+    fn slope(f: Fade, t: f32) -> f64 {
+        let h = 1e-3;
+        (f.apply(t + h) as f64 - f.apply(t - h) as f64) / (2.0 * h as f64)
+    }
+
+    #[test]
+    fn curves_end_at_zero_and_one() {
+        for f in Fade::ALL {
+            assert_eq!(f.apply(0.0), 0.0, "{f:?}");
+        }
+        for f in [Fade::Linear, Fade::Cubic, Fade::Quintic, Fade::Cosine] {
+            assert!((f.apply(1.0) - 1.0).abs() < 1e-6, "{f:?}");
+        }
+    }
+
+    #[test]
+    fn smooth_curves_have_zero_slope_at_both_ends() {
+        for f in SMOOTH {
+            // One-sided difference quotients shrink with h only if the slope is 0.
+            let at_start = f.apply(1e-3) / 1e-3;
+            let at_end = (1.0 - f.apply(1.0 - 1e-3)) / 1e-3;
+            assert!(at_start < 0.01 && at_end < 0.01, "{f:?}: {at_start} {at_end}");
+        }
+        assert!((slope(Fade::Linear, 0.5) - 1.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn only_quintic_has_zero_curvature_at_the_ends() {
+        // With f(0) = f'(0) = 0, the curvature at 0 is the limit of 2 f(h) / h².
+        let curvature_at_start = |f: Fade| 2.0 * f.apply(0.01) / 1e-4;
+        assert!(curvature_at_start(Fade::Quintic) < 0.25);
+        assert!((curvature_at_start(Fade::Cubic) - 6.0).abs() < 0.1);
+        assert!((curvature_at_start(Fade::Cosine) - 4.93).abs() < 0.05);
+    }
+
+    #[test]
+    fn quintic_is_about_a_thirtieth_of_cubic_at_one_hundredth() {
+        let ratio = Fade::Cubic.apply(0.01) / Fade::Quintic.apply(0.01);
+        assert!((28.0..=31.0).contains(&ratio), "ratio {ratio}");
+    }
+
+    #[test]
+    fn max_slope_bounds_the_measured_slope() {
+        for f in [Fade::Linear, Fade::Cubic, Fade::Quintic, Fade::Cosine] {
+            let measured = (1..1000).map(|i| slope(f, i as f32 / 1000.0)).fold(0.0, f64::max);
+            assert!(measured <= f.max_slope() as f64 + 1e-3, "{f:?}");
+            assert!(measured >= f.max_slope() as f64 - 1e-2, "{f:?} bound is loose");
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for f in Fade::ALL {
+            assert_eq!(f.name().parse::<Fade>(), Ok(f));
+        }
+        assert!("smooth".parse::<Fade>().is_err());
+    }
+}

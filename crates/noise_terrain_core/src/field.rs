@@ -1,0 +1,458 @@
+//! [`NoiseSettings`]: plain data describing one noise field, and sampling it at a point.
+
+use glam::DVec2;
+
+use crate::basis::{Basis, Lattice};
+use crate::coord::{COORDINATE_LIMIT, sanitize};
+use crate::fade::Fade;
+use crate::fractal::{self, Fractal, MAX_OCTAVES, MIN_OCTAVES};
+
+/// Lacunarity is clamped to this range: below 1 the octaves would get coarser, above 8 the second
+/// octave is already finer than most maps.
+pub const LACUNARITY_RANGE: (f32, f32) = (1.0, 8.0);
+/// Persistence is clamped to this range: above 2 the finest octave dominates completely.
+pub const PERSISTENCE_RANGE: (f32, f32) = (0.0, 2.0);
+/// Base frequency (lattice cells per unit of map) is clamped to this range.
+pub const FREQUENCY_RANGE: (f32, f32) = (1e-6, 1e6);
+/// The largest period, in lattice cells of the base frequency.
+pub const MAX_PERIOD: u32 = 1 << 20;
+
+/// Everything that defines a noise field: plain data, cheap to copy, equal settings give equal
+/// bits.
+///
+/// A position `(x, y)` in map units is shifted by `offset`, multiplied by `frequency` (lattice
+/// cells per map unit) and handed to the fractal, whose octave `i` samples the basis at
+/// `lacunarityⁱ` times that with seed `seed + 1013·i`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", serde(default))]
+pub struct NoiseSettings {
+    /// The single-layer noise.
+    pub basis: Basis,
+    /// Interpolation curve inside a lattice cell.
+    pub fade: Fade,
+    /// How octaves combine.
+    pub fractal: Fractal,
+    /// Number of octaves, clamped to `1..=12`.
+    pub octaves: u32,
+    /// Frequency factor per octave (2: each octave twice as fine), clamped to `[1, 8]`.
+    pub lacunarity: f32,
+    /// Amplitude factor per octave (0.5: each octave half as high), clamped to `[0, 2]`.
+    pub persistence: f32,
+    /// Lattice cells per map unit at the first octave, clamped to `[1e-6, 1e6]`.
+    pub frequency: f32,
+    /// Seed of the first octave.
+    pub seed: u32,
+    /// Shift of the map in map units (panning); `f64` so that far-away maps stay smooth.
+    pub offset: DVec2,
+    /// Divide the fBm sum by the amplitude sum so that heights stay in `[0, 1]`.
+    pub normalize: bool,
+    /// Make the field tile every `period` lattice cells of the base frequency (every
+    /// `period / frequency` map units). Exact with integer lacunarity.
+    pub period: Option<u32>,
+}
+
+impl Default for NoiseSettings {
+    fn default() -> Self {
+        Self {
+            basis: Basis::Gradient,
+            fade: Fade::Quintic,
+            fractal: Fractal::Fbm,
+            octaves: 5,
+            lacunarity: 2.0,
+            persistence: 0.5,
+            frequency: 4.0,
+            seed: 7,
+            offset: DVec2::ZERO,
+            normalize: true,
+            period: None,
+        }
+    }
+}
+
+/// One parameter that [`NoiseSettings::validate`] had to change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clamped {
+    /// The field's name.
+    pub field: &'static str,
+    /// The value as given.
+    pub given: String,
+    /// The value used instead.
+    pub used: String,
+}
+
+impl std::fmt::Display for Clamped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} is out of range, using {}", self.field, self.given, self.used)
+    }
+}
+
+/// Clamps `value` into `(lo, hi)`, with NaN becoming `fallback`.
+fn clamp_f32(value: f32, (lo, hi): (f32, f32), fallback: f32) -> f32 {
+    if value.is_nan() { fallback } else { value.clamp(lo, hi) }
+}
+
+impl NoiseSettings {
+    /// The settings with every parameter inside its documented range; NaN takes the default.
+    /// [`sample`](Self::sample) applies this itself, so out-of-range settings never panic or give
+    /// NaN.
+    pub fn clamped(&self) -> Self {
+        let default = Self::default();
+        let offset = |v: f64| sanitize(v).clamp(-COORDINATE_LIMIT, COORDINATE_LIMIT);
+        Self {
+            octaves: self.octaves.clamp(MIN_OCTAVES, MAX_OCTAVES),
+            lacunarity: clamp_f32(self.lacunarity, LACUNARITY_RANGE, default.lacunarity),
+            persistence: clamp_f32(self.persistence, PERSISTENCE_RANGE, default.persistence),
+            frequency: clamp_f32(self.frequency, FREQUENCY_RANGE, default.frequency),
+            offset: DVec2::new(offset(self.offset.x), offset(self.offset.y)),
+            period: self.period.filter(|&p| p > 0).map(|p| p.min(MAX_PERIOD)),
+            ..*self
+        }
+    }
+
+    /// What [`clamped`](Self::clamped) changes, one entry per parameter, for logs and the
+    /// inspector. Empty when the settings are valid.
+    pub fn validate(&self) -> Vec<Clamped> {
+        let used = self.clamped();
+        let mut out = Vec::new();
+        let mut check = |field, given: String, now: String, changed: bool| {
+            if changed {
+                out.push(Clamped { field, given, used: now });
+            }
+        };
+        let differs = |a: f32, b: f32| a.to_bits() != b.to_bits();
+        check("octaves", self.octaves.to_string(), used.octaves.to_string(), self.octaves != used.octaves);
+        check(
+            "lacunarity",
+            self.lacunarity.to_string(),
+            used.lacunarity.to_string(),
+            differs(self.lacunarity, used.lacunarity),
+        );
+        check(
+            "persistence",
+            self.persistence.to_string(),
+            used.persistence.to_string(),
+            differs(self.persistence, used.persistence),
+        );
+        check(
+            "frequency",
+            self.frequency.to_string(),
+            used.frequency.to_string(),
+            differs(self.frequency, used.frequency),
+        );
+        check(
+            "offset",
+            format!("{}", self.offset),
+            format!("{}", used.offset),
+            self.offset.x.to_bits() != used.offset.x.to_bits()
+                || self.offset.y.to_bits() != used.offset.y.to_bits(),
+        );
+        check(
+            "period",
+            format!("{:?}", self.period),
+            format!("{:?}", used.period),
+            self.period != used.period,
+        );
+        out
+    }
+
+    /// Number of octaves actually summed: 1 without a fractal, else the clamped count.
+    pub fn octave_count(&self) -> u32 {
+        match self.fractal {
+            Fractal::None => 1,
+            Fractal::Fbm => fractal::clamp_octaves(self.octaves),
+        }
+    }
+
+    /// Frequency of octave `i` in lattice cells per map unit: `frequency · lacunarityⁱ`.
+    pub fn octave_frequency(&self, i: u32) -> f64 {
+        let s = self.clamped();
+        s.frequency as f64 * (s.lacunarity as f64).powi(i as i32)
+    }
+
+    /// Amplitude of octave `i` in the fBm sum: `persistenceⁱ`.
+    pub fn octave_amplitude(&self, i: u32) -> f32 {
+        self.clamped().persistence.powi(i as i32)
+    }
+
+    /// The lattice of octave `i`: its seed, the fade and its period.
+    fn lattice(&self, i: u32) -> Lattice {
+        Lattice {
+            seed: fractal::octave_seed(self.seed, i),
+            fade: self.fade,
+            period: fractal::octave_period(self.period, self.lacunarity, i),
+        }
+    }
+
+    /// The height at `(x, y)` in map units. In `[0, 1]` when `normalize` is on (or without a
+    /// fractal); up to the amplitude sum when it is off. Bad parameters are clamped first.
+    pub fn sample(&self, x: f64, y: f64) -> f32 {
+        self.clamped().sample_clamped(x, y)
+    }
+
+    /// [`sample`](Self::sample) for settings already passed through [`clamped`](Self::clamped):
+    /// the per-point fast path used when filling grids.
+    #[inline]
+    pub fn sample_clamped(&self, x: f64, y: f64) -> f32 {
+        let f = self.frequency as f64;
+        let (px, py) = ((x + self.offset.x) * f, (y + self.offset.y) * f);
+        self.combine(|i, scale| self.basis.unit_2d(&self.lattice(i), px * scale, py * scale))
+    }
+
+    /// The height along a line (seed 001's 1-D profile): the 1-D basis at `x`, same fractal.
+    pub fn sample_1d(&self, x: f64) -> f32 {
+        let s = self.clamped();
+        let px = (x + s.offset.x) * s.frequency as f64;
+        s.combine(|i, scale| s.basis.unit_1d(&s.lattice(i), px * scale))
+    }
+
+    /// The value in a volume: the 3-D basis at `(x, y, z)`, same fractal (`offset` moves x and y).
+    pub fn sample_3d(&self, x: f64, y: f64, z: f64) -> f32 {
+        let s = self.clamped();
+        let f = s.frequency as f64;
+        let (px, py, pz) = ((x + s.offset.x) * f, (y + s.offset.y) * f, z * f);
+        s.combine(|i, scale| s.basis.unit_3d(&s.lattice(i), px * scale, py * scale, pz * scale))
+    }
+
+    /// The raw layer of octave `i` at `(x, y)`, in `[0, 1]`, before its amplitude is applied:
+    /// seed 000's grey octave tiles.
+    pub fn octave(&self, i: u32, x: f64, y: f64) -> f32 {
+        let s = self.clamped();
+        let f = s.octave_frequency(i);
+        s.basis.unit_2d(&s.lattice(i), (x + s.offset.x) * f, (y + s.offset.y) * f)
+    }
+
+    /// Combines the layers the way `fractal` says. `layer(i, scale)` is octave `i` at the
+    /// position times `scale`.
+    #[inline(always)]
+    fn combine(&self, layer: impl FnMut(u32, f64) -> f32) -> f32 {
+        match self.fractal {
+            Fractal::None => fractal::fbm(1, 1.0, 1.0, true, layer),
+            Fractal::Fbm => {
+                fractal::fbm(self.octaves, self.lacunarity, self.persistence, self.normalize, layer)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{SplitMix, correlation, random_points};
+
+    fn with(f: impl FnOnce(&mut NoiseSettings)) -> NoiseSettings {
+        let mut s = NoiseSettings::default();
+        f(&mut s);
+        s
+    }
+
+    /// The largest change of `settings.sample` per map unit along one axis: per octave, the
+    /// basis' largest slope in `[0, 1]` units times the octave's frequency and amplitude.
+    fn slope_bound(settings: &NoiseSettings) -> f64 {
+        let s = settings.fade.max_slope() as f64;
+        let basis_slope = match settings.basis {
+            // A convex blend of values in [0, 1): the fade's slope times the spread, at most 1.
+            Basis::Value => s,
+            // Raw: |g| = 1 from the dot products, plus the fade's slope times the largest corner
+            // difference (2√2); times √2 for the scale and ½ for the map to [0, 1].
+            Basis::Gradient => (1.0 + s * 2.0 * 2f64.sqrt()) * 2f64.sqrt() * 0.5,
+        };
+        let mut total = 0.0;
+        for i in 0..settings.octave_count() {
+            total += basis_slope * settings.octave_frequency(i) * settings.octave_amplitude(i) as f64;
+        }
+        total / fractal::amplitude_sum(settings.octave_count(), settings.persistence) as f64
+    }
+
+    fn assert_continuous(settings: &NoiseSettings, start: f64, steps: usize, h: f64) {
+        let bound = slope_bound(settings) * h * 1.0001 + 1e-6;
+        for axis in 0..2 {
+            let mut prev = settings.sample(start, start);
+            for k in 1..steps {
+                let t = start + k as f64 * h;
+                let now = if axis == 0 { settings.sample(t, start) } else { settings.sample(start, t) };
+                let step = (now - prev).abs() as f64;
+                assert!(step <= bound, "{settings:?}: step {step} > {bound} at {t} (axis {axis})");
+                prev = now;
+            }
+        }
+    }
+
+    #[test]
+    fn continuity_near_origin_across_zero_and_far_away() {
+        for basis in Basis::ALL {
+            for fade in [Fade::Linear, Fade::Cubic, Fade::Quintic, Fade::Cosine] {
+                let near = with(|s| {
+                    (s.basis, s.fade) = (basis, fade);
+                    s.offset = DVec2::new(-0.37, -0.61);
+                });
+                assert_continuous(&near, -1.0, 4000, 5e-4);
+                let far = with(|s| {
+                    (s.basis, s.fade) = (basis, fade);
+                    s.offset = DVec2::splat(1e7);
+                });
+                assert_continuous(&far, 0.0, 2000, 5e-4);
+            }
+        }
+    }
+
+    #[test]
+    fn step_fade_is_caught_by_the_continuity_bound() {
+        // The bound is tight enough to notice a real jump: step fade breaks it.
+        let s = with(|s| s.fade = Fade::Step);
+        let h = 5e-4;
+        let bound = 10.0 * h;
+        let jumps = (0..4000)
+            .filter(|&k| {
+                let x = k as f64 * h;
+                (s.sample(x + h, 0.3) - s.sample(x, 0.3)).abs() as f64 > bound
+            })
+            .count();
+        assert!(jumps > 10, "{jumps}");
+    }
+
+    #[test]
+    fn normalised_fbm_stays_in_zero_one_for_random_settings() {
+        let mut rng = SplitMix(42);
+        for _ in 0..200 {
+            let s = NoiseSettings {
+                basis: Basis::ALL[(rng.next_u64() % 2) as usize],
+                fade: Fade::ALL[(rng.next_u64() % 5) as usize],
+                octaves: 1 + (rng.next_u64() % 12) as u32,
+                lacunarity: rng.range(1.0, 8.0) as f32,
+                persistence: rng.range(0.0, 2.0) as f32,
+                frequency: rng.range(0.01, 100.0) as f32,
+                seed: rng.next_u64() as u32,
+                ..NoiseSettings::default()
+            };
+            for [x, y, _] in random_points(5000, rng.next_u64(), 100.0) {
+                let h = s.sample(x, y);
+                assert!((0.0..=1.0).contains(&h), "{s:?} at {x} {y}: {h}");
+            }
+        }
+    }
+
+    #[test]
+    fn without_normalisation_heights_exceed_one() {
+        let s = with(|s| {
+            s.normalize = false;
+            s.basis = Basis::Value;
+            s.frequency = 11.0;
+            s.octaves = 4;
+        });
+        let max = (0..200 * 200)
+            .map(|k| s.sample((k % 200) as f64 / 200.0, (k / 200) as f64 / 200.0))
+            .fold(0f32, f32::max);
+        assert!(max > 1.0 && max <= fractal::amplitude_sum(4, 0.5), "{max}");
+    }
+
+    #[test]
+    fn periodic_fields_tile_bit_for_bit() {
+        for basis in Basis::ALL {
+            for lacunarity in [2.0, 3.0] {
+                let s = with(|s| {
+                    s.basis = basis;
+                    s.frequency = 1.0;
+                    s.period = Some(5);
+                    s.lacunarity = lacunarity;
+                    s.offset = DVec2::new(-2.25, 0.5);
+                });
+                for k in 0..2000 {
+                    let (x, y) = ((k % 50) as f64 / 16.0 - 1.5, (k / 50) as f64 / 8.0 - 2.0);
+                    let h = s.sample(x, y);
+                    assert_eq!(h.to_bits(), s.sample(x + 5.0, y).to_bits());
+                    assert_eq!(h.to_bits(), s.sample(x, y + 5.0).to_bits());
+                    assert_eq!(h.to_bits(), s.sample(x - 10.0, y + 15.0).to_bits());
+                }
+            }
+        }
+        // Sanity: without a period, the same shift gives a different field.
+        let s = with(|s| s.frequency = 1.0);
+        assert_ne!(s.sample(0.3, 0.3), s.sample(5.3, 0.3));
+    }
+
+    #[test]
+    fn octave_two_is_not_a_compressed_copy_of_octave_one() {
+        let s = NoiseSettings::default();
+        let (mut one, mut two) = (Vec::new(), Vec::new());
+        for [x, y, _] in random_points(20_000, 9, 10.0) {
+            // Octave 2 at p looks at the lattice where octave 1 looks at p · lacunarity.
+            two.push(s.octave(2, x, y) as f64);
+            one.push(s.octave(1, x * 2.0, y * 2.0) as f64);
+        }
+        let r = correlation(&one, &two);
+        assert!(r.abs() < 0.05, "correlation {r}");
+        // With the same seed for both octaves the two series would be identical.
+        let same_seed = s.basis.unit_2d(&s.lattice(1), 3.0, 5.0);
+        assert_eq!(same_seed, s.octave(1, 3.0 / 8.0, 5.0 / 8.0));
+    }
+
+    #[test]
+    fn same_settings_same_bits_different_seeds_different_fields() {
+        let a = NoiseSettings::default();
+        let b = with(|s| s.seed = 8);
+        let points = random_points(20_000, 5, 50.0);
+        let first: Vec<u32> = points.iter().map(|p| a.sample(p[0], p[1]).to_bits()).collect();
+        let again: Vec<u32> = points.iter().map(|p| a.sample(p[0], p[1]).to_bits()).collect();
+        assert_eq!(first, again);
+        let fa: Vec<f64> = points.iter().map(|p| a.sample(p[0], p[1]) as f64).collect();
+        let fb: Vec<f64> = points.iter().map(|p| b.sample(p[0], p[1]) as f64).collect();
+        let r = correlation(&fa, &fb);
+        assert!(r.abs() < 0.05, "seeds 7 and 8 correlate: {r}");
+    }
+
+    #[test]
+    fn bad_numbers_give_finite_heights() {
+        let bad = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e12, -1e12];
+        let settings = [
+            NoiseSettings::default(),
+            with(|s| s.frequency = f32::NAN),
+            with(|s| s.frequency = f32::INFINITY),
+            with(|s| s.lacunarity = 0.0),
+            with(|s| s.lacunarity = f32::NAN),
+            with(|s| s.persistence = f32::INFINITY),
+            with(|s| s.octaves = 1000),
+            with(|s| s.octaves = 0),
+            with(|s| s.offset = DVec2::new(f64::NAN, f64::INFINITY)),
+            with(|s| s.period = Some(0)),
+            with(|s| s.period = Some(u32::MAX)),
+        ];
+        for s in settings {
+            for &x in &bad {
+                for &y in &[0.5, x] {
+                    let h = s.sample(x, y);
+                    assert!((0.0..=1.0).contains(&h), "{s:?} at {x} {y}: {h}");
+                    assert!(s.sample_1d(x).is_finite() && s.sample_3d(x, y, x).is_finite());
+                    assert!(s.octave(3, x, y).is_finite());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn validate_names_what_it_clamps() {
+        assert!(NoiseSettings::default().validate().is_empty());
+        let s = with(|s| {
+            s.octaves = 0;
+            s.frequency = f32::NAN;
+            s.lacunarity = 0.0;
+        });
+        let fields: Vec<_> = s.validate().iter().map(|c| c.field).collect();
+        assert_eq!(fields, ["octaves", "lacunarity", "frequency"]);
+        assert_eq!(s.validate()[0].to_string(), "octaves 0 is out of range, using 1");
+        assert_eq!(s.clamped().frequency, 4.0);
+    }
+
+    #[test]
+    fn one_and_three_dimensional_fields_are_continuous_and_in_range() {
+        let s = NoiseSettings::default();
+        let bound = slope_bound(&s) * 1e-3 * 1.0001;
+        for k in 0..5000 {
+            let x = -2.5 + k as f64 * 1e-3;
+            let (a, b) = (s.sample_1d(x), s.sample_1d(x + 1e-3));
+            assert!((0.0..=1.0).contains(&a) && ((a - b).abs() as f64) <= bound * 2.0);
+            let (a, b) = (s.sample_3d(0.3, 0.7, x), s.sample_3d(0.3, 0.7, x + 1e-3));
+            assert!((0.0..=1.0).contains(&a) && ((a - b).abs() as f64) <= bound * 2.0);
+        }
+    }
+}

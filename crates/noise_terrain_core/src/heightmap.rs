@@ -1,0 +1,222 @@
+//! [`Heightmap`]: a grid of heights generated from [`NoiseSettings`], with its statistics.
+
+use crate::field::NoiseSettings;
+
+/// The most samples one heightmap may hold: 8192 × 8192 (256 MiB of `f32`). Larger requests get
+/// [`HeightmapError::TooLarge`] instead of an allocation the machine may not have.
+pub const MAX_SAMPLES: u64 = 8192 * 8192;
+
+/// Why a heightmap could not be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HeightmapError {
+    /// Width or height is zero.
+    #[error("a heightmap needs at least 1x1 samples, got {width}x{height}")]
+    Empty {
+        /// Requested width.
+        width: u32,
+        /// Requested height.
+        height: u32,
+    },
+    /// More than [`MAX_SAMPLES`] samples.
+    #[error("{width}x{height} is too large: at most {MAX_SAMPLES} samples (8192x8192)")]
+    TooLarge {
+        /// Requested width.
+        width: u32,
+        /// Requested height.
+        height: u32,
+    },
+    /// The sample vector does not match width × height.
+    #[error("{len} samples do not fill {width}x{height}")]
+    WrongLength {
+        /// Requested width.
+        width: u32,
+        /// Requested height.
+        height: u32,
+        /// Number of samples given.
+        len: usize,
+    },
+}
+
+/// Lowest, highest and mean height of a map.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HeightStats {
+    /// Lowest sample.
+    pub min: f32,
+    /// Highest sample.
+    pub max: f32,
+    /// Mean of all samples.
+    pub mean: f32,
+}
+
+/// A `width × height` grid of heights, row-major (`samples[y * width + x]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Heightmap {
+    width: u32,
+    height: u32,
+    samples: Vec<f32>,
+}
+
+/// Checks a requested size against the limits.
+pub fn check_size(width: u32, height: u32) -> Result<(), HeightmapError> {
+    if width == 0 || height == 0 {
+        Err(HeightmapError::Empty { width, height })
+    } else if width as u64 * height as u64 > MAX_SAMPLES {
+        Err(HeightmapError::TooLarge { width, height })
+    } else {
+        Ok(())
+    }
+}
+
+impl Heightmap {
+    /// Wraps existing samples; their count must be `width × height`.
+    pub fn from_samples(width: u32, height: u32, samples: Vec<f32>) -> Result<Self, HeightmapError> {
+        check_size(width, height)?;
+        if samples.len() as u64 != width as u64 * height as u64 {
+            return Err(HeightmapError::WrongLength { width, height, len: samples.len() });
+        }
+        Ok(Self { width, height, samples })
+    }
+
+    /// Fills the grid with `f(x, y)` for every pixel.
+    pub fn from_fn(
+        width: u32,
+        height: u32,
+        mut f: impl FnMut(u32, u32) -> f32,
+    ) -> Result<Self, HeightmapError> {
+        check_size(width, height)?;
+        let mut samples = Vec::with_capacity(width as usize * height as usize);
+        for y in 0..height {
+            for x in 0..width {
+                samples.push(f(x, y));
+            }
+        }
+        Ok(Self { width, height, samples })
+    }
+
+    /// The field of `settings` over a `width × height` map. Pixel `(i, j)` samples the field at
+    /// `(i / width, j / width)` map units (plus the settings' offset), so the map is one unit wide
+    /// and `frequency = width` puts a lattice point on every pixel.
+    pub fn generate(settings: &NoiseSettings, width: u32, height: u32) -> Result<Self, HeightmapError> {
+        Self::generate_region(settings, [0, 0], width, height, width as f64)
+    }
+
+    /// A window of the same pixel lattice that [`generate`](Self::generate) uses: pixel `(i, j)`
+    /// samples `((origin.x + i) / pixels_per_unit, (origin.y + j) / pixels_per_unit)`. With
+    /// `origin = [-1, -1]` and two extra pixels per side this is the map with a one-pixel border,
+    /// whose interior is bit for bit the map itself.
+    pub fn generate_region(
+        settings: &NoiseSettings,
+        origin: [i64; 2],
+        width: u32,
+        height: u32,
+        pixels_per_unit: f64,
+    ) -> Result<Self, HeightmapError> {
+        let settings = settings.clamped();
+        let (x0, y0) = (origin[0] as f64, origin[1] as f64);
+        Self::from_fn(width, height, |i, j| {
+            settings.sample_clamped((x0 + i as f64) / pixels_per_unit, (y0 + j as f64) / pixels_per_unit)
+        })
+    }
+
+    /// Octave `octave`'s raw layer (in `[0, 1]`) over the same map as [`generate`](Self::generate).
+    pub fn generate_octave(
+        settings: &NoiseSettings,
+        octave: u32,
+        width: u32,
+        height: u32,
+    ) -> Result<Self, HeightmapError> {
+        let w = width as f64;
+        Self::from_fn(width, height, |i, j| settings.octave(octave, i as f64 / w, j as f64 / w))
+    }
+
+    /// Width in samples.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in samples.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// All samples, row-major.
+    pub fn samples(&self) -> &[f32] {
+        &self.samples
+    }
+
+    /// The sample at `(x, y)`, or `None` outside the map.
+    pub fn get(&self, x: u32, y: u32) -> Option<f32> {
+        (x < self.width && y < self.height).then(|| self.samples[(y * self.width + x) as usize])
+    }
+
+    /// Lowest, highest and mean sample (mean summed in `f64`).
+    pub fn stats(&self) -> HeightStats {
+        let (mut min, mut max, mut sum) = (f32::INFINITY, f32::NEG_INFINITY, 0.0f64);
+        for &h in &self.samples {
+            min = min.min(h);
+            max = max.max(h);
+            sum += h as f64;
+        }
+        HeightStats { min, max, mean: (sum / self.samples.len() as f64) as f32 }
+    }
+
+    /// The share of samples above 1: what seed 000 paints orange when normalisation is off.
+    pub fn overflow_fraction(&self) -> f32 {
+        self.samples.iter().filter(|&&h| h > 1.0).count() as f32 / self.samples.len() as f32
+    }
+
+    /// Heights mapped from `[0, 1]` to `0..=65535` (clamped), for 16-bit greyscale images.
+    pub fn to_u16(&self) -> Vec<u16> {
+        self.samples.iter().map(|&h| (h.clamp(0.0, 1.0) * 65535.0).round() as u16).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generate_follows_the_pixel_mapping() {
+        let s = NoiseSettings::default();
+        let map = Heightmap::generate(&s, 64, 32).unwrap();
+        assert_eq!((map.width(), map.height(), map.samples().len()), (64, 32, 2048));
+        assert_eq!(map.get(10, 20), Some(s.sample(10.0 / 64.0, 20.0 / 64.0)));
+        assert_eq!(map.get(64, 0), None);
+    }
+
+    #[test]
+    fn frequency_equal_to_width_puts_a_lattice_point_on_every_pixel() {
+        let s = NoiseSettings { frequency: 64.0, fractal: crate::Fractal::None, ..Default::default() };
+        let map = Heightmap::generate(&s, 64, 64).unwrap();
+        // Gradient noise is 0 (0.5 mapped) on lattice points.
+        assert!(map.samples().iter().all(|&h| h == 0.5));
+    }
+
+    #[test]
+    fn a_region_with_a_border_holds_the_map_bit_for_bit() {
+        let s = NoiseSettings::default();
+        let map = Heightmap::generate(&s, 40, 30).unwrap();
+        let padded = Heightmap::generate_region(&s, [-1, -1], 42, 32, 40.0).unwrap();
+        for y in 0..30 {
+            for x in 0..40 {
+                assert_eq!(map.get(x, y).unwrap().to_bits(), padded.get(x + 1, y + 1).unwrap().to_bits());
+            }
+        }
+    }
+
+    #[test]
+    fn stats_are_min_max_and_mean() {
+        let map = Heightmap::from_samples(2, 2, vec![0.0, 0.5, 1.5, 1.0]).unwrap();
+        assert_eq!(map.stats(), HeightStats { min: 0.0, max: 1.5, mean: 0.75 });
+        assert_eq!(map.overflow_fraction(), 0.25);
+        assert_eq!(map.to_u16(), vec![0, 32768, 65535, 65535]);
+    }
+
+    #[test]
+    fn sizes_outside_the_limits_are_errors() {
+        let s = NoiseSettings::default();
+        assert!(matches!(Heightmap::generate(&s, 0, 10), Err(HeightmapError::Empty { .. })));
+        assert!(matches!(Heightmap::generate(&s, 100_000, 100_000), Err(HeightmapError::TooLarge { .. })));
+        assert!(matches!(Heightmap::from_samples(2, 2, vec![0.0]), Err(HeightmapError::WrongLength { .. })));
+    }
+}

@@ -1,0 +1,123 @@
+//! Colour ramps that turn heights into map colours (seed 000: water through meadow to snow).
+
+/// Colour for heights above 1 when normalisation is off (seed 000's chip N): orange.
+pub const OVERFLOW_COLOR: [u8; 3] = [255, 140, 0];
+
+/// One colour at one position of a ramp.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+pub struct RampStop {
+    /// Position on the ramp, `[0, 1]`. With [`ColorRamp::color_for_height`], 0.5 is the water
+    /// level: stops below it colour water, stops above it land.
+    pub position: f32,
+    /// sRGB colour.
+    pub color: [u8; 3],
+}
+
+/// A piecewise-linear colour ramp: stops sorted by position, blended in sRGB between them.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+pub struct ColorRamp {
+    /// The stops, in increasing position. An empty ramp is black.
+    pub stops: Vec<RampStop>,
+}
+
+impl Default for ColorRamp {
+    fn default() -> Self {
+        Self::terrain()
+    }
+}
+
+const fn stop(position: f32, color: [u8; 3]) -> RampStop {
+    RampStop { position, color }
+}
+
+impl ColorRamp {
+    /// Deep water, shallow water, sand, meadow, forest, rock and snow; the shore sits at 0.5.
+    pub fn terrain() -> Self {
+        Self {
+            stops: vec![
+                stop(0.0, [16, 42, 96]),
+                stop(0.42, [38, 96, 164]),
+                stop(0.5, [84, 150, 196]),
+                stop(0.5, [214, 200, 148]),
+                stop(0.54, [128, 176, 84]),
+                stop(0.68, [64, 124, 52]),
+                stop(0.8, [118, 104, 90]),
+                stop(0.9, [160, 152, 146]),
+                stop(0.94, [242, 244, 248]),
+                stop(1.0, [255, 255, 255]),
+            ],
+        }
+    }
+
+    /// Black to white.
+    pub fn grey() -> Self {
+        Self { stops: vec![stop(0.0, [0, 0, 0]), stop(1.0, [255, 255, 255])] }
+    }
+
+    /// The colour at ramp position `t` (clamped to the first and last stop; NaN counts as 0).
+    pub fn color_at(&self, t: f32) -> [u8; 3] {
+        let t = if t.is_nan() { 0.0 } else { t };
+        let Some(first) = self.stops.first() else { return [0, 0, 0] };
+        if t <= first.position {
+            return first.color;
+        }
+        for pair in self.stops.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            if t < b.position {
+                let w = (t - a.position) / (b.position - a.position);
+                return std::array::from_fn(|c| {
+                    (a.color[c] as f32 + (b.color[c] as f32 - a.color[c] as f32) * w).round() as u8
+                });
+            }
+        }
+        self.stops[self.stops.len() - 1].color
+    }
+
+    /// The colour of a height: heights `[0, water_level]` map to ramp positions `[0, 0.5]` and
+    /// `[water_level, 1]` to `[0.5, 1]`, so the shore follows the water level. Heights above 1
+    /// get [`OVERFLOW_COLOR`] when `show_overflow` is set.
+    pub fn color_for_height(&self, height: f32, water_level: f32, show_overflow: bool) -> [u8; 3] {
+        if show_overflow && height > 1.0 {
+            return OVERFLOW_COLOR;
+        }
+        let water = if water_level.is_nan() { 0.5 } else { water_level.clamp(1e-3, 1.0 - 1e-3) };
+        let t =
+            if height < water { 0.5 * height / water } else { 0.5 + 0.5 * (height - water) / (1.0 - water) };
+        self.color_at(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ends_and_midpoints() {
+        let grey = ColorRamp::grey();
+        assert_eq!(grey.color_at(0.0), [0, 0, 0]);
+        assert_eq!(grey.color_at(1.0), [255, 255, 255]);
+        assert_eq!(grey.color_at(0.5), [128, 128, 128]);
+        assert_eq!(grey.color_at(-3.0), [0, 0, 0]);
+        assert_eq!(grey.color_at(f32::NAN), [0, 0, 0]);
+        assert_eq!(ColorRamp { stops: vec![] }.color_at(0.3), [0, 0, 0]);
+    }
+
+    #[test]
+    fn the_shore_follows_the_water_level() {
+        let ramp = ColorRamp::terrain();
+        let sand = [214, 200, 148];
+        assert_eq!(ramp.color_for_height(0.3, 0.3, false), sand);
+        assert_eq!(ramp.color_for_height(0.6, 0.6, false), sand);
+        assert_ne!(ramp.color_for_height(0.29, 0.3, false), sand);
+    }
+
+    #[test]
+    fn overflow_is_orange_only_when_asked() {
+        let ramp = ColorRamp::terrain();
+        assert_eq!(ramp.color_for_height(1.2, 0.4, true), OVERFLOW_COLOR);
+        assert_eq!(ramp.color_for_height(1.2, 0.4, false), [255, 255, 255]);
+        assert_ne!(ramp.color_for_height(0.99, 0.4, true), OVERFLOW_COLOR);
+    }
+}

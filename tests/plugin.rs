@@ -1,0 +1,200 @@
+//! Headless tests of the plugin: `MinimalPlugins` and assets, no window, no GPU.
+
+use std::time::{Duration, Instant};
+
+use bevy::mesh::VertexAttributeValues;
+use bevy::prelude::*;
+use bevy_noise_terrain::core::{Heightmap, NoiseSettings};
+use bevy_noise_terrain::prelude::*;
+use bevy_noise_terrain::{TerrainJobs, TerrainValidation};
+
+fn small_params() -> TerrainParams {
+    TerrainParams { resolution: 48, ..default() }
+}
+
+fn headless_app(params: TerrainParams) -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, AssetPlugin::default()))
+        .init_asset::<Mesh>()
+        .init_asset::<Image>()
+        .insert_resource(params)
+        .add_plugins(TerrainPlugin::default());
+    app
+}
+
+fn generation(app: &App) -> u64 {
+    app.world().resource::<TerrainStats>().generation
+}
+
+fn jobs_started(app: &App) -> u64 {
+    app.world().resource::<TerrainJobs>().jobs_started()
+}
+
+/// Updates until no job runs or waits (at most 60 s).
+fn settle(app: &mut App) {
+    let start = Instant::now();
+    loop {
+        app.update();
+        if !app.world().resource::<TerrainJobs>().is_busy() {
+            return;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "generation did not finish");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn mesh_heights(app: &App) -> Vec<f32> {
+    let handle = &app.world().resource::<TerrainAssets>().mesh;
+    let mesh = app.world().resource::<Assets<Mesh>>().get(handle).unwrap();
+    match mesh.attribute(Mesh::ATTRIBUTE_POSITION) {
+        Some(VertexAttributeValues::Float32x3(p)) => p.iter().map(|p| p[1]).collect(),
+        other => panic!("positions: {other:?}"),
+    }
+}
+
+/// Asserts that the mesh and image hold the terrain of `params` (validated), computed by the core.
+fn assert_shows(app: &App, params: &TerrainParams) {
+    let (params, _) = params.validated();
+    let n = params.resolution;
+    let expected = Heightmap::generate(&params.noise, n, n).unwrap();
+    let heights = mesh_heights(app);
+    assert_eq!(heights.len(), expected.samples().len());
+    for (y, h) in heights.iter().zip(expected.samples()) {
+        assert_eq!(*y, h * params.height_scale);
+    }
+    let world = app.world();
+    let image = world.resource::<Assets<Image>>().get(&world.resource::<TerrainAssets>().image).unwrap();
+    assert_eq!(image.size(), UVec2::splat(n));
+    let data = image.data.as_ref().unwrap();
+    for (i, &h) in expected.samples().iter().enumerate().step_by(97) {
+        let color = params.ramp.color_for_height(h, params.water_level, params.show_overflow);
+        assert_eq!(data[i * 4..i * 4 + 3], color, "texel {i}");
+    }
+    assert_eq!(world.resource::<TerrainHeightmap>().map.samples(), expected.samples());
+}
+
+#[test]
+fn the_first_update_generates_the_initial_terrain() {
+    let mut app = headless_app(small_params());
+    settle(&mut app);
+    assert_eq!(generation(&app), 1);
+    assert_eq!(jobs_started(&app), 1);
+    assert_shows(&app, &small_params());
+    let terrains = app.world_mut().query_filtered::<&Mesh3d, With<Terrain>>().iter(app.world()).count();
+    assert_eq!(terrains, 1);
+    let stats = app.world().resource::<TerrainStats>();
+    assert_eq!(stats.vertex_count, 48 * 48);
+    assert!(stats.heights.min >= 0.0 && stats.heights.max <= 1.0 && stats.heights.min < stats.heights.max);
+}
+
+#[test]
+fn one_change_leads_to_exactly_one_regeneration_with_the_new_data() {
+    let mut app = headless_app(small_params());
+    settle(&mut app);
+    let before = mesh_heights(&app);
+    let changed =
+        TerrainParams { noise: NoiseSettings { seed: 99, ..small_params().noise }, ..small_params() };
+    *app.world_mut().resource_mut::<TerrainParams>() = changed.clone();
+    settle(&mut app);
+    for _ in 0..20 {
+        app.update();
+    }
+    assert_eq!((generation(&app), jobs_started(&app)), (2, 2));
+    assert_ne!(mesh_heights(&app), before);
+    assert_shows(&app, &changed);
+}
+
+#[test]
+fn no_change_means_no_job() {
+    let mut app = headless_app(small_params());
+    settle(&mut app);
+    for _ in 0..100 {
+        app.update();
+    }
+    assert_eq!((generation(&app), jobs_started(&app)), (1, 1));
+    // Writing an equal value through `set_if_neq` does not start a job either.
+    app.world_mut().resource_mut::<TerrainParams>().set_if_neq(small_params());
+    settle(&mut app);
+    assert_eq!(jobs_started(&app), 1);
+}
+
+#[test]
+fn a_burst_of_changes_ends_at_the_last_settings_in_order() {
+    let mut app = headless_app(small_params());
+    settle(&mut app);
+    let mut last = small_params();
+    for seed in 0..10 {
+        last.noise.seed = 1000 + seed;
+        *app.world_mut().resource_mut::<TerrainParams>() = last.clone();
+        app.update();
+    }
+    let mut seen = Vec::new();
+    let mut cursor = app.world().resource::<Messages<TerrainGenerated>>().get_cursor();
+    let start = Instant::now();
+    loop {
+        app.update();
+        let messages = app.world().resource::<Messages<TerrainGenerated>>();
+        seen.extend(cursor.read(messages).map(|m| m.generation));
+        if !app.world().resource::<TerrainJobs>().is_busy() {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60));
+    }
+    assert!(seen.windows(2).all(|w| w[0] < w[1]), "applied out of order: {seen:?}");
+    assert_eq!(seen.last(), Some(&generation(&app)));
+    assert!(jobs_started(&app) <= 11);
+    assert_shows(&app, &last);
+    assert_eq!(app.world().resource::<TerrainHeightmap>().params.noise.seed, 1009);
+}
+
+#[test]
+fn a_thousand_edits_keep_the_asset_counts_constant() {
+    let mut app = headless_app(small_params());
+    settle(&mut app);
+    // One more frame frees the placeholder image the first terrain replaced.
+    app.update();
+    let counts = |app: &App| {
+        (app.world().resource::<Assets<Mesh>>().len(), app.world().resource::<Assets<Image>>().len())
+    };
+    let before = counts(&app);
+    let mut params = small_params();
+    for i in 0..1000u32 {
+        params.noise.seed = i;
+        // Every tenth edit changes the resolution, which replaces the image.
+        params.resolution = if (i / 10) % 2 == 0 { 16 } else { 20 };
+        *app.world_mut().resource_mut::<TerrainParams>() = params.clone();
+        app.update();
+    }
+    settle(&mut app);
+    app.update();
+    assert_eq!(counts(&app), before);
+    assert_shows(&app, &params);
+}
+
+#[test]
+fn out_of_range_parameters_are_clamped_and_never_panic() {
+    let mut app = headless_app(small_params());
+    settle(&mut app);
+    let mut bad = small_params();
+    bad.noise.octaves = 1000;
+    bad.noise.frequency = f32::NAN;
+    bad.noise.lacunarity = 0.0;
+    bad.resolution = 0;
+    *app.world_mut().resource_mut::<TerrainParams>() = bad.clone();
+    settle(&mut app);
+    let fields: Vec<_> = app.world().resource::<TerrainValidation>().0.iter().map(|c| c.field).collect();
+    assert_eq!(fields, ["octaves", "lacunarity", "frequency", "resolution"]);
+    assert_shows(&app, &bad);
+    assert_eq!(mesh_heights(&app).len(), 4, "resolution 0 is clamped to 2x2");
+    // The parameters as written are kept, so a slider can move back.
+    assert_eq!(app.world().resource::<TerrainParams>().resolution, 0);
+
+    bad.noise.octaves = 0;
+    bad.resolution = 100_000;
+    bad.noise.frequency = 1.0;
+    *app.world_mut().resource_mut::<TerrainParams>() = bad.clone();
+    settle(&mut app);
+    assert_eq!(mesh_heights(&app).len(), 2048 * 2048);
+    assert!(mesh_heights(&app).iter().all(|h| h.is_finite()));
+    assert!(app.world().resource::<TerrainValidation>().0.iter().any(|c| c.field == "resolution"));
+}
