@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
+use noise_terrain_core::postprocess::Frame;
 use noise_terrain_core::{Clamped, HeightStats, Heightmap, HeightmapError};
 
 use crate::mesh::terrain_mesh;
@@ -107,7 +108,8 @@ struct TerrainBuild {
 fn build(params: TerrainParams) -> Result<TerrainBuild, HeightmapError> {
     let start = Instant::now();
     let n = params.resolution;
-    let padded = Heightmap::generate_region(&params.noise, [-1, -1], n + 2, n + 2, n as f64)?;
+    let mut padded = Heightmap::generate_region(&params.noise, [-1, -1], n + 2, n + 2, n as f64)?;
+    params.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: n, height: n });
     let heightmap = Heightmap::from_fn(n, n, |x, y| padded.get(x + 1, y + 1).unwrap_or(0.0))?;
     let mesh = terrain_mesh(&padded, params.world_size, params.height_scale);
     let image = terrain_image(&heightmap, &params.ramp, params.water_level, params.show_overflow);

@@ -2,7 +2,7 @@
 
 use bevy::prelude::*;
 use bevy::reflect::reflect_remote;
-use noise_terrain_core::{Basis, Clamped, ColorRamp, Fade, Fractal, NoiseSettings};
+use noise_terrain_core::{Clamped, ColorRamp, NoiseSettings, PostProcess};
 
 /// Fewest vertices per side of the terrain grid.
 pub const MIN_RESOLUTION: u32 = 2;
@@ -26,6 +26,9 @@ pub struct TerrainParams {
     /// The noise field: basis, fade, fractal, octaves, frequency, seed, offset, period.
     #[reflect(remote = NoiseSettingsReflect)]
     pub noise: NoiseSettings,
+    /// Whole-map post-processing: stretch, redistribution, island, terraces.
+    #[reflect(remote = PostProcessReflect)]
+    pub post: PostProcess,
     /// Vertices per side of the square grid (and texels per side of its texture), `2..=2048`.
     pub resolution: u32,
     /// Side length of the terrain in world units; it is centred on its entity's origin.
@@ -45,6 +48,7 @@ impl Default for TerrainParams {
     fn default() -> Self {
         Self {
             noise: NoiseSettings { octaves: 6, frequency: 3.0, ..NoiseSettings::default() },
+            post: PostProcess::default(),
             resolution: 256,
             world_size: 100.0,
             height_scale: 24.0,
@@ -66,6 +70,7 @@ impl TerrainParams {
         let mut changes = self.noise.validate();
         let used = TerrainParams {
             noise: self.noise.clamped(),
+            post: self.post.clamped(),
             resolution: self.resolution.clamp(MIN_RESOLUTION, MAX_RESOLUTION),
             world_size: clamp_f32(self.world_size, WORLD_SIZE_RANGE, default.world_size),
             height_scale: clamp_f32(self.height_scale, HEIGHT_SCALE_RANGE, default.height_scale),
@@ -77,6 +82,7 @@ impl TerrainParams {
                 changes.push(Clamped { field, given, used: now });
             }
         };
+        note("post", format!("{:?}", self.post), format!("{:?}", used.post));
         note("resolution", self.resolution.to_string(), used.resolution.to_string());
         note("world_size", self.world_size.to_string(), used.world_size.to_string());
         note("height_scale", self.height_scale.to_string(), used.height_scale.to_string());
@@ -85,51 +91,24 @@ impl TerrainParams {
     }
 }
 
-/// Reflection mirror of the core's [`Basis`].
-#[reflect_remote(Basis)]
-#[allow(missing_docs)]
-pub enum BasisReflect {
-    Value,
-    Gradient,
-}
-
-/// Reflection mirror of the core's [`Fade`].
-#[reflect_remote(Fade)]
-#[allow(missing_docs)]
-pub enum FadeReflect {
-    Step,
-    Linear,
-    Cubic,
-    Quintic,
-    Cosine,
-}
-
-/// Reflection mirror of the core's [`Fractal`].
-#[reflect_remote(Fractal)]
-#[allow(missing_docs)]
-pub enum FractalReflect {
-    None,
-    Fbm,
-}
-
-/// Reflection mirror of the core's [`NoiseSettings`]: field for field.
+/// Reflection of the core's [`NoiseSettings`] as one opaque value: the core has no Bevy
+/// dependency, so its types cannot derive `Reflect`, and an opaque value needs no field-by-field
+/// mirror that would have to follow every new parameter.
 #[reflect_remote(NoiseSettings)]
+#[derive(Clone)]
+#[reflect(opaque, Clone)]
 #[allow(missing_docs)]
 pub struct NoiseSettingsReflect {
-    #[reflect(remote = BasisReflect)]
-    pub basis: Basis,
-    #[reflect(remote = FadeReflect)]
-    pub fade: Fade,
-    #[reflect(remote = FractalReflect)]
-    pub fractal: Fractal,
-    pub octaves: u32,
-    pub lacunarity: f32,
-    pub persistence: f32,
-    pub frequency: f32,
-    pub seed: u32,
-    pub offset: bevy::math::DVec2,
-    pub normalize: bool,
-    pub period: Option<u32>,
+    pub basis: noise_terrain_core::Basis,
+}
+
+/// Reflection of the core's [`PostProcess`] as one opaque value.
+#[reflect_remote(PostProcess)]
+#[derive(Clone)]
+#[reflect(opaque, Clone)]
+#[allow(missing_docs)]
+pub struct PostProcessReflect {
+    pub stretch: bool,
 }
 
 /// Reflection of the core's [`ColorRamp`] as one opaque value.

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
-use bevy_noise_terrain::core::{Heightmap, NoiseSettings};
+use bevy_noise_terrain::core::{Heightmap, NoiseSettings, PostProcess};
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{TerrainJobs, TerrainValidation};
 
@@ -56,7 +56,8 @@ fn mesh_heights(app: &App) -> Vec<f32> {
 fn assert_shows(app: &App, params: &TerrainParams) {
     let (params, _) = params.validated();
     let n = params.resolution;
-    let expected = Heightmap::generate(&params.noise, n, n).unwrap();
+    let mut expected = Heightmap::generate(&params.noise, n, n).unwrap();
+    params.post.apply(&mut expected);
     let heights = mesh_heights(app);
     assert_eq!(heights.len(), expected.samples().len());
     for (y, h) in heights.iter().zip(expected.samples()) {
@@ -102,6 +103,17 @@ fn one_change_leads_to_exactly_one_regeneration_with_the_new_data() {
     assert_eq!((generation(&app), jobs_started(&app)), (2, 2));
     assert_ne!(mesh_heights(&app), before);
     assert_shows(&app, &changed);
+}
+
+#[test]
+fn post_processing_reaches_the_mesh() {
+    let mut params = small_params();
+    params.post = PostProcess { stretch: true, island_strength: 1.0, terraces: 6, ..default() };
+    let mut app = headless_app(params.clone());
+    settle(&mut app);
+    assert_shows(&app, &params);
+    let stats = app.world().resource::<TerrainStats>();
+    assert_eq!(stats.heights.min, 0.0, "the island border is at 0");
 }
 
 #[test]

@@ -4,10 +4,17 @@
 //! cargo run --release -p noise_terrain_core --example export -- --octaves 6 --size 512 --out map.png
 //! ```
 //!
-//! Flags: `--basis value|gradient`, `--fade step|linear|cubic|quintic|cosine`, `--fractal none|fbm`,
-//! `--octaves N`, `--lacunarity L`, `--persistence P`, `--frequency F`, `--seed S`, `--offset X,Y`,
-//! `--no-normalize`, `--period N`, `--size N` or `--size WxH`, `--octave K` (only octave K's raw
-//! layer, in [0, 1]), `--out FILE`.
+//! Flags:
+//! - noise: `--basis value|gradient|simplex|worley`, `--fade step|linear|cubic|quintic|cosine`,
+//!   `--worley-return f1|f2|f2-f1|cell`, `--worley-metric euclidean|euclidean2|manhattan|chebyshev`,
+//!   `--jitter J`, `--seed S`, `--frequency F`, `--offset X,Y`, `--period N`;
+//! - fractal: `--fractal none|fbm|billow|ridged|hybrid|hetero`, `--octaves N`, `--lacunarity L`,
+//!   `--persistence P`, `--no-normalize`, `--offset-param O` and `--gain G` (multifractals);
+//! - warp: `--warp A`, `--warp-frequency F`, `--warp-octaves N`;
+//! - post-processing: `--stretch`, `--power E`, `--island S` (strength; `--island-shape
+//!   radial|square`, `--island-width W`), `--terraces N` (`--terrace-sharpness S`);
+//! - output: `--size N` or `--size WxH`, `--octave K` (only octave K's raw layer, in [0, 1], no
+//!   post-processing), `--out FILE`.
 //!
 //! Pixel `(i, j)` of a `W×H` map samples the field at `(offset.x + i/W, offset.y + j/W)` before the
 //! base frequency, so `--frequency W` puts a lattice point on every pixel. A `.png` file is 16-bit
@@ -20,11 +27,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use noise_terrain_core::{Heightmap, NoiseSettings};
+use noise_terrain_core::{Heightmap, NoiseSettings, PostProcess};
 
 /// What the command line asks for.
 struct Request {
     settings: NoiseSettings,
+    post: PostProcess,
     width: u32,
     height: u32,
     octave: Option<u32>,
@@ -47,12 +55,17 @@ fn parse_offset(value: &str) -> Result<glam::DVec2, String> {
 
 fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Request, String> {
     let mut settings = NoiseSettings::default();
+    let mut post = PostProcess::default();
     let (mut width, mut height) = (512, 512);
     let (mut octave, mut out) = (None, None);
     let mut args = args.into_iter();
     while let Some(flag) = args.next() {
-        if flag == "--no-normalize" {
-            settings.normalize = false;
+        match flag.as_str() {
+            "--no-normalize" => settings.normalize = false,
+            "--stretch" => post.stretch = true,
+            _ => {}
+        }
+        if matches!(flag.as_str(), "--no-normalize" | "--stretch") {
             continue;
         }
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -69,12 +82,26 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Request, String>
             "--period" => settings.period = Some(parse_number(&flag, &value)?),
             "--size" => (width, height) = parse_size(&value)?,
             "--octave" => octave = Some(parse_number(&flag, &value)?),
+            "--worley-return" => settings.worley.return_type = value.parse()?,
+            "--worley-metric" => settings.worley.metric = value.parse()?,
+            "--jitter" => settings.worley.jitter = parse_number(&flag, &value)?,
+            "--offset-param" => settings.fractal_offset = parse_number(&flag, &value)?,
+            "--gain" => settings.gain = parse_number(&flag, &value)?,
+            "--warp" => settings.warp.amplitude = parse_number(&flag, &value)?,
+            "--warp-frequency" => settings.warp.frequency = parse_number(&flag, &value)?,
+            "--warp-octaves" => settings.warp.octaves = parse_number(&flag, &value)?,
+            "--power" => post.power = parse_number(&flag, &value)?,
+            "--island" => post.island_strength = parse_number(&flag, &value)?,
+            "--island-shape" => post.island_shape = value.parse()?,
+            "--island-width" => post.island_width = parse_number(&flag, &value)?,
+            "--terraces" => post.terraces = parse_number(&flag, &value)?,
+            "--terrace-sharpness" => post.terrace_sharpness = parse_number(&flag, &value)?,
             "--out" => out = Some(PathBuf::from(value)),
             _ => return Err(format!("unknown flag `{flag}`")),
         }
     }
     let out = out.ok_or("--out FILE is required (.png or .r32)")?;
-    Ok(Request { settings, width, height, octave, out })
+    Ok(Request { settings, post, width, height, octave, out })
 }
 
 /// Encodes the map as the file's extension asks.
@@ -112,9 +139,15 @@ fn run(request: Request) -> Result<String, String> {
     let (w, h) = (request.width, request.height);
     let map = match request.octave {
         Some(k) => Heightmap::generate_octave(&request.settings, k, w, h),
-        None => Heightmap::generate(&request.settings, w, h),
+        None => Heightmap::generate(&request.settings, w, h).map(|mut map| {
+            request.post.apply(&mut map);
+            map
+        }),
     }
     .map_err(|e| e.to_string())?;
+    for clamped in request.settings.validate() {
+        eprintln!("export: {clamped}");
+    }
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     write_atomically(&request.out, &encode(&map, &request.out)?)?;
     let s = map.stats();

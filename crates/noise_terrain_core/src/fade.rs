@@ -62,16 +62,7 @@ impl Fade {
     }
 }
 
-impl std::str::FromStr for Fade {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Fade::ALL
-            .into_iter()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| format!("unknown fade `{s}` (expected step, linear, cubic, quintic or cosine)"))
-    }
-}
+crate::basis::parse_by_name!(Fade);
 
 #[cfg(test)]
 mod tests {

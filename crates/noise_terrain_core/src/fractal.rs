@@ -9,37 +9,275 @@ pub const MAX_OCTAVES: u32 = 12;
 pub const OCTAVE_SEED_STEP: u32 = 1013;
 
 /// How the octaves of a field are combined.
+///
+/// Every kind maps into `[0, 1]`: fBm and billow by dividing by the amplitude sum (unless
+/// normalisation is off), the multifractals by bounds computed from their parameters with interval
+/// arithmetic ([`FractalParams::raw_bounds`]), never by clamping. Musgrave writes the octave
+/// weights as `lacunarity^(-iH)`; here they are `persistenceⁱ`, the same thing with
+/// `persistence = lacunarity^(-H)`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 pub enum Fractal {
     /// One layer of the basis at the base frequency; the octave settings are ignored.
     None,
-    /// Fractal Brownian motion: `Σ persistenceⁱ · basis(p · lacunarityⁱ)`.
+    /// Fractal Brownian motion: `Σ persistenceⁱ · basis(p · lacunarityⁱ)`, basis in `[0, 1]`.
     #[default]
     Fbm,
+    /// `Σ persistenceⁱ · |noise|` with noise in `[-1, 1]`: puffy, rounded hills with creases.
+    Billow,
+    /// Musgrave's ridged multifractal: sharp ridges from `(offset - |noise|)²`, each octave
+    /// weighted by the one before (`gain`). Mountain ranges.
+    Ridged,
+    /// Musgrave's hybrid multifractal: smooth valleys, rough peaks (`offset`).
+    Hybrid,
+    /// Musgrave's heterogeneous terrain: detail scaled by the height so far (`offset`).
+    Hetero,
 }
 
 impl Fractal {
     /// Every fractal, in the order of the inspector's chips.
-    pub const ALL: [Fractal; 2] = [Fractal::None, Fractal::Fbm];
+    pub const ALL: [Fractal; 6] =
+        [Fractal::None, Fractal::Fbm, Fractal::Billow, Fractal::Ridged, Fractal::Hybrid, Fractal::Hetero];
 
     /// Short lower-case name, as the export tool's `--fractal` flag spells it.
     pub fn name(self) -> &'static str {
         match self {
             Fractal::None => "none",
             Fractal::Fbm => "fbm",
+            Fractal::Billow => "billow",
+            Fractal::Ridged => "ridged",
+            Fractal::Hybrid => "hybrid",
+            Fractal::Hetero => "hetero",
         }
+    }
+
+    /// Whether the kind uses the multifractal `offset` parameter.
+    pub fn uses_offset(self) -> bool {
+        matches!(self, Fractal::Ridged | Fractal::Hybrid | Fractal::Hetero)
     }
 }
 
-impl std::str::FromStr for Fractal {
-    type Err = String;
+crate::basis::parse_by_name!(Fractal);
 
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Fractal::ALL
-            .into_iter()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| format!("unknown fractal `{s}` (expected none or fbm)"))
+/// Musgrave's loops stop once the running weight falls to this; later octaves add nothing visible.
+const WEIGHT_CUTOFF: f32 = 0.001;
+
+/// A closed interval, for the bounds of the multifractals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Interval {
+    lo: f32,
+    hi: f32,
+}
+
+impl Interval {
+    fn new(a: f32, b: f32) -> Self {
+        Self { lo: a.min(b), hi: a.max(b) }
+    }
+
+    fn add(self, o: Interval) -> Self {
+        Self { lo: self.lo + o.lo, hi: self.hi + o.hi }
+    }
+
+    fn mul(self, o: Interval) -> Self {
+        let p = [self.lo * o.lo, self.lo * o.hi, self.hi * o.lo, self.hi * o.hi];
+        Self {
+            lo: p.iter().copied().fold(f32::INFINITY, f32::min),
+            hi: p.iter().copied().fold(f32::NEG_INFINITY, f32::max),
+        }
+    }
+
+    fn scale(self, k: f32) -> Self {
+        Self::new(self.lo * k, self.hi * k)
+    }
+
+    fn min_with(self, k: f32) -> Self {
+        Self { lo: self.lo.min(k), hi: self.hi.min(k) }
+    }
+
+    fn clamp(self, lo: f32, hi: f32) -> Self {
+        Self { lo: self.lo.clamp(lo, hi), hi: self.hi.clamp(lo, hi) }
+    }
+
+    fn hull(self, o: Interval) -> Self {
+        Self { lo: self.lo.min(o.lo), hi: self.hi.max(o.hi) }
+    }
+}
+
+/// The fractal part of a field's settings, already clamped.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FractalParams {
+    /// How octaves combine.
+    pub kind: Fractal,
+    /// Octaves summed (clamped to `1..=12` when evaluated).
+    pub octaves: u32,
+    /// Frequency factor per octave.
+    pub lacunarity: f32,
+    /// Amplitude factor per octave (Musgrave's `lacunarity^(-H)`).
+    pub persistence: f32,
+    /// fBm and billow: divide by the amplitude sum.
+    pub normalize: bool,
+    /// Ridged, hybrid and hetero: Musgrave's `offset`.
+    pub offset: f32,
+    /// Ridged: Musgrave's `gain`, how strongly an octave's ridges feed the next.
+    pub gain: f32,
+}
+
+impl FractalParams {
+    /// Number of octaves actually evaluated.
+    pub fn octave_count(&self) -> u32 {
+        if self.kind == Fractal::None { 1 } else { clamp_octaves(self.octaves) }
+    }
+
+    /// Musgrave's raw value. `noise(i, scale)` is octave `i` in `[-1, 1]` at the position times
+    /// `scale = lacunarityⁱ`. fBm's raw value sums layers mapped to `[0, 1]`, as seed 000 does.
+    #[inline(always)]
+    pub fn raw(&self, mut noise: impl FnMut(u32, f64) -> f32) -> f32 {
+        let octaves = self.octave_count();
+        let (lacunarity, persistence, offset) = (self.lacunarity as f64, self.persistence, self.offset);
+        let mut scale = 1.0f64;
+        let mut amplitude = 1.0f32;
+        match self.kind {
+            Fractal::None => noise(0, 1.0) * 0.5 + 0.5,
+            Fractal::Fbm | Fractal::Billow => {
+                let mut sum = 0.0;
+                for i in 0..octaves {
+                    let n = noise(i, scale);
+                    sum += amplitude * if self.kind == Fractal::Fbm { n * 0.5 + 0.5 } else { n.abs() };
+                    amplitude *= persistence;
+                    scale *= lacunarity;
+                }
+                sum
+            }
+            Fractal::Ridged => {
+                let mut signal = offset - noise(0, 1.0).abs();
+                signal *= signal;
+                let mut result = signal;
+                let mut weight = 1.0f32;
+                let mut i = 1;
+                while weight > WEIGHT_CUTOFF && i < octaves {
+                    scale *= lacunarity;
+                    amplitude *= persistence;
+                    weight = (signal * self.gain).clamp(0.0, 1.0);
+                    signal = offset - noise(i, scale).abs();
+                    signal *= signal;
+                    signal *= weight;
+                    result += signal * amplitude;
+                    i += 1;
+                }
+                result
+            }
+            Fractal::Hybrid => {
+                let mut result = noise(0, 1.0) + offset;
+                let mut weight = result;
+                let mut i = 1;
+                while weight > WEIGHT_CUTOFF && i < octaves {
+                    scale *= lacunarity;
+                    amplitude *= persistence;
+                    weight = weight.min(1.0);
+                    let signal = (noise(i, scale) + offset) * amplitude;
+                    result += weight * signal;
+                    weight *= signal;
+                    i += 1;
+                }
+                result
+            }
+            Fractal::Hetero => {
+                let mut value = offset + noise(0, 1.0);
+                for i in 1..octaves {
+                    scale *= lacunarity;
+                    amplitude *= persistence;
+                    value += (noise(i, scale) + offset) * amplitude * value;
+                }
+                value
+            }
+        }
+    }
+
+    /// Bounds of [`raw`](Self::raw) over all noise values in `[-1, 1]`, by interval arithmetic
+    /// over the same loop (and over every octave the loop can stop after).
+    pub fn raw_bounds(&self) -> (f32, f32) {
+        let octaves = self.octave_count();
+        let (p, offset) = (self.persistence, self.offset);
+        let noise = Interval::new(-1.0, 1.0);
+        let shifted = noise.add(Interval::new(offset, offset));
+        let bounds = match self.kind {
+            Fractal::None => Interval::new(0.0, 1.0),
+            Fractal::Fbm => Interval::new(0.0, amplitude_sum(octaves, p)),
+            Fractal::Billow => Interval::new(0.0, amplitude_sum(octaves, p)),
+            Fractal::Ridged => {
+                // (offset - |n|)² for |n| in [0, 1].
+                let below = Interval::new(offset - 1.0, offset);
+                let squared = if below.lo >= 0.0 {
+                    below.mul(below)
+                } else {
+                    Interval::new(0.0, below.lo.abs().max(below.hi.abs()).powi(2))
+                };
+                let (mut signal, mut result, mut all) = (squared, squared, squared);
+                let mut amplitude = 1.0;
+                for _ in 1..octaves {
+                    amplitude *= p;
+                    let weight = signal.scale(self.gain).clamp(0.0, 1.0);
+                    signal = squared.mul(weight);
+                    result = result.add(signal.scale(amplitude));
+                    all = all.hull(result);
+                }
+                all
+            }
+            Fractal::Hybrid => {
+                let (mut result, mut weight) = (shifted, shifted);
+                let mut all = result;
+                let mut amplitude = 1.0;
+                for _ in 1..octaves {
+                    amplitude *= p;
+                    let capped = weight.min_with(1.0);
+                    let signal = shifted.scale(amplitude);
+                    result = result.add(capped.mul(signal));
+                    weight = capped.mul(signal);
+                    all = all.hull(result);
+                }
+                all
+            }
+            Fractal::Hetero => {
+                let mut value = shifted;
+                let mut amplitude = 1.0;
+                for _ in 1..octaves {
+                    amplitude *= p;
+                    value = value.mul(Interval::new(1.0, 1.0).add(shifted.scale(amplitude)));
+                }
+                value
+            }
+        };
+        (bounds.lo, bounds.hi)
+    }
+
+    /// The fractal's height: [`raw`](Self::raw) mapped to `[0, 1]` (see [`Fractal`]). fBm and
+    /// billow without normalisation return the raw sum, which reaches up to the amplitude sum.
+    /// Computes the bounds each call: grids use [`raw_to_unit`](Self::raw_to_unit) once instead.
+    pub fn evaluate(&self, noise: impl FnMut(u32, f64) -> f32) -> f32 {
+        self.raw_to_unit().apply(self.raw(noise))
+    }
+
+    /// The map from raw values to heights, computed once per parameter set.
+    pub fn raw_to_unit(&self) -> RawToUnit {
+        let keep_raw = matches!(self.kind, Fractal::Fbm | Fractal::Billow) && !self.normalize;
+        let (lo, hi) = self.raw_bounds();
+        RawToUnit { lo, inv_range: if hi > lo { 1.0 / (hi - lo) } else { 0.0 }, keep_raw }
+    }
+}
+
+/// Maps a fractal's raw value to `[0, 1]` by its bounds: see [`FractalParams::raw_to_unit`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RawToUnit {
+    lo: f32,
+    inv_range: f32,
+    keep_raw: bool,
+}
+
+impl RawToUnit {
+    /// The height for a raw value.
+    #[inline(always)]
+    pub fn apply(&self, raw: f32) -> f32 {
+        if self.keep_raw { raw } else { ((raw - self.lo) * self.inv_range).clamp(0.0, 1.0) }
     }
 }
 
@@ -77,31 +315,6 @@ pub fn octave_period(period: Option<u32>, lacunarity: f32, i: u32) -> Option<u32
     (scaled >= 1.0 && scaled <= i32::MAX as f64).then_some(scaled as u32)
 }
 
-/// Sums `octaves` layers as fBm. `layer(i, scale)` returns octave `i` in `[0, 1]` at the position
-/// multiplied by `scale = lacunarityⁱ`. With `normalize` the result is divided by
-/// [`amplitude_sum`] and stays in `[0, 1]`; without, it reaches up to that sum (seed 000's
-/// overflow).
-#[inline(always)]
-pub fn fbm(
-    octaves: u32,
-    lacunarity: f32,
-    persistence: f32,
-    normalize: bool,
-    mut layer: impl FnMut(u32, f64) -> f32,
-) -> f32 {
-    let mut sum = 0.0;
-    let mut amplitude = 1.0f32;
-    let mut amplitudes = 0.0;
-    let mut scale = 1.0f64;
-    for i in 0..clamp_octaves(octaves) {
-        sum += amplitude * layer(i, scale);
-        amplitudes += amplitude;
-        amplitude *= persistence;
-        scale *= lacunarity as f64;
-    }
-    if normalize { sum / amplitudes } else { sum }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,20 +327,167 @@ mod tests {
         assert_eq!(amplitude_sum(1000, 0.5), amplitude_sum(MAX_OCTAVES, 0.5));
     }
 
-    #[test]
-    fn fbm_of_constant_layers_is_the_amplitude_sum() {
-        assert_eq!(fbm(5, 2.0, 0.5, false, |_, _| 1.0), 1.9375);
-        assert_eq!(fbm(5, 2.0, 0.5, true, |_, _| 1.0), 1.0);
+    fn params(kind: Fractal) -> FractalParams {
+        FractalParams {
+            kind,
+            octaves: 5,
+            lacunarity: 2.0,
+            persistence: 0.5,
+            normalize: true,
+            offset: 1.0,
+            gain: 2.0,
+        }
     }
 
     #[test]
-    fn fbm_passes_octave_index_and_scale() {
+    fn fbm_of_constant_layers_is_the_amplitude_sum() {
+        let fbm = params(Fractal::Fbm);
+        assert_eq!(fbm.raw(|_, _| 1.0), 1.9375);
+        assert_eq!(fbm.evaluate(|_, _| 1.0), 1.0);
+        assert_eq!(FractalParams { normalize: false, ..fbm }.evaluate(|_, _| 1.0), 1.9375);
+    }
+
+    #[test]
+    fn octaves_get_their_index_and_scale() {
         let mut seen = Vec::new();
-        fbm(4, 3.0, 0.5, false, |i, scale| {
+        FractalParams { lacunarity: 3.0, octaves: 4, ..params(Fractal::Fbm) }.raw(|i, scale| {
             seen.push((i, scale));
             0.0
         });
         assert_eq!(seen, vec![(0, 1.0), (1, 3.0), (2, 9.0), (3, 27.0)]);
+    }
+
+    #[test]
+    fn bounds_hold_for_extreme_noise_sequences() {
+        // Every octave at -1, 0 or +1, in all 3^5 combinations, for many parameter sets.
+        let mut rng = crate::test_support::SplitMix(77);
+        for _ in 0..300 {
+            for kind in Fractal::ALL {
+                let p = FractalParams {
+                    kind,
+                    octaves: 5,
+                    lacunarity: 2.0,
+                    persistence: rng.range(0.0, 1.0) as f32,
+                    normalize: true,
+                    offset: rng.range(0.0, 2.0) as f32,
+                    gain: rng.range(0.0, 4.0) as f32,
+                };
+                let (lo, hi) = p.raw_bounds();
+                for code in 0..243u32 {
+                    let raw = p.raw(|i, _| ((code / 3u32.pow(i)) % 3) as f32 - 1.0);
+                    assert!(raw >= lo - 1e-4 && raw <= hi + 1e-4, "{p:?}: {raw} outside {lo}..{hi}");
+                }
+            }
+        }
+    }
+
+    /// Octave `i` of the test field at a point already multiplied by the octave's frequency.
+    fn noise(i: u32, x: f64, y: f64) -> f32 {
+        use crate::basis::{Lattice, gradient_2d_noise};
+        gradient_2d_noise(&Lattice::new(octave_seed(7, i), crate::Fade::Quintic), x, y)
+    }
+
+    /// Musgrave's three multifractals as printed in "Texturing and Modeling" (2nd ed., ch. 16),
+    /// with `exponent_array[i] = lacunarity^(-i·H)`, written independently of `raw`.
+    #[allow(clippy::too_many_arguments)]
+    fn musgrave(
+        kind: Fractal,
+        x: f64,
+        y: f64,
+        h: f64,
+        lacunarity: f64,
+        octaves: u32,
+        offset: f64,
+        gain: f64,
+    ) -> f64 {
+        let exponent: Vec<f64> = (0..octaves).map(|i| lacunarity.powf(-(i as f64) * h)).collect();
+        let (mut px, mut py) = (x, y);
+        match kind {
+            Fractal::Ridged => {
+                let mut signal = offset - (noise(0, px, py) as f64).abs();
+                signal *= signal;
+                let mut result = signal;
+                let mut weight;
+                let mut i = 1;
+                while i < octaves {
+                    px *= lacunarity;
+                    py *= lacunarity;
+                    weight = (signal * gain).clamp(0.0, 1.0);
+                    if weight <= 0.001 {
+                        break;
+                    }
+                    signal = offset - (noise(i, px, py) as f64).abs();
+                    signal *= signal;
+                    signal *= weight;
+                    result += signal * exponent[i as usize];
+                    i += 1;
+                }
+                result
+            }
+            Fractal::Hybrid => {
+                let mut result = (noise(0, px, py) as f64 + offset) * exponent[0];
+                let mut weight = result;
+                px *= lacunarity;
+                py *= lacunarity;
+                let mut i = 1;
+                while weight > 0.001 && i < octaves {
+                    if weight > 1.0 {
+                        weight = 1.0;
+                    }
+                    let signal = (noise(i, px, py) as f64 + offset) * exponent[i as usize];
+                    result += weight * signal;
+                    weight *= signal;
+                    px *= lacunarity;
+                    py *= lacunarity;
+                    i += 1;
+                }
+                result
+            }
+            Fractal::Hetero => {
+                let mut value = offset + noise(0, px, py) as f64;
+                px *= lacunarity;
+                py *= lacunarity;
+                for i in 1..octaves {
+                    let increment = (noise(i, px, py) as f64 + offset) * exponent[i as usize] * value;
+                    value += increment;
+                    px *= lacunarity;
+                    py *= lacunarity;
+                }
+                value
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn multifractals_match_musgraves_formulas() {
+        let mut rng = crate::test_support::SplitMix(5);
+        for (h, lacunarity) in [(1.0, 2.0), (0.8, 2.2), (0.25, 1.9)] {
+            for (kind, offset, gain) in
+                [(Fractal::Ridged, 1.0, 2.0), (Fractal::Hybrid, 0.7, 0.0), (Fractal::Hetero, 0.8, 0.0)]
+            {
+                let p = FractalParams {
+                    kind,
+                    octaves: 7,
+                    lacunarity,
+                    persistence: (lacunarity as f64).powf(-h) as f32,
+                    normalize: true,
+                    offset,
+                    gain,
+                };
+                for _ in 0..2000 {
+                    let (x, y) = (rng.range(-50.0, 50.0), rng.range(-50.0, 50.0));
+                    let ours = p.raw(|i, scale| noise(i, x * scale, y * scale));
+                    let reference = musgrave(kind, x, y, h, lacunarity as f64, 7, offset as f64, gain as f64);
+                    assert!(
+                        (ours as f64 - reference).abs() < 1e-5 * reference.abs().max(1.0),
+                        "{kind:?}: {ours} vs {reference}"
+                    );
+                    let height = p.evaluate(|i, scale| noise(i, x * scale, y * scale));
+                    assert!((0.0..=1.0).contains(&height));
+                }
+            }
+        }
     }
 
     #[test]

@@ -111,10 +111,10 @@ impl Heightmap {
         height: u32,
         pixels_per_unit: f64,
     ) -> Result<Self, HeightmapError> {
-        let settings = settings.clamped();
+        let sampler = settings.sampler();
         let (x0, y0) = (origin[0] as f64, origin[1] as f64);
         Self::from_fn(width, height, |i, j| {
-            settings.sample_clamped((x0 + i as f64) / pixels_per_unit, (y0 + j as f64) / pixels_per_unit)
+            sampler.sample((x0 + i as f64) / pixels_per_unit, (y0 + j as f64) / pixels_per_unit)
         })
     }
 
@@ -142,6 +142,11 @@ impl Heightmap {
     /// All samples, row-major.
     pub fn samples(&self) -> &[f32] {
         &self.samples
+    }
+
+    /// All samples, row-major, for in-place processing.
+    pub fn samples_mut(&mut self) -> &mut [f32] {
+        &mut self.samples
     }
 
     /// The sample at `(x, y)`, or `None` outside the map.

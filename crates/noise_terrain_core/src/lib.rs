@@ -2,8 +2,10 @@
 //!
 //! - [`hash`]: seeded integer hashing, the only source of randomness.
 //! - [`Fade`]: interpolation curves (step, linear, cubic, quintic, cosine).
-//! - [`basis`]: value and gradient (Perlin) noise in 1-D, 2-D and 3-D.
-//! - [`fractal`]: octave sums (fBm), octave seeds and periods.
+//! - [`basis`]: value, gradient (Perlin), simplex and Worley noise.
+//! - [`fractal`]: fBm, billow, ridged and hybrid multifractals, heterogeneous terrain.
+//! - [`Warp`]: domain warp (offset turbulence).
+//! - [`PostProcess`]: stretch, redistribution, island mask, terraces.
 //! - [`NoiseSettings`]: plain data describing a field; `sample(x, y)` gives its height.
 //! - [`Heightmap`]: a grid of heights with statistics.
 //! - [`ColorRamp`]: heights to colours, water through meadow to snow.
@@ -26,13 +28,17 @@ pub mod field;
 pub mod fractal;
 pub mod hash;
 pub mod heightmap;
+pub mod postprocess;
 pub mod ramp;
 #[cfg(test)]
 mod test_support;
+pub mod warp;
 
-pub use basis::{Basis, Lattice};
+pub use basis::{Basis, DistanceMetric, Lattice, Worley, WorleyReturn};
 pub use fade::Fade;
-pub use field::{Clamped, NoiseSettings};
-pub use fractal::{Fractal, MAX_OCTAVES, MIN_OCTAVES, amplitude_sum};
+pub use field::{Clamped, FieldSampler, NoiseSettings};
+pub use fractal::{Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, amplitude_sum};
 pub use heightmap::{HeightStats, Heightmap, HeightmapError};
+pub use postprocess::{IslandShape, PostProcess};
 pub use ramp::{ColorRamp, OVERFLOW_COLOR, RampStop};
+pub use warp::Warp;

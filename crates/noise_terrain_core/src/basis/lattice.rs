@@ -22,6 +22,15 @@ impl Lattice {
         Self { seed, fade, period: None }
     }
 
+    /// A lattice index, wrapped into `0..period` when the lattice is periodic.
+    #[inline(always)]
+    pub(crate) fn wrap(&self, i: i64) -> i32 {
+        match self.period {
+            Some(p) if p > 0 => i.rem_euclid(p as i64) as i32,
+            _ => i as i32,
+        }
+    }
+
     /// Splits one coordinate into its cell and fraction on this lattice.
     #[inline(always)]
     pub(crate) fn axis(&self, x: f64) -> AxisCell {

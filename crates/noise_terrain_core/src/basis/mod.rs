@@ -1,16 +1,21 @@
 //! Basis functions: the single-layer noises that fractals sum.
 //!
-//! Each file holds one basis in 1-D, 2-D and 3-D. [`Basis`] picks one at run time and maps its
-//! output to `[0, 1]`, the range the fractals and heightmaps work in.
+//! Each file holds one basis. [`Basis`] picks one at run time and maps its output to `[0, 1]`
+//! ([`Basis::unit_2d`]) for fBm and heightmaps, or to `[-1, 1]` ([`Basis::signed_2d`]) for the
+//! multifractals, which need noise centred on zero.
 
 mod gradient;
 mod gradient_table;
 mod lattice;
+mod simplex;
 mod value;
+mod worley;
 
 pub use gradient::{gradient_1d, gradient_2d_noise, gradient_3d_noise};
 pub use lattice::Lattice;
+pub use simplex::{simplex_2d, simplex_3d};
 pub use value::{value_1d, value_2d, value_3d};
+pub use worley::{DistanceMetric, Worley, WorleyReturn, worley_2d, worley_3d};
 
 /// Which single-layer noise a field is built from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -21,37 +26,62 @@ pub enum Basis {
     /// Random unit gradients on the lattice (Perlin): [`gradient_2d_noise`]. No visible grid.
     #[default]
     Gradient,
+    /// Gradients on a triangle lattice with radial kernels: [`simplex_2d`]. No fade, no period.
+    Simplex,
+    /// Distances to jittered feature points: [`worley_2d`]. Cells, cracks, pebbles.
+    Worley,
 }
 
 impl Basis {
     /// Every basis, in the order of the inspector's chips.
-    pub const ALL: [Basis; 2] = [Basis::Value, Basis::Gradient];
+    pub const ALL: [Basis; 4] = [Basis::Value, Basis::Gradient, Basis::Simplex, Basis::Worley];
 
-    /// The basis at `x`, mapped to `[0, 1]`.
+    /// The basis at `(x, y)` in `[0, 1]`.
     #[inline(always)]
-    pub fn unit_1d(self, lattice: &Lattice, x: f64) -> f32 {
-        match self {
-            Basis::Value => value_1d(lattice, x),
-            Basis::Gradient => gradient_1d(lattice, x) * 0.5 + 0.5,
-        }
-    }
-
-    /// The basis at `(x, y)`, mapped to `[0, 1]`.
-    #[inline(always)]
-    pub fn unit_2d(self, lattice: &Lattice, x: f64, y: f64) -> f32 {
+    pub fn unit_2d(self, lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> f32 {
         match self {
             Basis::Value => value_2d(lattice, x, y),
             Basis::Gradient => gradient_2d_noise(lattice, x, y) * 0.5 + 0.5,
+            Basis::Simplex => simplex_2d(lattice, x, y) * 0.5 + 0.5,
+            Basis::Worley => worley_2d(lattice, worley, x, y),
         }
     }
 
-    /// The basis at `(x, y, z)`, mapped to `[0, 1]`.
+    /// The basis at `(x, y)` in `[-1, 1]`.
     #[inline(always)]
-    pub fn unit_3d(self, lattice: &Lattice, x: f64, y: f64, z: f64) -> f32 {
+    pub fn signed_2d(self, lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> f32 {
+        match self {
+            Basis::Gradient => gradient_2d_noise(lattice, x, y),
+            Basis::Simplex => simplex_2d(lattice, x, y),
+            Basis::Value | Basis::Worley => self.unit_2d(lattice, worley, x, y) * 2.0 - 1.0,
+        }
+    }
+
+    /// The basis at `x` in `[0, 1]`. Simplex and Worley have no 1-D form here: they are their
+    /// 2-D noise along `y = 0`.
+    #[inline(always)]
+    pub fn unit_1d(self, lattice: &Lattice, worley: &Worley, x: f64) -> f32 {
+        match self {
+            Basis::Value => value_1d(lattice, x),
+            Basis::Gradient => gradient_1d(lattice, x) * 0.5 + 0.5,
+            Basis::Simplex | Basis::Worley => self.unit_2d(lattice, worley, x, 0.0),
+        }
+    }
+
+    /// The basis at `(x, y, z)` in `[0, 1]`.
+    #[inline(always)]
+    pub fn unit_3d(self, lattice: &Lattice, worley: &Worley, x: f64, y: f64, z: f64) -> f32 {
         match self {
             Basis::Value => value_3d(lattice, x, y, z),
             Basis::Gradient => gradient_3d_noise(lattice, x, y, z) * 0.5 + 0.5,
+            Basis::Simplex => simplex_3d(lattice, x, y, z) * 0.5 + 0.5,
+            Basis::Worley => worley_3d(lattice, worley, x, y, z),
         }
+    }
+
+    /// Whether the basis honours a lattice period (simplex's triangle lattice has no square one).
+    pub fn supports_period(self) -> bool {
+        !matches!(self, Basis::Simplex)
     }
 
     /// Short lower-case name, as the export tool's `--basis` flag spells it.
@@ -59,17 +89,27 @@ impl Basis {
         match self {
             Basis::Value => "value",
             Basis::Gradient => "gradient",
+            Basis::Simplex => "simplex",
+            Basis::Worley => "worley",
         }
     }
 }
 
-impl std::str::FromStr for Basis {
-    type Err = String;
+/// Implements `FromStr` by matching `name()` against every item of `ALL`.
+macro_rules! parse_by_name {
+    ($($t:ty),*) => {$(
+        impl std::str::FromStr for $t {
+            type Err = String;
 
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Basis::ALL
-            .into_iter()
-            .find(|b| b.name() == s)
-            .ok_or_else(|| format!("unknown basis `{s}` (expected value or gradient)"))
-    }
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                <$t>::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| {
+                    let names: Vec<_> = <$t>::ALL.iter().map(|v| v.name()).collect();
+                    format!("unknown {} `{s}` (expected one of: {})", stringify!($t), names.join(", "))
+                })
+            }
+        }
+    )*};
 }
+pub(crate) use parse_by_name;
+
+parse_by_name!(Basis, WorleyReturn, DistanceMetric);

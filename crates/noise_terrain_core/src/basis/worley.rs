@@ -1,0 +1,343 @@
+//! Worley (cellular) noise: one jittered feature point per lattice cell; the value is a function
+//! of the distances to the nearest feature points (seed 002).
+//!
+//! # Jitter and the search neighbourhood
+//! The feature point of cell `i` lies in `[i + (1-j)/2, i + (1+j)/2]` on every axis, for jitter
+//! `j` in `[0, 1]`. A point outside the `(2r+1)^n` cells around the query's cell is at least
+//! `D = r + (1-j)/2` away (on one axis, so in every metric). The nearest point is at most
+//! `B1 = metric((1+j)/2, ..)` away (the own cell's point), the second nearest at most
+//! `B2 = metric(1 + j/2, (1+j)/2, ..)` (the own point and the nearer face neighbour). The search
+//! radius `r` is the smallest with `B <= D`, so the result is exact and continuous at every
+//! jitter: 3×3 cells for F1 up to `j ≈ 0.65` (Euclidean, 2-D), 5×5 above, and so on.
+//!
+//! # Returns and ranges (all mapped to `[0, 1]`)
+//! - `F1`: distance to the nearest point, divided by `B1` (squared for squared Euclidean).
+//! - `F2`: distance to the second nearest, divided by `B2`.
+//! - `F2 - F1`: divided by `B2`. Zero on the cell walls, so it draws the cells' outlines.
+//! - `Cell`: a random value in `[0, 1)` per cell, constant over the nearest point's region.
+//!
+//! Worley noise tiles with the lattice's period; the fade curve is not used.
+
+use super::lattice::Lattice;
+use crate::coord::sanitize;
+use crate::hash::{hash2, hash3, mix, unit_value};
+
+/// What Worley noise returns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+pub enum WorleyReturn {
+    /// Distance to the nearest feature point: round cells, dark at the points.
+    #[default]
+    F1,
+    /// Distance to the second nearest feature point.
+    F2,
+    /// `F2 - F1`: the cell walls.
+    F2MinusF1,
+    /// A random value per cell (flat Voronoi cells).
+    Cell,
+}
+
+impl WorleyReturn {
+    /// Every return, in the order of the inspector's chips.
+    pub const ALL: [WorleyReturn; 4] =
+        [WorleyReturn::F1, WorleyReturn::F2, WorleyReturn::F2MinusF1, WorleyReturn::Cell];
+
+    /// Name as the export tool's `--worley-return` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            WorleyReturn::F1 => "f1",
+            WorleyReturn::F2 => "f2",
+            WorleyReturn::F2MinusF1 => "f2-f1",
+            WorleyReturn::Cell => "cell",
+        }
+    }
+
+    fn needs_second(self) -> bool {
+        matches!(self, WorleyReturn::F2 | WorleyReturn::F2MinusF1)
+    }
+}
+
+/// How Worley noise measures distance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+pub enum DistanceMetric {
+    /// Straight-line distance: round cells.
+    #[default]
+    Euclidean,
+    /// Squared straight-line distance: same cells, softer falloff.
+    EuclideanSquared,
+    /// Sum of the axis distances: diamond-shaped cells.
+    Manhattan,
+    /// Largest axis distance: square cells.
+    Chebyshev,
+}
+
+impl DistanceMetric {
+    /// Every metric, in the order of the inspector's chips.
+    pub const ALL: [DistanceMetric; 4] = [
+        DistanceMetric::Euclidean,
+        DistanceMetric::EuclideanSquared,
+        DistanceMetric::Manhattan,
+        DistanceMetric::Chebyshev,
+    ];
+
+    /// Name as the export tool's `--worley-metric` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            DistanceMetric::Euclidean => "euclidean",
+            DistanceMetric::EuclideanSquared => "euclidean2",
+            DistanceMetric::Manhattan => "manhattan",
+            DistanceMetric::Chebyshev => "chebyshev",
+        }
+    }
+
+    /// The metric's value of an offset vector.
+    #[inline(always)]
+    pub fn measure(self, d: &[f32]) -> f32 {
+        match self {
+            DistanceMetric::Euclidean => d.iter().map(|v| v * v).sum::<f32>().sqrt(),
+            DistanceMetric::EuclideanSquared => d.iter().map(|v| v * v).sum(),
+            DistanceMetric::Manhattan => d.iter().map(|v| v.abs()).sum(),
+            DistanceMetric::Chebyshev => d.iter().fold(0.0, |m, v| m.max(v.abs())),
+        }
+    }
+
+    /// A true distance (not squared), used for the search radius.
+    fn true_distance(self, d: &[f32]) -> f32 {
+        match self {
+            DistanceMetric::EuclideanSquared => DistanceMetric::Euclidean.measure(d),
+            other => other.measure(d),
+        }
+    }
+}
+
+/// The Worley parameters of a field.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", serde(default))]
+pub struct Worley {
+    /// What the noise returns.
+    pub return_type: WorleyReturn,
+    /// How distance is measured.
+    pub metric: DistanceMetric,
+    /// How far feature points stray from their cell centres, `[0, 1]` (clamped): 0 is a regular
+    /// grid, 1 spreads them over the whole cell.
+    pub jitter: f32,
+}
+
+impl Default for Worley {
+    fn default() -> Self {
+        Self { return_type: WorleyReturn::F1, metric: DistanceMetric::Euclidean, jitter: 0.9 }
+    }
+}
+
+impl Worley {
+    fn jitter(&self) -> f32 {
+        if self.jitter.is_nan() { 0.0 } else { self.jitter.clamp(0.0, 1.0) }
+    }
+
+    /// The distance bounds `(B1, B2)` in `dims` dimensions, in the metric's own units.
+    fn bounds(&self, dims: usize, measure: impl Fn(&[f32]) -> f32) -> (f32, f32) {
+        let j = self.jitter();
+        let own = [(1.0 + j) / 2.0; 3];
+        let mut second = own;
+        second[0] = 1.0 + j / 2.0;
+        (measure(&own[..dims]), measure(&second[..dims]))
+    }
+
+    /// The smallest search radius (in cells) that is exact for this jitter, metric and return.
+    pub fn search_radius(&self, dims: usize) -> i64 {
+        let (b1, b2) = self.bounds(dims, |d| self.metric.true_distance(d));
+        let bound = if self.return_type.needs_second() { b2 } else { b1 };
+        let reach = bound - (1.0 - self.jitter()) / 2.0;
+        (reach.ceil() as i64).max(1)
+    }
+
+    /// Maps `(F1, F2, nearest cell's hash)` to `[0, 1]` for this return.
+    fn finish(&self, dims: usize, f1: f32, f2: f32, cell_hash: u32) -> f32 {
+        let (b1, b2) = self.bounds(dims, |d| self.metric.measure(d));
+        let v = match self.return_type {
+            WorleyReturn::F1 => f1 / b1,
+            WorleyReturn::F2 => f2 / b2,
+            WorleyReturn::F2MinusF1 => (f2 - f1) / b2,
+            WorleyReturn::Cell => unit_value(mix(cell_hash ^ 0x5851_F42D)),
+        };
+        v.clamp(0.0, 1.0)
+    }
+}
+
+/// Position of a cell's feature point inside the cell on one axis, from independent hash bits.
+#[inline(always)]
+fn feature(hash: u32, axis: u32, jitter: f32) -> f32 {
+    let bits = if axis == 0 { hash } else { mix(hash.wrapping_add(axis.wrapping_mul(0x9E37_79B9))) };
+    0.5 + (unit_value(bits) - 0.5) * jitter
+}
+
+/// Splits a coordinate into the unwrapped cell index and the fraction.
+#[inline(always)]
+fn split(x: f64) -> (i64, f32) {
+    let x = sanitize(x);
+    let floor = x.floor();
+    (floor as i64, (x - floor) as f32)
+}
+
+/// Keeps the nearest two distances and the nearest cell's hash.
+#[derive(Clone, Copy)]
+struct Nearest {
+    f1: f32,
+    f2: f32,
+    hash: u32,
+}
+
+impl Nearest {
+    const EMPTY: Nearest = Nearest { f1: f32::INFINITY, f2: f32::INFINITY, hash: 0 };
+
+    #[inline(always)]
+    fn offer(&mut self, d: f32, hash: u32) {
+        if d < self.f1 {
+            self.f2 = self.f1;
+            self.f1 = d;
+            self.hash = hash;
+        } else if d < self.f2 {
+            self.f2 = d;
+        }
+    }
+}
+
+/// 2-D Worley noise at `(x, y)`, in `[0, 1]`.
+pub fn worley_2d(lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> f32 {
+    let ((ix, fx), (iy, fy)) = (split(x), split(y));
+    let (r, j) = (worley.search_radius(2), worley.jitter());
+    let mut nearest = Nearest::EMPTY;
+    for dy in -r..=r {
+        let cy = lattice.wrap(iy + dy);
+        for dx in -r..=r {
+            let h = hash2(lattice.wrap(ix + dx), cy, lattice.seed);
+            let px = dx as f32 + feature(h, 0, j) - fx;
+            let py = dy as f32 + feature(h, 1, j) - fy;
+            nearest.offer(worley.metric.measure(&[px, py]), h);
+        }
+    }
+    worley.finish(2, nearest.f1, nearest.f2, nearest.hash)
+}
+
+/// 3-D Worley noise at `(x, y, z)`, in `[0, 1]`.
+pub fn worley_3d(lattice: &Lattice, worley: &Worley, x: f64, y: f64, z: f64) -> f32 {
+    let ((ix, fx), (iy, fy), (iz, fz)) = (split(x), split(y), split(z));
+    let (r, j) = (worley.search_radius(3), worley.jitter());
+    let mut nearest = Nearest::EMPTY;
+    for dz in -r..=r {
+        let cz = lattice.wrap(iz + dz);
+        for dy in -r..=r {
+            let cy = lattice.wrap(iy + dy);
+            for dx in -r..=r {
+                let h = hash3(lattice.wrap(ix + dx), cy, cz, lattice.seed);
+                let p = [
+                    dx as f32 + feature(h, 0, j) - fx,
+                    dy as f32 + feature(h, 1, j) - fy,
+                    dz as f32 + feature(h, 2, j) - fz,
+                ];
+                nearest.offer(worley.metric.measure(&p), h);
+            }
+        }
+    }
+    worley.finish(3, nearest.f1, nearest.f2, nearest.hash)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fade::Fade;
+    use crate::test_support::{SplitMix, random_points};
+
+    fn settings(return_type: WorleyReturn, metric: DistanceMetric, jitter: f32) -> Worley {
+        Worley { return_type, metric, jitter }
+    }
+
+    /// F1 and F2 by brute force over 9×9 cells: the reference the bounded search must match.
+    fn brute_force_2d(lattice: &Lattice, w: &Worley, x: f64, y: f64) -> (f32, f32) {
+        let ((ix, fx), (iy, fy)) = (split(x), split(y));
+        let mut nearest = Nearest::EMPTY;
+        for dy in -4..=4 {
+            for dx in -4..=4 {
+                let h = hash2(lattice.wrap(ix + dx), lattice.wrap(iy + dy), lattice.seed);
+                let p = [dx as f32 + feature(h, 0, w.jitter) - fx, dy as f32 + feature(h, 1, w.jitter) - fy];
+                nearest.offer(w.metric.measure(&p), h);
+            }
+        }
+        (nearest.f1, nearest.f2)
+    }
+
+    #[test]
+    fn the_search_radius_finds_the_true_nearest_points() {
+        let lattice = Lattice::new(4, Fade::Quintic);
+        let mut rng = SplitMix(17);
+        for _ in 0..20_000 {
+            let metric = DistanceMetric::ALL[(rng.next_u64() % 4) as usize];
+            let jitter = rng.range(0.0, 1.0) as f32;
+            let (x, y) = (rng.range(-100.0, 100.0), rng.range(-100.0, 100.0));
+            let (f1, f2) = brute_force_2d(&lattice, &settings(WorleyReturn::F1, metric, jitter), x, y);
+            let (b1, b2) = settings(WorleyReturn::F1, metric, jitter).bounds(2, |d| metric.measure(d));
+            let got_f1 = worley_2d(&lattice, &settings(WorleyReturn::F1, metric, jitter), x, y) * b1;
+            let got_f2 = worley_2d(&lattice, &settings(WorleyReturn::F2, metric, jitter), x, y) * b2;
+            assert!((got_f1 - f1).abs() < 1e-4 * b1, "{metric:?} j={jitter}: F1 {got_f1} vs {f1}");
+            assert!((got_f2 - f2).abs() < 1e-4 * b2, "{metric:?} j={jitter}: F2 {got_f2} vs {f2}");
+        }
+    }
+
+    #[test]
+    fn radius_grows_with_jitter_only_when_needed() {
+        let w = |r, j| settings(r, DistanceMetric::Euclidean, j);
+        assert_eq!(w(WorleyReturn::F1, 0.6).search_radius(2), 1);
+        assert_eq!(w(WorleyReturn::F1, 1.0).search_radius(2), 2);
+        assert_eq!(w(WorleyReturn::F2, 0.3).search_radius(2), 1);
+        assert_eq!(w(WorleyReturn::F2, 1.0).search_radius(2), 2);
+        assert_eq!(settings(WorleyReturn::F1, DistanceMetric::Chebyshev, 1.0).search_radius(2), 1);
+    }
+
+    #[test]
+    fn every_return_and_metric_stays_in_zero_one() {
+        let lattice = Lattice::new(8, Fade::Quintic);
+        let mut rng = SplitMix(3);
+        for [x, y, z] in random_points(200_000, 6, 1e3) {
+            let w = settings(
+                WorleyReturn::ALL[(rng.next_u64() % 4) as usize],
+                DistanceMetric::ALL[(rng.next_u64() % 4) as usize],
+                rng.range(0.0, 1.0) as f32,
+            );
+            let (a, b) = (worley_2d(&lattice, &w, x, y), worley_3d(&lattice, &w, x, y, z));
+            assert!((0.0..=1.0).contains(&a) && (0.0..=1.0).contains(&b), "{w:?}: {a} {b}");
+        }
+    }
+
+    #[test]
+    fn f1_is_continuous_at_full_jitter() {
+        // Distances are 1-Lipschitz: F1 moves at most h per step (divided by B1), in every metric
+        // whose unit ball contains the Euclidean one along an axis.
+        let lattice = Lattice::new(12, Fade::Quintic);
+        for metric in [DistanceMetric::Euclidean, DistanceMetric::Manhattan, DistanceMetric::Chebyshev] {
+            let w = settings(WorleyReturn::F1, metric, 1.0);
+            let (b1, _) = w.bounds(2, |d| metric.measure(d));
+            let h = 1e-3;
+            for k in 0..20_000 {
+                let x = -10.0 + k as f64 * h;
+                let step = (worley_2d(&lattice, &w, x + h, 0.37) - worley_2d(&lattice, &w, x, 0.37)).abs();
+                assert!(step <= (h as f32 / b1) * 1.01 + 1e-6, "{metric:?}: step {step} at {x}");
+                let step3 =
+                    (worley_3d(&lattice, &w, 0.2, x + h, 0.37) - worley_3d(&lattice, &w, 0.2, x, 0.37)).abs();
+                let (b13, _) = w.bounds(3, |d| metric.measure(d));
+                assert!(step3 <= (h as f32 / b13) * 1.01 + 1e-6, "{metric:?} 3-D: step {step3} at {x}");
+            }
+        }
+    }
+
+    #[test]
+    fn periodic_worley_tiles() {
+        let lattice = Lattice { seed: 5, fade: Fade::Quintic, period: Some(6) };
+        let w = Worley::default();
+        for k in 0..1000 {
+            let (x, y) = ((k % 40) as f64 / 8.0, (k / 40) as f64 / 8.0);
+            assert_eq!(worley_2d(&lattice, &w, x, y), worley_2d(&lattice, &w, x + 6.0, y - 12.0));
+        }
+    }
+}

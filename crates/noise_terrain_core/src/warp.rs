@@ -1,0 +1,130 @@
+//! Domain warp (offset turbulence, seed 002): the sample position is displaced by a secondary
+//! noise per axis before the field is evaluated.
+
+use crate::basis::{Lattice, gradient_2d_noise};
+use crate::coord::sanitize;
+use crate::fade::Fade;
+use crate::fractal::{amplitude_sum, octave_period, octave_seed};
+
+/// The most octaves of warp noise.
+pub const MAX_WARP_OCTAVES: u32 = 8;
+/// Warp amplitude is clamped to `[0, MAX_WARP_AMPLITUDE]` lattice cells.
+pub const MAX_WARP_AMPLITUDE: f32 = 100.0;
+/// Warp frequency (relative to the field's base frequency) is clamped to this range.
+pub const WARP_FREQUENCY_RANGE: (f32, f32) = (1e-3, 1e3);
+
+/// Seeds of the two displacement fields, far from the field's own octave seeds.
+const SEED_X: u32 = 0x6A09_E667;
+const SEED_Y: u32 = 0xBB67_AE85;
+
+/// How the sample position is displaced.
+///
+/// Each axis is moved by `amplitude · d`, with `d` in `[-1, 1]` a normalised gradient-noise fBm
+/// (lacunarity 2, persistence 0.5) at `frequency` times the field's base frequency. Amplitude is in
+/// lattice cells of the base frequency: 1 moves a point by up to one cell ("100%"); values well
+/// above 1 fold the field into swirls and stay finite.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", serde(default))]
+pub struct Warp {
+    /// Displacement in base lattice cells, `[0, 100]`; 0 turns the warp off.
+    pub amplitude: f32,
+    /// Frequency of the warp noise relative to the field's base frequency, `[0.001, 1000]`.
+    pub frequency: f32,
+    /// Octaves of warp noise, `1..=8`.
+    pub octaves: u32,
+}
+
+impl Default for Warp {
+    fn default() -> Self {
+        Self { amplitude: 0.0, frequency: 1.0, octaves: 1 }
+    }
+}
+
+impl Warp {
+    /// The warp with every parameter in range (NaN becomes the default).
+    pub fn clamped(&self) -> Self {
+        let fix =
+            |v: f32, (lo, hi): (f32, f32), fallback: f32| if v.is_nan() { fallback } else { v.clamp(lo, hi) };
+        Self {
+            amplitude: fix(self.amplitude, (0.0, MAX_WARP_AMPLITUDE), 0.0),
+            frequency: fix(self.frequency, WARP_FREQUENCY_RANGE, 1.0),
+            octaves: self.octaves.clamp(1, MAX_WARP_OCTAVES),
+        }
+    }
+
+    /// Whether the warp moves anything.
+    pub fn is_active(&self) -> bool {
+        self.amplitude > 0.0
+    }
+
+    /// One displacement component in `[-1, 1]` at `(x, y)` in warp-lattice units.
+    fn component(&self, seed: u32, period: Option<u32>, x: f64, y: f64) -> f32 {
+        let mut sum = 0.0;
+        let (mut amplitude, mut scale) = (1.0f32, 1.0f64);
+        for i in 0..self.octaves {
+            let lattice = Lattice {
+                seed: octave_seed(seed, i),
+                fade: Fade::Quintic,
+                period: octave_period(period, 2.0, i),
+            };
+            sum += amplitude * gradient_2d_noise(&lattice, x * scale, y * scale);
+            amplitude *= 0.5;
+            scale *= 2.0;
+        }
+        sum / amplitude_sum(self.octaves, 0.5)
+    }
+
+    /// The displaced position of `(x, y)` (in base lattice units) for a field with `seed` and
+    /// lattice `period`. The warp tiles with the field when `period · frequency` is an integer.
+    /// Call only on a clamped warp.
+    #[inline]
+    pub fn displace(&self, seed: u32, period: Option<u32>, x: f64, y: f64) -> (f64, f64) {
+        if !self.is_active() {
+            return (x, y);
+        }
+        let (x, y) = (sanitize(x), sanitize(y));
+        let f = self.frequency as f64;
+        let period = period.and_then(|p| {
+            let cells = p as f64 * f;
+            (cells >= 1.0 && (cells - cells.round()).abs() < 1e-9).then_some(cells.round() as u32)
+        });
+        let (wx, wy) = (x * f, y * f);
+        let a = self.amplitude as f64;
+        let dx = self.component(seed.wrapping_add(SEED_X), period, wx, wy) as f64;
+        let dy = self.component(seed.wrapping_add(SEED_Y), period, wx, wy) as f64;
+        (x + a * dx, y + a * dy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_amplitude_is_the_identity() {
+        let w = Warp { amplitude: 0.0, frequency: 3.0, octaves: 4 };
+        assert_eq!(w.displace(1, None, 0.123, -4.5), (0.123, -4.5));
+    }
+
+    #[test]
+    fn displacement_is_bounded_by_the_amplitude() {
+        let w = Warp { amplitude: 2.5, frequency: 0.7, octaves: 3 };
+        let mut moved = 0;
+        for k in 0..10_000 {
+            let (x, y) = (k as f64 * 0.0137, k as f64 * -0.0071);
+            let (wx, wy) = w.displace(9, None, x, y);
+            assert!((wx - x).abs() <= 2.5 + 1e-9 && (wy - y).abs() <= 2.5 + 1e-9);
+            moved += ((wx - x).abs() > 0.1) as u32;
+        }
+        assert!(moved > 1000, "the warp barely moves points: {moved}");
+    }
+
+    #[test]
+    fn clamping_handles_bad_numbers() {
+        let w = Warp { amplitude: f32::INFINITY, frequency: f32::NAN, octaves: 0 }.clamped();
+        assert_eq!(w, Warp { amplitude: MAX_WARP_AMPLITUDE, frequency: 1.0, octaves: 1 });
+        let (x, y) = w.displace(0, None, 1e12, f64::NAN);
+        assert!(x.is_finite() && y.is_finite());
+    }
+}
