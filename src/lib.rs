@@ -19,7 +19,13 @@
 //! The noise itself lives in the Bevy-free [`noise_terrain_core`] crate, re-exported as [`core`].
 #![warn(missing_docs)]
 
+#[cfg(feature = "camera")]
+pub mod camera;
+#[cfg(feature = "serialize")]
+pub mod files;
 pub mod generate;
+#[cfg(feature = "inspector")]
+pub mod inspector;
 pub mod mesh;
 pub mod params;
 pub mod texture;

@@ -107,18 +107,8 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Request, String>
 /// Encodes the map as the file's extension asks.
 fn encode(map: &Heightmap, path: &Path) -> Result<Vec<u8>, String> {
     match path.extension().and_then(|e| e.to_str()) {
-        Some("r32") => Ok(map.samples().iter().flat_map(|h| h.to_le_bytes()).collect()),
-        Some("png") => {
-            let mut bytes = Vec::new();
-            let mut encoder = png::Encoder::new(&mut bytes, map.width(), map.height());
-            encoder.set_color(png::ColorType::Grayscale);
-            encoder.set_depth(png::BitDepth::Sixteen);
-            let pixels: Vec<u8> = map.to_u16().iter().flat_map(|v| v.to_be_bytes()).collect();
-            let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
-            writer.write_image_data(&pixels).map_err(|e| e.to_string())?;
-            writer.finish().map_err(|e| e.to_string())?;
-            Ok(bytes)
-        }
+        Some("r32") => Ok(map.encode_r32()),
+        Some("png") => map.encode_png16().map_err(|e| e.to_string()),
         _ => Err(format!("{}: the extension must be .png or .r32", path.display())),
     }
 }

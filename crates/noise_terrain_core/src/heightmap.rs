@@ -176,6 +176,28 @@ impl Heightmap {
     }
 }
 
+/// Encodings of a heightmap as file contents (the crate writes no files itself).
+impl Heightmap {
+    /// Raw little-endian `f32`, row-major, no header (`.r32`).
+    pub fn encode_r32(&self) -> Vec<u8> {
+        self.samples.iter().flat_map(|h| h.to_le_bytes()).collect()
+    }
+
+    /// A 16-bit greyscale PNG of [`to_u16`](Self::to_u16).
+    #[cfg(feature = "png")]
+    pub fn encode_png16(&self) -> Result<Vec<u8>, png::EncodingError> {
+        let mut bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut bytes, self.width, self.height);
+        encoder.set_color(png::ColorType::Grayscale);
+        encoder.set_depth(png::BitDepth::Sixteen);
+        let pixels: Vec<u8> = self.to_u16().iter().flat_map(|v| v.to_be_bytes()).collect();
+        let mut writer = encoder.write_header()?;
+        writer.write_image_data(&pixels)?;
+        writer.finish()?;
+        Ok(bytes)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,6 +237,21 @@ mod tests {
         assert_eq!(map.stats(), HeightStats { min: 0.0, max: 1.5, mean: 0.75 });
         assert_eq!(map.overflow_fraction(), 0.25);
         assert_eq!(map.to_u16(), vec![0, 32768, 65535, 65535]);
+    }
+
+    #[test]
+    fn encodings_round_trip() {
+        let map = Heightmap::from_samples(3, 2, vec![0.0, 0.25, 0.5, 0.75, 1.0, 2.0]).unwrap();
+        let r32 = map.encode_r32();
+        let back: Vec<f32> = r32.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(back, map.samples());
+        let png = map.encode_png16().unwrap();
+        let mut reader = png::Decoder::new(std::io::Cursor::new(png)).read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut pixels).unwrap();
+        assert_eq!((info.width, info.height, info.bit_depth), (3, 2, png::BitDepth::Sixteen));
+        let values: Vec<u16> = pixels.chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
+        assert_eq!(values, map.to_u16());
     }
 
     #[test]

@@ -1,0 +1,243 @@
+//! Reading and writing the plugin's files safely: presets (RON) and heightmap exports.
+//!
+//! Writes go to a temporary file beside the target, which is then renamed over it, so a crash
+//! or a full disk mid-write never destroys the earlier file. Reads are size-limited and every
+//! error names the file and the problem.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use noise_terrain_core::Heightmap;
+
+use crate::params::TerrainParams;
+
+/// The largest preset file read: presets are a few kilobytes; anything near this is not one.
+pub const MAX_PRESET_BYTES: u64 = 1 << 20;
+
+/// Why a file could not be read or written. Every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// The operating system refused (missing file, read-only folder, full disk...).
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The folder to write into does not exist.
+    #[error("{}: the folder {} does not exist", path.display(), folder.display())]
+    NoFolder {
+        /// The file.
+        path: PathBuf,
+        /// Its folder.
+        folder: PathBuf,
+    },
+    /// The file is larger than any preset.
+    #[error("{}: {size} bytes is too large for a preset (at most {MAX_PRESET_BYTES})", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+    },
+    /// The file is empty.
+    #[error("{}: the file is empty", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is not UTF-8 text (a binary file).
+    #[error("{}: not a text file (invalid UTF-8 at byte {at})", path.display())]
+    NotText {
+        /// The file.
+        path: PathBuf,
+        /// Offset of the first invalid byte.
+        at: usize,
+    },
+    /// The text is not a valid preset (syntax or schema), with line and column.
+    #[error("{}: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message.
+        message: String,
+    },
+    /// The data could not be encoded.
+    #[error("{}: {message}", path.display())]
+    Encode {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> FileError + '_ {
+    move |source| FileError::Io { path: path.to_path_buf(), source }
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !folder.is_dir() {
+        return Err(FileError::NoFolder { path: path.to_path_buf(), folder });
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io_error(path))
+}
+
+/// Reads and parses a preset. Nothing else changes when it fails.
+pub fn load_preset(path: &Path) -> Result<TerrainParams, FileError> {
+    let file = std::fs::File::open(path).map_err(io_error(path))?;
+    let size = file.metadata().map_err(io_error(path))?.len();
+    if size > MAX_PRESET_BYTES {
+        return Err(FileError::TooLarge { path: path.to_path_buf(), size });
+    }
+    let mut bytes = Vec::new();
+    // The limit also holds for files that grow while being read.
+    file.take(MAX_PRESET_BYTES + 1).read_to_end(&mut bytes).map_err(io_error(path))?;
+    if bytes.len() as u64 > MAX_PRESET_BYTES {
+        return Err(FileError::TooLarge { path: path.to_path_buf(), size: bytes.len() as u64 });
+    }
+    parse_preset(path, &bytes)
+}
+
+/// Parses preset bytes read from `path` (used for the error messages).
+pub fn parse_preset(path: &Path, bytes: &[u8]) -> Result<TerrainParams, FileError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| FileError::NotText { path: path.to_path_buf(), at: e.valid_up_to() })?;
+    if text.trim().is_empty() {
+        return Err(FileError::Empty { path: path.to_path_buf() });
+    }
+    ron::from_str(text).map_err(|e| FileError::Parse { path: path.to_path_buf(), message: e.to_string() })
+}
+
+/// The preset as RON text.
+pub fn preset_text(params: &TerrainParams) -> String {
+    let config = ron::ser::PrettyConfig::new().depth_limit(3);
+    // Serialising plain data into a string cannot fail.
+    ron::ser::to_string_pretty(params, config).unwrap_or_default()
+}
+
+/// Saves a preset through a temporary file and a rename.
+pub fn save_preset(path: &Path, params: &TerrainParams) -> Result<(), FileError> {
+    write_atomically(path, preset_text(params).as_bytes())
+}
+
+/// The `.ron` files in `folder`, sorted by name; empty if the folder cannot be read.
+pub fn list_presets(folder: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ron"))
+        .collect();
+    found.sort();
+    found
+}
+
+/// Writes `base.png` (16-bit greyscale) and `base.r32` (raw little-endian `f32`) and returns their
+/// paths.
+pub fn export_heightmap(map: &Heightmap, base: &Path) -> Result<[PathBuf; 2], FileError> {
+    let png_path = base.with_extension("png");
+    let r32_path = base.with_extension("r32");
+    let png = map
+        .encode_png16()
+        .map_err(|e| FileError::Encode { path: png_path.clone(), message: e.to_string() })?;
+    write_atomically(&png_path, &png)?;
+    write_atomically(&r32_path, &map.encode_r32())?;
+    Ok([png_path, r32_path])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("bevy_noise_terrain_{name}_{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn presets_round_trip() {
+        let dir = temp_dir("round_trip");
+        let mut params = TerrainParams::default();
+        params.noise.seed = 1234;
+        params.post.terraces = 7;
+        let path = dir.join("mine.ron");
+        save_preset(&path, &params).unwrap();
+        assert_eq!(load_preset(&path).unwrap(), params);
+        assert_eq!(list_presets(&dir), vec![path]);
+    }
+
+    #[test]
+    fn bad_preset_files_give_errors_that_name_the_file() {
+        let dir = temp_dir("bad");
+        let cases: [(&str, Vec<u8>, &str); 4] = [
+            ("empty.ron", vec![], "empty"),
+            ("binary.ron", vec![0xff, 0xfe, 0x00, 0x81], "not a text file"),
+            (
+                "truncated.ron",
+                preset_text(&TerrainParams::default()).as_bytes()[..200].to_vec(),
+                "truncated.ron:",
+            ),
+            ("schema.ron", b"(resolution: \"many\")".to_vec(), "truncated"),
+        ];
+        for (name, bytes, expected) in cases {
+            let path = dir.join(name);
+            std::fs::write(&path, &bytes).unwrap();
+            let message = load_preset(&path).unwrap_err().to_string();
+            assert!(message.contains(name), "{message}");
+            if expected != "truncated" {
+                assert!(message.contains(expected), "{message}");
+            }
+        }
+        let big = dir.join("big.ron");
+        std::fs::File::create(&big).unwrap().set_len(100 << 20).unwrap();
+        assert!(matches!(load_preset(&big), Err(FileError::TooLarge { size, .. }) if size == 100 << 20));
+        assert!(matches!(load_preset(&dir.join("missing.ron")), Err(FileError::Io { .. })));
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_earlier_file() {
+        let dir = temp_dir("keep");
+        let path = dir.join("keep.ron");
+        save_preset(&path, &TerrainParams::default()).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        // A folder where the temporary file should go makes the write fail half-way.
+        std::fs::create_dir(dir.join("keep.ron.tmp")).unwrap();
+        let mut changed = TerrainParams::default();
+        changed.noise.seed = 5;
+        assert!(save_preset(&path, &changed).is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        let missing = save_preset(&dir.join("no/such/folder/x.ron"), &changed).unwrap_err();
+        assert!(matches!(missing, FileError::NoFolder { .. }), "{missing}");
+    }
+
+    #[test]
+    fn export_writes_png_and_raw() {
+        let dir = temp_dir("export");
+        let map = Heightmap::from_samples(2, 2, vec![0.0, 0.5, 1.0, 0.25]).unwrap();
+        let [png, r32] = export_heightmap(&map, &dir.join("map")).unwrap();
+        assert_eq!(std::fs::read(&r32).unwrap().len(), 16);
+        assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    }
+}
