@@ -14,7 +14,7 @@ const OCTAVES: u32 = 5;
 /// Lattice cells across the map at the first octave.
 const FREQUENCY: f64 = 8.0;
 
-fn ours() -> f32 {
+fn ours(pool: &rayon::ThreadPool) -> f32 {
     let settings = NoiseSettings {
         basis: Basis::Gradient,
         fade: Fade::Quintic,
@@ -23,7 +23,7 @@ fn ours() -> f32 {
         frequency: FREQUENCY as f32,
         ..Default::default()
     };
-    let map = noise_terrain_core::Heightmap::generate(&settings, SIZE, SIZE).unwrap();
+    let map = pool.install(|| noise_terrain_core::Heightmap::generate(&settings, SIZE, SIZE).unwrap());
     map.samples()[SIZE as usize + 1]
 }
 
@@ -53,7 +53,10 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(SIZE as u64 * SIZE as u64));
     group.sample_size(10);
 
-    group.bench_function("noise_terrain_core", |b| b.iter(|| black_box(ours())));
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    group.bench_function("noise_terrain_core", |b| b.iter(|| black_box(ours(&one))));
+    group.bench_function("noise_terrain_core_2_threads", |b| b.iter(|| black_box(ours(&two))));
 
     let fbm = Fbm::<Perlin>::new(7).set_octaves(OCTAVES as usize).set_lacunarity(2.0).set_persistence(0.5);
     group.bench_function("noise", |b| b.iter(|| black_box(noise_rs(&fbm))));

@@ -29,21 +29,30 @@ impl AxisCell {
     /// the fraction is converted to `f32`. With `period = Some(p)` the indices wrap modulo `p`.
     #[inline(always)]
     pub fn new(x: f64, period: Option<u32>) -> Self {
-        let x = sanitize(x);
-        let floor = x.floor();
-        // `x - floor` can round up to exactly 1.0 in f32 for x just below an integer.
-        let f = ((x - floor) as f32).min(1.0 - f32::EPSILON / 2.0);
-        let i = floor as i64;
+        let (i, f) = split(x);
         match period {
             Some(p) if p > 0 => {
-                let p = p as i64;
+                let p = p as i32;
                 let i0 = i.rem_euclid(p);
                 let i1 = if i0 + 1 == p { 0 } else { i0 + 1 };
-                Self { i0: i0 as i32, i1: i1 as i32, f }
+                Self { i0, i1, f }
             }
-            _ => Self { i0: i as i32, i1: (i + 1) as i32, f },
+            _ => Self { i0: i, i1: i + 1, f },
         }
     }
+}
+
+/// The unwrapped cell index and fraction of `x` (sanitised). After the clamp to
+/// `±COORDINATE_LIMIT` the floor fits an `i32`, and so does the next index.
+#[inline(always)]
+pub fn split(x: f64) -> (i32, f32) {
+    let x = sanitize(x);
+    let floor = x.floor();
+    // `x - floor` can round up to exactly 1.0 in f32 for x just below an integer.
+    let f = ((x - floor) as f32).min(1.0 - f32::EPSILON / 2.0);
+    // SAFETY: `sanitize` removed NaN and clamped to ±1e9, so the floor is an integer that fits an
+    // i32. The unchecked conversion vectorises (a saturating `as` does not).
+    (unsafe { floor.to_int_unchecked::<i32>() }, f)
 }
 
 #[cfg(test)]

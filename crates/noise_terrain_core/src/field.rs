@@ -234,10 +234,10 @@ impl NoiseSettings {
 /// the fractal's bounds computed once.
 #[derive(Clone, Debug)]
 pub struct FieldSampler {
-    settings: NoiseSettings,
-    fractal: FractalParams,
-    to_unit: RawToUnit,
-    lattices: [Lattice; MAX_OCTAVES as usize],
+    pub(crate) settings: NoiseSettings,
+    pub(crate) fractal: FractalParams,
+    pub(crate) to_unit: RawToUnit,
+    pub(crate) lattices: [Lattice; MAX_OCTAVES as usize],
 }
 
 impl FieldSampler {

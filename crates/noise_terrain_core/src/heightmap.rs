@@ -1,6 +1,7 @@
 //! [`Heightmap`]: a grid of heights generated from [`NoiseSettings`], with its statistics.
 
 use crate::field::NoiseSettings;
+use crate::grid::{self, GridWindow};
 
 /// The most samples one heightmap may hold: 8192 × 8192 (256 MiB of `f32`). Larger requests get
 /// [`HeightmapError::TooLarge`] instead of an allocation the machine may not have.
@@ -111,11 +112,11 @@ impl Heightmap {
         height: u32,
         pixels_per_unit: f64,
     ) -> Result<Self, HeightmapError> {
-        let sampler = settings.sampler();
-        let (x0, y0) = (origin[0] as f64, origin[1] as f64);
-        Self::from_fn(width, height, |i, j| {
-            sampler.sample((x0 + i as f64) / pixels_per_unit, (y0 + j as f64) / pixels_per_unit)
-        })
+        check_size(width, height)?;
+        let mut samples = vec![0.0; width as usize * height as usize];
+        let window = GridWindow { origin, width, height, pixels_per_unit };
+        grid::fill(&settings.sampler(), window, &mut samples);
+        Ok(Self { width, height, samples })
     }
 
     /// Octave `octave`'s raw layer (in `[0, 1]`) over the same map as [`generate`](Self::generate).

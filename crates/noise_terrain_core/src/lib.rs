@@ -26,6 +26,7 @@ pub mod coord;
 pub mod fade;
 pub mod field;
 pub mod fractal;
+pub mod grid;
 pub mod hash;
 pub mod heightmap;
 pub mod postprocess;

@@ -43,22 +43,35 @@ pub fn gradient_1d(lattice: &Lattice, x: f64) -> f32 {
     (lerp(n0, n1, lattice.fade.apply(cx.f)) * 2.0).clamp(-1.0, 1.0)
 }
 
+/// The gradient of lattice point `(ix, iy)`.
+#[inline(always)]
+pub(crate) fn corner_gradient_2d(lattice: &Lattice, ix: i32, iy: i32) -> [f32; 2] {
+    gradient_2d(hash2(ix, iy, lattice.seed))
+}
+
+/// Blends the four corner gradients `[g00, g10, g01, g11]` at `(fx, fy)` with faded weights
+/// `(u, v)`, scaled to `[-1, 1]`. Shared by the point and the row paths, so both give the same
+/// bits.
+#[inline(always)]
+pub(crate) fn blend_gradients_2d(g: &[[f32; 2]; 4], fx: f32, fy: f32, u: f32, v: f32) -> f32 {
+    let n00 = g[0][0] * fx + g[0][1] * fy;
+    let n10 = g[1][0] * (fx - 1.0) + g[1][1] * fy;
+    let n01 = g[2][0] * fx + g[2][1] * (fy - 1.0);
+    let n11 = g[3][0] * (fx - 1.0) + g[3][1] * (fy - 1.0);
+    let raw = lerp(lerp(n00, n10, u), lerp(n01, n11, u), v);
+    (raw * std::f32::consts::SQRT_2).clamp(-1.0, 1.0)
+}
+
 /// 2-D gradient noise at `(x, y)`, in `[-1, 1]`.
 pub fn gradient_2d_noise(lattice: &Lattice, x: f64, y: f64) -> f32 {
     let (cx, cy) = (lattice.axis(x), lattice.axis(y));
-    let s = lattice.seed;
-    let dot = |ix, iy, dx: f32, dy: f32| {
-        let g = gradient_2d(hash2(ix, iy, s));
-        g[0] * dx + g[1] * dy
-    };
-    let (fx, fy) = (cx.f, cy.f);
-    let n00 = dot(cx.i0, cy.i0, fx, fy);
-    let n10 = dot(cx.i1, cy.i0, fx - 1.0, fy);
-    let n01 = dot(cx.i0, cy.i1, fx, fy - 1.0);
-    let n11 = dot(cx.i1, cy.i1, fx - 1.0, fy - 1.0);
-    let (u, v) = (lattice.fade.apply(fx), lattice.fade.apply(fy));
-    let raw = lerp(lerp(n00, n10, u), lerp(n01, n11, u), v);
-    (raw * std::f32::consts::SQRT_2).clamp(-1.0, 1.0)
+    let g = [
+        corner_gradient_2d(lattice, cx.i0, cy.i0),
+        corner_gradient_2d(lattice, cx.i1, cy.i0),
+        corner_gradient_2d(lattice, cx.i0, cy.i1),
+        corner_gradient_2d(lattice, cx.i1, cy.i1),
+    ];
+    blend_gradients_2d(&g, cx.f, cy.f, lattice.fade.apply(cx.f), lattice.fade.apply(cy.f))
 }
 
 /// 3-D gradient noise at `(x, y, z)`, in `[-1, 1]` (in practice within about `±0.97`).

@@ -4,11 +4,11 @@
 //! ([`Basis::unit_2d`]) for fBm and heightmaps, or to `[-1, 1]` ([`Basis::signed_2d`]) for the
 //! multifractals, which need noise centred on zero.
 
-mod gradient;
+pub(crate) mod gradient;
 mod gradient_table;
-mod lattice;
+pub(crate) mod lattice;
 mod simplex;
-mod value;
+pub(crate) mod value;
 mod worley;
 
 pub use gradient::{gradient_1d, gradient_2d_noise, gradient_3d_noise};

@@ -15,14 +15,29 @@ pub fn value_1d(lattice: &Lattice, x: f64) -> f32 {
     lerp(unit_value(hash1(cx.i0, s)), unit_value(hash1(cx.i1, s)), u)
 }
 
+/// The lattice value of point `(ix, iy)`.
+#[inline(always)]
+pub(crate) fn corner_value_2d(lattice: &Lattice, ix: i32, iy: i32) -> f32 {
+    unit_value(hash2(ix, iy, lattice.seed))
+}
+
+/// Blends the corner values `[v00, v10, v01, v11]` with faded weights `(u, v)`. Shared by the
+/// point and the row paths, so both give the same bits.
+#[inline(always)]
+pub(crate) fn blend_values_2d(c: &[f32; 4], u: f32, v: f32) -> f32 {
+    lerp(lerp(c[0], c[1], u), lerp(c[2], c[3], u), v)
+}
+
 /// 2-D value noise at `(x, y)`, in `[0, 1)`.
 pub fn value_2d(lattice: &Lattice, x: f64, y: f64) -> f32 {
     let (cx, cy) = (lattice.axis(x), lattice.axis(y));
-    let s = lattice.seed;
-    let (u, v) = (lattice.fade.apply(cx.f), lattice.fade.apply(cy.f));
-    let top = lerp(unit_value(hash2(cx.i0, cy.i0, s)), unit_value(hash2(cx.i1, cy.i0, s)), u);
-    let bottom = lerp(unit_value(hash2(cx.i0, cy.i1, s)), unit_value(hash2(cx.i1, cy.i1, s)), u);
-    lerp(top, bottom, v)
+    let c = [
+        corner_value_2d(lattice, cx.i0, cy.i0),
+        corner_value_2d(lattice, cx.i1, cy.i0),
+        corner_value_2d(lattice, cx.i0, cy.i1),
+        corner_value_2d(lattice, cx.i1, cy.i1),
+    ];
+    blend_values_2d(&c, lattice.fade.apply(cx.f), lattice.fade.apply(cy.f))
 }
 
 /// 3-D value noise at `(x, y, z)`, in `[0, 1)`.
