@@ -209,4 +209,37 @@ fn out_of_range_parameters_are_clamped_and_never_panic() {
     assert_eq!(mesh_heights(&app).len(), 2048 * 2048);
     assert!(mesh_heights(&app).iter().all(|h| h.is_finite()));
     assert!(app.world().resource::<TerrainValidation>().0.iter().any(|c| c.field == "resolution"));
+
+    // Every float the resource holds, broken at once: clamped, finite, no panic.
+    bad = small_params();
+    bad.noise.offset = bevy::math::DVec2::new(f64::NAN, 1e12);
+    bad.noise.persistence = f32::INFINITY;
+    bad.noise.warp.amplitude = f32::NAN;
+    bad.noise.warp.frequency = f32::INFINITY;
+    bad.height_scale = f32::NAN;
+    bad.world_size = f32::NEG_INFINITY;
+    bad.water_level = 1e12;
+    bad.post.power = f32::NAN;
+    *app.world_mut().resource_mut::<TerrainParams>() = bad.clone();
+    settle(&mut app);
+    assert_shows(&app, &bad);
+    let handle = &app.world().resource::<TerrainAssets>().mesh;
+    let mesh = app.world().resource::<Assets<Mesh>>().get(handle).unwrap();
+    let Some(VertexAttributeValues::Float32x3(normals)) = mesh.attribute(Mesh::ATTRIBUTE_NORMAL) else {
+        panic!()
+    };
+    assert!(normals.iter().flatten().all(|v| v.is_finite()));
+    let fields: Vec<_> = app.world().resource::<TerrainValidation>().0.iter().map(|c| c.field).collect();
+    for field in [
+        "offset",
+        "persistence",
+        "warp.amplitude",
+        "warp.frequency",
+        "post",
+        "world_size",
+        "height_scale",
+        "water_level",
+    ] {
+        assert!(fields.contains(&field), "{field} not reported in {fields:?}");
+    }
 }

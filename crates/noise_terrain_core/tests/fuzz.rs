@@ -1,0 +1,178 @@
+//! Fuzzing `NoiseSettings` and coordinates with proptest: no panic, every output in its
+//! documented range. The regular test run checks a few thousand cases; the long run is
+//!
+//! ```text
+//! FUZZ_CASES=10000000 cargo test --release -p noise_terrain_core --test fuzz -- --ignored --nocapture
+//! ```
+
+use glam::DVec2;
+use noise_terrain_core::{
+    Basis, DistanceMetric, Fade, Fractal, Heightmap, IslandShape, NoiseSettings, PostProcess, Warp, Worley,
+    WorleyReturn, amplitude_sum,
+};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+/// Any `f32`, biased toward the values that break things.
+fn wild_f32() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        Just(f32::NAN),
+        Just(f32::INFINITY),
+        Just(f32::NEG_INFINITY),
+        Just(0.0f32),
+        Just(-0.0f32),
+        Just(1e12f32),
+        Just(-1e12f32),
+        Just(f32::MIN_POSITIVE),
+        -10.0f32..10.0,
+        any::<f32>(),
+    ]
+}
+
+/// Any `f64`, biased the same way.
+fn wild_f64() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        Just(f64::NAN),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+        Just(1e12),
+        Just(-1e12),
+        Just(1e7 + 0.5),
+        -100.0f64..100.0,
+        any::<f64>(),
+    ]
+}
+
+fn settings() -> impl Strategy<Value = NoiseSettings> {
+    (
+        (
+            0..4usize,
+            0..5usize,
+            0..6usize,
+            prop_oneof![Just(0u32), Just(1000), any::<u32>(), 0u32..14],
+            wild_f32(),
+            wild_f32(),
+            wild_f32(),
+        ),
+        (
+            any::<u32>(),
+            wild_f64(),
+            wild_f64(),
+            any::<bool>(),
+            prop::option::of(any::<u32>()),
+            wild_f32(),
+            wild_f32(),
+        ),
+        (wild_f32(), 0..4usize, 0..4usize, wild_f32(), wild_f32(), any::<u32>()),
+    )
+        .prop_map(
+            |(
+                (b, f, fr, octaves, lac, pers, freq),
+                (seed, ox, oy, normalize, period, off, gain),
+                (jitter, r, m, wa, wf, wo),
+            )| {
+                NoiseSettings {
+                    basis: Basis::ALL[b],
+                    fade: Fade::ALL[f],
+                    fractal: Fractal::ALL[fr],
+                    octaves,
+                    lacunarity: lac,
+                    persistence: pers,
+                    frequency: freq,
+                    seed,
+                    offset: DVec2::new(ox, oy),
+                    normalize,
+                    period,
+                    fractal_offset: off,
+                    gain,
+                    worley: Worley {
+                        return_type: WorleyReturn::ALL[r],
+                        metric: DistanceMetric::ALL[m],
+                        jitter,
+                    },
+                    warp: Warp { amplitude: wa, frequency: wf, octaves: wo },
+                }
+            },
+        )
+}
+
+/// The documented range of a height: `[0, 1]`, or `[0, amplitude sum]` for fBm and billow with
+/// normalisation off.
+fn height_range(s: &NoiseSettings) -> (f32, f32) {
+    let c = s.clamped();
+    let unnormalised = matches!(c.fractal, Fractal::Fbm | Fractal::Billow) && !c.normalize;
+    (0.0, if unnormalised { amplitude_sum(c.octaves, c.persistence) * (1.0 + 1e-6) } else { 1.0 })
+}
+
+fn check(s: &NoiseSettings, x: f64, y: f64, z: f64) -> Result<(), TestCaseError> {
+    let (lo, hi) = height_range(s);
+    for (what, h) in
+        [("sample", s.sample(x, y)), ("sample_1d", s.sample_1d(x)), ("sample_3d", s.sample_3d(x, y, z))]
+    {
+        prop_assert!(
+            h >= lo && h <= hi,
+            "{} = {} outside {}..{} for {:?} at {} {} {}",
+            what,
+            h,
+            lo,
+            hi,
+            s,
+            x,
+            y,
+            z
+        );
+    }
+    let octave = s.octave(3, x, y);
+    prop_assert!((0.0..=1.0).contains(&octave), "octave {} for {:?}", octave, s);
+    Ok(())
+}
+
+fn run(cases: u32) {
+    let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
+    let strategy = (settings(), wild_f64(), wild_f64(), wild_f64());
+    runner.run(&strategy, |(s, x, y, z)| check(&s, x, y, z)).unwrap();
+}
+
+#[test]
+fn fuzz_quick() {
+    run(3000);
+}
+
+/// The long run: `FUZZ_CASES` cases (default 10 million).
+#[test]
+#[ignore = "long: run with --ignored, see the file's documentation"]
+fn fuzz_long() {
+    let cases = std::env::var("FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000_000);
+    let start = std::time::Instant::now();
+    run(cases);
+    println!("fuzz: {cases} cases passed in {:.1} s", start.elapsed().as_secs_f64());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Whole maps with post-processing, including sizes outside the limits.
+    #[test]
+    fn heightmaps_with_post_processing_stay_in_range(
+        s in settings(),
+        (w, h) in prop_oneof![(0u32..2, 0u32..40), (1u32..40, 1u32..40), Just((100_000u32, 100_000u32))],
+        stretch in any::<bool>(),
+        power in wild_f32(),
+        island in wild_f32(),
+        width in wild_f32(),
+        terraces in prop_oneof![Just(0u32), 2u32..20, any::<u32>()],
+        sharpness in wild_f32(),
+    ) {
+        let post = PostProcess {
+            stretch, power, island_shape: IslandShape::Radial, island_strength: island, island_width: width,
+            terraces, terrace_sharpness: sharpness,
+        };
+        match Heightmap::generate(&s, w, h) {
+            Ok(mut map) => {
+                post.apply(&mut map);
+                prop_assert!(map.samples().iter().all(|v| v.is_finite()));
+            }
+            Err(e) => prop_assert!(w == 0 || h == 0 || w as u64 * h as u64 > noise_terrain_core::heightmap::MAX_SAMPLES, "{e}"),
+        }
+    }
+}
