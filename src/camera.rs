@@ -1,4 +1,5 @@
-//! A terrain camera: left-drag pans so the ground point under the cursor stays under it,
+//! A terrain camera: left-drag pans so the ground point under the cursor (on the terrain surface,
+//! found by a ray cast into [`TerrainHeightmap`]) stays under it,
 //! right-drag orbits, the wheel zooms toward the cursor. Add [`TerrainCamera`] to any `Camera3d`.
 //!
 //! The pointer is ignored while it is over an egui panel, but a drag that started on the terrain
@@ -7,6 +8,10 @@
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
+
+use crate::generate::Terrain;
+use crate::heightfield::TerrainHeightmap;
+use crate::pointer::PointerBlockers;
 
 /// Where the camera looks from: a focus point and spherical coordinates around it.
 #[derive(Clone, Copy, Debug, PartialEq, Reflect)]
@@ -139,6 +144,7 @@ pub struct TerrainCameraPlugin;
 impl Plugin for TerrainCameraPlugin {
     fn build(&self, app: &mut App) {
         app.register_type::<TerrainCamera>()
+            .init_resource::<PointerBlockers>()
             .add_systems(Update, (camera_input, apply_camera).chain().in_set(TerrainCameraSystems));
     }
 }
@@ -164,6 +170,16 @@ impl NoUi {
     }
 }
 
+/// Where a world-space ray meets the terrain surface, if a terrain is shown and the ray hits it.
+fn ray_hits_terrain(ray: Ray3d, field: &TerrainHeightmap, terrain: &GlobalTransform) -> Option<Vec3> {
+    let to_local = terrain.affine().inverse();
+    let local = Ray3d::new(
+        to_local.transform_point3(ray.origin),
+        Dir3::new(to_local.transform_vector3(*ray.direction)).ok()?,
+    );
+    field.raycast(local).map(|hit| terrain.transform_point(hit))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn camera_input(
     buttons: Res<ButtonInput<MouseButton>>,
@@ -171,14 +187,24 @@ fn camera_input(
     scroll: Res<AccumulatedMouseScroll>,
     window: Option<Single<&Window, With<PrimaryWindow>>>,
     ui: PointerOverUi,
+    blockers: Res<PointerBlockers>,
+    field: Option<Res<TerrainHeightmap>>,
+    terrain: Query<&GlobalTransform, With<Terrain>>,
     mut cameras: Query<(&mut TerrainCamera, &Camera, &GlobalTransform)>,
 ) {
     let cursor = window.and_then(|w| w.cursor_position());
-    let over_ui = ui.is_some_and(|ui| ui.wants_pointer_input());
+    let over_ui = ui.is_some_and(|ui| ui.wants_pointer_input()) || cursor.is_some_and(|c| blockers.blocks(c));
+    let terrain = field.as_deref().zip(terrain.iter().next());
     for (mut cam, camera, transform) in &mut cameras {
         let ray = cursor.and_then(|c| camera.viewport_to_world(transform, c).ok());
-        let height = cam.target.focus.y;
-        let ground = ray.and_then(|r| ray_hits_height(r, height));
+        // The terrain surface under the cursor, if any.
+        let surface = ray.and_then(|r| terrain.and_then(|(field, at)| ray_hits_terrain(r, field, at)));
+        // The ground to grab: the surface, else the plane through the focus. While panning, the
+        // plane through the grabbed point, so that it stays under the cursor.
+        let ground = ray.and_then(|r| match cam.drag {
+            Some(Drag::Pan { grab }) => ray_hits_height(r, grab.y),
+            _ => surface.or_else(|| ray_hits_height(r, cam.target.focus.y)),
+        });
         if !over_ui {
             if buttons.just_pressed(MouseButton::Left)
                 && let Some(grab) = ground
@@ -192,7 +218,9 @@ fn camera_input(
                 MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
             };
             if lines != 0.0 {
-                let anchor = ground.unwrap_or(cam.target.focus);
+                // Toward the terrain under the cursor; over the sky, toward the focus (a far-away
+                // plane point would fling the camera sideways).
+                let anchor = surface.unwrap_or(cam.target.focus);
                 cam.zoom_toward(anchor, lines);
             }
         }

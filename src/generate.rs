@@ -14,6 +14,7 @@ use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use noise_terrain_core::postprocess::Frame;
 use noise_terrain_core::{Clamped, HeightStats, Heightmap, HeightmapError};
 
+use crate::heightfield::TerrainHeightmap;
 use crate::mesh::terrain_mesh;
 use crate::params::TerrainParams;
 use crate::texture::terrain_image;
@@ -48,16 +49,6 @@ pub struct TerrainStats {
     pub vertex_count: usize,
     /// Which regeneration this is: 1 for the first terrain, counting up.
     pub generation: u64,
-}
-
-/// The heights of the terrain currently shown (without the normal border), for game code that
-/// needs the ground height, and for export.
-#[derive(Resource, Debug, Clone)]
-pub struct TerrainHeightmap {
-    /// The heights, one per vertex, in noise units (multiply by `height_scale` for world units).
-    pub map: Arc<Heightmap>,
-    /// The parameters (validated) it was made from.
-    pub params: TerrainParams,
 }
 
 /// Sent when a new terrain has been written into the assets.

@@ -12,8 +12,10 @@ use noise_terrain_core::{
 };
 
 use crate::files::{export_heightmap, list_presets, load_preset, save_preset};
-use crate::generate::{TerrainHeightmap, TerrainJobs, TerrainStats, TerrainValidation};
+use crate::generate::{TerrainJobs, TerrainStats, TerrainValidation};
+use crate::heightfield::TerrainHeightmap;
 use crate::params::{MAX_RESOLUTION, MIN_RESOLUTION, TerrainParams};
+use crate::pointer::PointerBlockers;
 
 /// Side length in pixels of the grey octave tiles.
 pub const TILE_SIZE: u32 = 44;
@@ -44,19 +46,20 @@ impl Plugin for TerrainInspectorPlugin {
         if !app.is_plugin_added::<EguiPlugin>() {
             app.add_plugins(EguiPlugin::default());
         }
-        app.insert_resource(InspectorState {
-            visible: true,
-            toggle_key: self.toggle_key,
-            preset_folder: self.preset_folder.clone(),
-            export_folder: self.export_folder.clone(),
-            presets: list_presets(&self.preset_folder),
-            preset_name: "my_terrain".into(),
-            export_name: "terrain_heightmap".into(),
-            message: None,
-            tiles: None,
-        })
-        .add_systems(Update, toggle_panel)
-        .add_systems(EguiPrimaryContextPass, inspector_panel);
+        app.init_resource::<PointerBlockers>()
+            .insert_resource(InspectorState {
+                visible: true,
+                toggle_key: self.toggle_key,
+                preset_folder: self.preset_folder.clone(),
+                export_folder: self.export_folder.clone(),
+                presets: list_presets(&self.preset_folder),
+                preset_name: "my_terrain".into(),
+                export_name: "terrain_heightmap".into(),
+                message: None,
+                tiles: None,
+            })
+            .add_systems(Update, toggle_panel)
+            .add_systems(EguiPrimaryContextPass, inspector_panel);
     }
 }
 
@@ -139,7 +142,9 @@ fn inspector_panel(
     jobs: Res<TerrainJobs>,
     validation: Res<TerrainValidation>,
     heightmap: Option<Res<TerrainHeightmap>>,
+    mut blockers: ResMut<PointerBlockers>,
 ) -> Result {
+    blockers.rects.clear();
     if !state.visible {
         return Ok(());
     }
@@ -161,7 +166,7 @@ fn inspector_panel(
         "terrain_inspector_root".into(),
         egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()),
     );
-    egui::Panel::left("terrain_inspector")
+    let panel = egui::Panel::left("terrain_inspector")
         .resizable(true)
         .default_size(330.0)
         .size_range(240.0..=520.0)
@@ -175,6 +180,9 @@ fn inspector_panel(
                 ui.label(format!("{:?} hides this panel.", state.toggle_key));
             });
         });
+    // egui points are logical pixels, as the camera's cursor position is.
+    let r = panel.response.rect;
+    blockers.rects.push(Rect::new(r.min.x, r.min.y, r.max.x, r.max.y));
     params.set_if_neq(edited);
     Ok(())
 }

@@ -24,19 +24,20 @@ pub mod camera;
 #[cfg(feature = "serialize")]
 pub mod files;
 pub mod generate;
+pub mod heightfield;
 #[cfg(feature = "inspector")]
 pub mod inspector;
 pub mod mesh;
 pub mod params;
+pub mod pointer;
 pub mod texture;
 
 pub use noise_terrain_core as core;
 
 use bevy::prelude::*;
 
-pub use generate::{
-    Terrain, TerrainAssets, TerrainGenerated, TerrainHeightmap, TerrainJobs, TerrainStats, TerrainValidation,
-};
+pub use generate::{Terrain, TerrainAssets, TerrainGenerated, TerrainJobs, TerrainStats, TerrainValidation};
+pub use heightfield::TerrainHeightmap;
 pub use params::TerrainParams;
 
 /// The common imports for games.
