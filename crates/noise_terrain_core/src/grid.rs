@@ -3,7 +3,7 @@
 //! Rows are independent, so with the `parallel` feature (default) they are spread over all
 //! cores with rayon; the bytes are the same for any number of threads.
 //!
-//! Within a row, value and gradient noise (without warp) take a row path: the row's y cell and
+//! Within a row, value, gradient and Worley noise (without warp) take a row path: the row's y cell and
 //! fade are computed once per octave, the corner hashes once per lattice cell, and the per-pixel
 //! blend runs over contiguous slices that the compiler vectorises. On x86-64 with AVX2 and FMA
 //! (checked at run time) the row path is compiled for those instructions; elsewhere it runs
@@ -17,6 +17,8 @@
 use crate::basis::Basis;
 use crate::basis::gradient::{blend_gradients_2d, corner_gradient_2d};
 use crate::basis::value::{blend_values_2d, corner_value_2d};
+use crate::basis::worley::{column_point, offer};
+use crate::basis::{DistanceMetric, WorleyReturn};
 use crate::coord::{AxisCell, split};
 use crate::field::FieldSampler;
 use crate::fractal::Fractal;
@@ -25,6 +27,11 @@ use crate::fractal::Fractal;
 struct RowScratch {
     i0: Vec<i32>,
     sums: Vec<f32>,
+    f1: Vec<f32>,
+    f2: Vec<f32>,
+    nearest: Vec<u32>,
+    candidates: Vec<(f32, f32, u32)>,
+    columns: Vec<(f32, f32, u32)>,
     i1: Vec<i32>,
     fx: Vec<f32>,
     u: Vec<f32>,
@@ -36,6 +43,11 @@ impl RowScratch {
         Self {
             i0: vec![0; width],
             sums: vec![0.0; width],
+            f1: vec![0.0; width],
+            f2: vec![0.0; width],
+            nearest: vec![0; width],
+            candidates: Vec::new(),
+            columns: Vec::new(),
             i1: vec![0; width],
             fx: vec![0.0; width],
             u: vec![0.0; width],
@@ -98,7 +110,7 @@ fn fill_row(
     scratch: &mut RowScratch,
 ) {
     let s = &sampler.settings;
-    let row_path = matches!(s.basis, Basis::Value | Basis::Gradient) && !s.warp.is_active();
+    let row_path = s.basis != Basis::Simplex && !s.warp.is_active();
     if !row_path {
         let y = (window.origin[1] as f64 + j as f64) / window.pixels_per_unit;
         for (i, h) in row.iter_mut().enumerate() {
@@ -162,13 +174,22 @@ fn lattice_row(
                 }
             }
         }
-        fade.apply_slice(&scratch.fx, &mut scratch.u);
+        if s.basis != Basis::Worley {
+            fade.apply_slice(&scratch.fx, &mut scratch.u);
+        }
         let cy = AxisCell::new(py * scale, lattice.period);
         let v = fade.apply(cy.f);
+        // Worley wraps its wider neighbourhood itself: it needs the unwrapped cell.
+        let (cy_cell, cy_f) = split(py * scale);
+        // Worley: the feature points of the columns around the current cell, column-major, and
+        // the absolute x of the first column. Moving one cell right drops one column, adds one.
+        let mut first_column = i64::MIN;
         let layer = &mut scratch.layers[k * width..(k + 1) * width];
         let mut start = 0;
         while start < width {
             let x0 = scratch.i0[start];
+            // Worley's candidates need the unwrapped cell (a periodic lattice wraps `i0`).
+            let x0 = if s.basis == Basis::Worley { split(xs[start] * scale).0 } else { x0 };
             let x1 = if lattice.period.is_some() { scratch.i1[start] } else { x0 + 1 };
             let mut end = start + 1;
             while end < width && scratch.i0[end] == x0 {
@@ -176,6 +197,39 @@ fn lattice_row(
             }
             let (fx, u, out) = (&scratch.fx[start..end], &scratch.u[start..end], &mut layer[start..end]);
             match s.basis {
+                Basis::Worley => {
+                    let (r, jitter) = (s.worley.search_radius(2), s.worley.jitter());
+                    let n = (2 * r + 1) as usize;
+                    let wanted = x0 as i64 - r;
+                    let column = |x: i64, out: &mut Vec<(f32, f32, u32)>| {
+                        out.extend((-r..=r).map(|dy| column_point(lattice, x, (cy_cell, dy), jitter, cy_f)));
+                    };
+                    if wanted == first_column.wrapping_add(1) && scratch.columns.len() == n * n {
+                        scratch.columns.drain(..n);
+                        column(wanted + n as i64 - 1, &mut scratch.columns);
+                    } else if wanted != first_column || scratch.columns.len() != n * n {
+                        scratch.columns.clear();
+                        for c in 0..n as i64 {
+                            column(wanted + c, &mut scratch.columns);
+                        }
+                    }
+                    first_column = wanted;
+                    // In the point path's order: rows of cells outside, columns inside.
+                    scratch.candidates.clear();
+                    for dy in 0..n {
+                        for (c, dx) in (-r..=r).enumerate() {
+                            let (inside, cy, h) = scratch.columns[c * n + dy];
+                            scratch.candidates.push((dx as f32 + inside, cy, h));
+                        }
+                    }
+                    let (f1, f2, nearest) = (
+                        &mut scratch.f1[start..end],
+                        &mut scratch.f2[start..end],
+                        &mut scratch.nearest[start..end],
+                    );
+                    nearest_points(s.worley.metric, &scratch.candidates, fx, f1, f2, nearest);
+                    finish_worley(&s.worley, f1, f2, nearest, out);
+                }
                 Basis::Gradient => {
                     let g = [
                         corner_gradient_2d(lattice, x0, cy.i0),
@@ -231,6 +285,94 @@ fn lattice_row(
                 *h = sampler.to_unit.apply(fractal.raw(|k, _| layers[k as usize * width + i]));
             }
         }
+    }
+}
+
+/// F1, F2 (as [`DistanceMetric::ordering`] values) and the nearest cell's hash for every pixel
+/// of a segment (fractions `fx`), over the segment's candidate points in the point path's order.
+/// The metric is matched outside the loops so that each one vectorises.
+#[inline(always)]
+fn nearest_points(
+    metric: DistanceMetric,
+    candidates: &[(f32, f32, u32)],
+    fx: &[f32],
+    f1: &mut [f32],
+    f2: &mut [f32],
+    nearest: &mut [u32],
+) {
+    #[inline(always)]
+    fn run(
+        measure: impl Fn(f32, f32) -> f32,
+        candidates: &[(f32, f32, u32)],
+        fx: &[f32],
+        f1: &mut [f32],
+        f2: &mut [f32],
+        nearest: &mut [u32],
+    ) {
+        // 3×3 cells: the candidate loop unrolls and the pixel loop keeps F1, F2 in registers.
+        if let Ok(nine) = <&[(f32, f32, u32); 9]>::try_from(candidates) {
+            for (((&fx, f1), f2), n) in
+                fx.iter().zip(f1.iter_mut()).zip(f2.iter_mut()).zip(nearest.iter_mut())
+            {
+                let (mut a, mut b, mut h) = (f32::INFINITY, f32::INFINITY, 0);
+                for &(cx, cy, ch) in nine {
+                    offer(&mut a, &mut b, &mut h, measure(cx - fx, cy), ch);
+                }
+                (*f1, *f2, *n) = (a, b, h);
+            }
+            return;
+        }
+        f1.fill(f32::INFINITY);
+        f2.fill(f32::INFINITY);
+        nearest.fill(0);
+        for &(cx, cy, h) in candidates {
+            for (((&fx, f1), f2), n) in
+                fx.iter().zip(f1.iter_mut()).zip(f2.iter_mut()).zip(nearest.iter_mut())
+            {
+                offer(f1, f2, n, measure(cx - fx, cy), h);
+            }
+        }
+    }
+    match metric {
+        DistanceMetric::Euclidean => {
+            run(|x, y| DistanceMetric::Euclidean.ordering(&[x, y]), candidates, fx, f1, f2, nearest)
+        }
+        DistanceMetric::EuclideanSquared => {
+            run(|x, y| DistanceMetric::EuclideanSquared.measure(&[x, y]), candidates, fx, f1, f2, nearest)
+        }
+        DistanceMetric::Manhattan => {
+            run(|x, y| DistanceMetric::Manhattan.measure(&[x, y]), candidates, fx, f1, f2, nearest)
+        }
+        DistanceMetric::Chebyshev => {
+            run(|x, y| DistanceMetric::Chebyshev.measure(&[x, y]), candidates, fx, f1, f2, nearest)
+        }
+    }
+}
+
+/// Worley's layer values in `[-1, 1]` from F1, F2 (orderings) and the nearest hashes, the return
+/// type matched outside the loop so that each loop vectorises.
+#[inline(always)]
+fn finish_worley(worley: &crate::basis::Worley, f1: &[f32], f2: &[f32], nearest: &[u32], out: &mut [f32]) {
+    #[inline(always)]
+    fn run(
+        rt: WorleyReturn,
+        metric: DistanceMetric,
+        bounds: (f32, f32),
+        f1: &[f32],
+        f2: &[f32],
+        nearest: &[u32],
+        out: &mut [f32],
+    ) {
+        for (((o, &f1), &f2), &h) in out.iter_mut().zip(f1).zip(f2).zip(nearest) {
+            *o = rt.finish(bounds, metric.from_ordering(f1), metric.from_ordering(f2), h) * 2.0 - 1.0;
+        }
+    }
+    let (bounds, metric) = (worley.unit_bounds(2), worley.metric);
+    match worley.return_type {
+        WorleyReturn::F1 => run(WorleyReturn::F1, metric, bounds, f1, f2, nearest, out),
+        WorleyReturn::F2 => run(WorleyReturn::F2, metric, bounds, f1, f2, nearest, out),
+        WorleyReturn::F2MinusF1 => run(WorleyReturn::F2MinusF1, metric, bounds, f1, f2, nearest, out),
+        WorleyReturn::Cell => run(WorleyReturn::Cell, metric, bounds, f1, f2, nearest, out),
     }
 }
 

@@ -9,7 +9,7 @@ mod gradient_table;
 pub(crate) mod lattice;
 mod simplex;
 pub(crate) mod value;
-mod worley;
+pub(crate) mod worley;
 
 pub use gradient::{gradient_1d, gradient_2d_noise, gradient_3d_noise};
 pub use lattice::Lattice;

@@ -19,7 +19,7 @@
 //! Worley noise tiles with the lattice's period; the fade curve is not used.
 
 use super::lattice::Lattice;
-use crate::coord::sanitize;
+use crate::coord::split;
 use crate::hash::{hash2, hash3, mix, unit_value};
 
 /// What Worley noise returns.
@@ -50,6 +50,18 @@ impl WorleyReturn {
             WorleyReturn::F2MinusF1 => "f2-f1",
             WorleyReturn::Cell => "cell",
         }
+    }
+
+    /// See [`Worley::finish`]; `f1` and `f2` are true measures (not orderings).
+    #[inline(always)]
+    pub(crate) fn finish(self, (b1, b2): (f32, f32), f1: f32, f2: f32, cell_hash: u32) -> f32 {
+        let v = match self {
+            WorleyReturn::F1 => f1 / b1,
+            WorleyReturn::F2 => f2 / b2,
+            WorleyReturn::F2MinusF1 => (f2 - f1) / b2,
+            WorleyReturn::Cell => unit_value(mix(cell_hash ^ 0x5851_F42D)),
+        };
+        v.clamp(0.0, 1.0)
     }
 
     fn needs_second(self) -> bool {
@@ -102,6 +114,26 @@ impl DistanceMetric {
         }
     }
 
+    /// A value with the same order as [`measure`](Self::measure), cheaper to compute: the squared
+    /// distance for Euclidean. [`from_ordering`](Self::from_ordering) turns it into the measure.
+    #[inline(always)]
+    pub fn ordering(self, d: &[f32]) -> f32 {
+        match self {
+            DistanceMetric::Euclidean => DistanceMetric::EuclideanSquared.measure(d),
+            other => other.measure(d),
+        }
+    }
+
+    /// The measure from an [`ordering`](Self::ordering) value. `sqrt` is monotonic and correctly
+    /// rounded, so the smallest `sqrt` is the `sqrt` of the smallest square, bit for bit.
+    #[inline(always)]
+    pub fn from_ordering(self, v: f32) -> f32 {
+        match self {
+            DistanceMetric::Euclidean => v.sqrt(),
+            _ => v,
+        }
+    }
+
     /// A true distance (not squared), used for the search radius.
     fn true_distance(self, d: &[f32]) -> f32 {
         match self {
@@ -132,7 +164,7 @@ impl Default for Worley {
 }
 
 impl Worley {
-    fn jitter(&self) -> f32 {
+    pub(crate) fn jitter(&self) -> f32 {
         if self.jitter.is_nan() { 0.0 } else { self.jitter.clamp(0.0, 1.0) }
     }
 
@@ -153,16 +185,16 @@ impl Worley {
         (reach.ceil() as i64).max(1)
     }
 
-    /// Maps `(F1, F2, nearest cell's hash)` to `[0, 1]` for this return.
-    fn finish(&self, dims: usize, f1: f32, f2: f32, cell_hash: u32) -> f32 {
-        let (b1, b2) = self.bounds(dims, |d| self.metric.measure(d));
-        let v = match self.return_type {
-            WorleyReturn::F1 => f1 / b1,
-            WorleyReturn::F2 => f2 / b2,
-            WorleyReturn::F2MinusF1 => (f2 - f1) / b2,
-            WorleyReturn::Cell => unit_value(mix(cell_hash ^ 0x5851_F42D)),
-        };
-        v.clamp(0.0, 1.0)
+    /// The bounds `(B1, B2)` in the metric's own units, which the returns are divided by.
+    pub(crate) fn unit_bounds(&self, dims: usize) -> (f32, f32) {
+        self.bounds(dims, |d| self.metric.measure(d))
+    }
+
+    /// Maps `(F1, F2, nearest cell's hash)` to `[0, 1]` for this return, with `bounds` from
+    /// [`unit_bounds`](Self::unit_bounds).
+    #[inline(always)]
+    pub(crate) fn finish(&self, bounds: (f32, f32), f1: f32, f2: f32, cell_hash: u32) -> f32 {
+        self.return_type.finish(bounds, f1, f2, cell_hash)
     }
 }
 
@@ -173,75 +205,84 @@ fn feature(hash: u32, axis: u32, jitter: f32) -> f32 {
     0.5 + (unit_value(bits) - 0.5) * jitter
 }
 
-/// Splits a coordinate into the unwrapped cell index and the fraction.
+/// Offers distance `d` of the point of cell `h` to a running (F1, F2, nearest hash), branch-free
+/// so that the grid's row loop vectorises and gives the same bits as the point path.
 #[inline(always)]
-fn split(x: f64) -> (i64, f32) {
-    let x = sanitize(x);
-    let floor = x.floor();
-    (floor as i64, (x - floor) as f32)
+pub(crate) fn offer(f1: &mut f32, f2: &mut f32, nearest: &mut u32, d: f32, h: u32) {
+    let closer = d < *f1;
+    *f2 = if closer {
+        *f1
+    } else if d < *f2 {
+        d
+    } else {
+        *f2
+    };
+    *f1 = if closer { d } else { *f1 };
+    *nearest = if closer { h } else { *nearest };
 }
 
-/// Keeps the nearest two distances and the nearest cell's hash.
-#[derive(Clone, Copy)]
-struct Nearest {
-    f1: f32,
-    f2: f32,
-    hash: u32,
-}
-
-impl Nearest {
-    const EMPTY: Nearest = Nearest { f1: f32::INFINITY, f2: f32::INFINITY, hash: 0 };
-
-    #[inline(always)]
-    fn offer(&mut self, d: f32, hash: u32) {
-        if d < self.f1 {
-            self.f2 = self.f1;
-            self.f1 = d;
-            self.hash = hash;
-        } else if d < self.f2 {
-            self.f2 = d;
-        }
-    }
+/// The feature point of the cell in column `x` (absolute, unwrapped) and row `iy + dy`, for a
+/// query in row `iy` at fraction `fy`: its x inside the cell, its y relative to the query row
+/// (`dy + y - fy`) and the cell's hash. A query at cell `ix`, fraction `fx`, is
+/// `(x - ix) + x_inside - fx` away along x.
+#[inline(always)]
+pub(crate) fn column_point(
+    lattice: &Lattice,
+    x: i64,
+    (iy, dy): (i32, i64),
+    jitter: f32,
+    fy: f32,
+) -> (f32, f32, u32) {
+    let h = hash2(lattice.wrap(x), lattice.wrap(iy as i64 + dy), lattice.seed);
+    (feature(h, 0, jitter), dy as f32 + feature(h, 1, jitter) - fy, h)
 }
 
 /// 2-D Worley noise at `(x, y)`, in `[0, 1]`.
 pub fn worley_2d(lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> f32 {
     let ((ix, fx), (iy, fy)) = (split(x), split(y));
     let (r, j) = (worley.search_radius(2), worley.jitter());
-    let mut nearest = Nearest::EMPTY;
+    let (mut f1, mut f2, mut nearest) = (f32::INFINITY, f32::INFINITY, 0);
     for dy in -r..=r {
-        let cy = lattice.wrap(iy + dy);
         for dx in -r..=r {
-            let h = hash2(lattice.wrap(ix + dx), cy, lattice.seed);
-            let px = dx as f32 + feature(h, 0, j) - fx;
-            let py = dy as f32 + feature(h, 1, j) - fy;
-            nearest.offer(worley.metric.measure(&[px, py]), h);
+            let (inside, cy, h) = column_point(lattice, ix as i64 + dx, (iy, dy), j, fy);
+            let cx = dx as f32 + inside;
+            offer(&mut f1, &mut f2, &mut nearest, worley.metric.ordering(&[cx - fx, cy]), h);
         }
     }
-    worley.finish(2, nearest.f1, nearest.f2, nearest.hash)
+    worley.finish(
+        worley.unit_bounds(2),
+        worley.metric.from_ordering(f1),
+        worley.metric.from_ordering(f2),
+        nearest,
+    )
 }
 
 /// 3-D Worley noise at `(x, y, z)`, in `[0, 1]`.
 pub fn worley_3d(lattice: &Lattice, worley: &Worley, x: f64, y: f64, z: f64) -> f32 {
     let ((ix, fx), (iy, fy), (iz, fz)) = (split(x), split(y), split(z));
     let (r, j) = (worley.search_radius(3), worley.jitter());
-    let mut nearest = Nearest::EMPTY;
+    let (mut f1, mut f2, mut nearest) = (f32::INFINITY, f32::INFINITY, 0);
     for dz in -r..=r {
-        let cz = lattice.wrap(iz + dz);
+        let cz = lattice.wrap(iz as i64 + dz);
         for dy in -r..=r {
-            let cy = lattice.wrap(iy + dy);
+            let cy = lattice.wrap(iy as i64 + dy);
             for dx in -r..=r {
-                let h = hash3(lattice.wrap(ix + dx), cy, cz, lattice.seed);
+                let h = hash3(lattice.wrap(ix as i64 + dx), cy, cz, lattice.seed);
                 let p = [
                     dx as f32 + feature(h, 0, j) - fx,
                     dy as f32 + feature(h, 1, j) - fy,
                     dz as f32 + feature(h, 2, j) - fz,
                 ];
-                nearest.offer(worley.metric.measure(&p), h);
+                offer(&mut f1, &mut f2, &mut nearest, worley.metric.ordering(&p), h);
             }
         }
     }
-    worley.finish(3, nearest.f1, nearest.f2, nearest.hash)
+    worley.finish(
+        worley.unit_bounds(3),
+        worley.metric.from_ordering(f1),
+        worley.metric.from_ordering(f2),
+        nearest,
+    )
 }
 
 #[cfg(test)]
@@ -257,15 +298,15 @@ mod tests {
     /// F1 and F2 by brute force over 9×9 cells: the reference the bounded search must match.
     fn brute_force_2d(lattice: &Lattice, w: &Worley, x: f64, y: f64) -> (f32, f32) {
         let ((ix, fx), (iy, fy)) = (split(x), split(y));
-        let mut nearest = Nearest::EMPTY;
+        let (mut f1, mut f2, mut nearest) = (f32::INFINITY, f32::INFINITY, 0);
         for dy in -4..=4 {
             for dx in -4..=4 {
-                let h = hash2(lattice.wrap(ix + dx), lattice.wrap(iy + dy), lattice.seed);
+                let h = hash2(lattice.wrap(ix as i64 + dx), lattice.wrap(iy as i64 + dy), lattice.seed);
                 let p = [dx as f32 + feature(h, 0, w.jitter) - fx, dy as f32 + feature(h, 1, w.jitter) - fy];
-                nearest.offer(w.metric.measure(&p), h);
+                offer(&mut f1, &mut f2, &mut nearest, w.metric.measure(&p), h);
             }
         }
-        (nearest.f1, nearest.f2)
+        (f1, f2)
     }
 
     #[test]
