@@ -187,14 +187,11 @@ fn lattice_row(
         let layer = &mut scratch.layers[k * width..(k + 1) * width];
         let mut start = 0;
         while start < width {
+            let end = run_end(&scratch.i0, start, lattice.period.is_none());
             let x0 = scratch.i0[start];
+            let x1 = if lattice.period.is_some() { scratch.i1[start] } else { x0 + 1 };
             // Worley's candidates need the unwrapped cell (a periodic lattice wraps `i0`).
             let x0 = if s.basis == Basis::Worley { split(xs[start] * scale).0 } else { x0 };
-            let x1 = if lattice.period.is_some() { scratch.i1[start] } else { x0 + 1 };
-            let mut end = start + 1;
-            while end < width && scratch.i0[end] == x0 {
-                end += 1;
-            }
             let (fx, u, out) = (&scratch.fx[start..end], &scratch.u[start..end], &mut layer[start..end]);
             match s.basis {
                 Basis::Worley => {
@@ -286,6 +283,27 @@ fn lattice_row(
             }
         }
     }
+}
+
+/// The end of the run of equal cells that starts at `start`. Without a period the cells never
+/// decrease along a row, so the run's end is found by galloping and bisection instead of a
+/// pixel-by-pixel scan (long runs at low octaves).
+#[inline(always)]
+fn run_end(cells: &[i32], start: usize, sorted: bool) -> usize {
+    let cell = cells[start];
+    if !sorted {
+        return start + 1 + cells[start + 1..].iter().take_while(|&&c| c == cell).count();
+    }
+    let (mut lo, mut step) = (start + 1, 1);
+    let hi = loop {
+        let probe = start + step;
+        if probe >= cells.len() || cells[probe] != cell {
+            break probe.min(cells.len());
+        }
+        lo = probe + 1;
+        step *= 2;
+    };
+    lo + cells[lo..hi].partition_point(|&c| c == cell)
 }
 
 /// F1, F2 (as [`DistanceMetric::ordering`] values) and the nearest cell's hash for every pixel
@@ -448,6 +466,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn run_end_finds_the_end_of_each_run() {
+        let cells = [3, 3, 3, 4, 5, 5, 5, 5, 5, 5, 5, 5, 5, 9];
+        for start in 0..cells.len() {
+            let expected = start + cells[start..].iter().take_while(|&&c| c == cells[start]).count();
+            assert_eq!(run_end(&cells, start, true), expected, "start {start}");
+            assert_eq!(run_end(&cells, start, false), expected, "start {start}");
+        }
+        // A wrapped (periodic) row is not sorted: the linear scan handles it.
+        assert_eq!(run_end(&[2, 2, 0, 0, 2], 0, false), 2);
     }
 
     /// FNV-1a over the bits of the samples.
