@@ -3,22 +3,25 @@
 //! Rows are independent, so with the `parallel` feature (default) they are spread over all
 //! cores with rayon; the bytes are the same for any number of threads.
 //!
-//! Within a row, value, gradient and Worley noise (without warp) take a row path: the row's y cell and
+//! Within a row, every basis (without warp) takes a row path. Simplex evaluates the row's points
+//! in one branch-free loop that vectorises. Value, gradient and Worley noise go further: the row's y cell and
 //! fade are computed once per octave, the corner hashes once per lattice cell, and the per-pixel
 //! blend runs over contiguous slices that the compiler vectorises. On x86-64 with AVX2 and FMA
 //! (checked at run time) the row path is compiled for those instructions; elsewhere it runs
 //! with the baseline (SSE2). The blend is the very function the point path uses, Rust never
 //! fuses multiply-adds on its own, and positions are computed with the same `f64` operations,
 //! so the grid is bit for bit what [`FieldSampler::sample`] gives (a property test holds it).
-//! Simplex, Worley and warped fields are sampled point by point, still in parallel rows.
+//! Warped fields are sampled point by point, still in parallel rows.
 //!
 //! [`Heightmap::generate`]: crate::Heightmap::generate
 
 use crate::basis::Basis;
 use crate::basis::gradient::{blend_gradients_2d, corner_gradient_2d};
+use crate::basis::simplex::{corners_2d, skew_2d, skew_2d_in_range};
 use crate::basis::value::{blend_values_2d, corner_value_2d};
 use crate::basis::worley::{column_point, offer};
 use crate::basis::{DistanceMetric, WorleyReturn};
+use crate::coord::COORDINATE_LIMIT;
 use crate::coord::{AxisCell, split};
 use crate::field::FieldSampler;
 use crate::fractal::Fractal;
@@ -110,7 +113,7 @@ fn fill_row(
     scratch: &mut RowScratch,
 ) {
     let s = &sampler.settings;
-    let row_path = s.basis != Basis::Simplex && !s.warp.is_active();
+    let row_path = !s.warp.is_active();
     if !row_path {
         let y = (window.origin[1] as f64 + j as f64) / window.pixels_per_unit;
         for (i, h) in row.iter_mut().enumerate() {
@@ -160,6 +163,34 @@ fn lattice_row(
     for k in 0..octaves {
         let lattice = &sampler.lattices[k];
         let fade = lattice.fade;
+        if s.basis == Basis::Simplex {
+            // No lattice cells to share along the row: every point on its own, vectorised.
+            // The `f64` skew in one loop, the `f32` corners in another (each at full width).
+            let py = py * scale;
+            let outputs =
+                scratch.i0.iter_mut().zip(&mut scratch.i1).zip(scratch.fx.iter_mut().zip(&mut scratch.u));
+            // x grows along the row: if both ends and y are in range, every point is.
+            let in_range = |v: f64| v.abs() <= COORDINATE_LIMIT;
+            if in_range(py) && in_range(xs[0] * scale) && in_range(xs[width - 1] * scale) {
+                for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
+                    (*i, *j, *x0, *y0) = skew_2d_in_range(x * scale, py);
+                }
+            } else {
+                for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
+                    (*i, *j, *x0, *y0) = skew_2d(x * scale, py);
+                }
+            }
+            let layer = &mut scratch.layers[k * width..(k + 1) * width];
+            for ((o, (&i, &j)), (&x0, &y0)) in layer
+                .iter_mut()
+                .zip(scratch.i0.iter().zip(&scratch.i1))
+                .zip(scratch.fx.iter().zip(&scratch.u))
+            {
+                *o = corners_2d(lattice.seed, i, j, x0, y0);
+            }
+            scale *= s.lacunarity as f64;
+            continue;
+        }
         match lattice.period {
             // The common case in a loop that vectorises; periodic lattices wrap per pixel.
             None => {

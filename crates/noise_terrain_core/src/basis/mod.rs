@@ -7,7 +7,7 @@
 pub(crate) mod gradient;
 mod gradient_table;
 pub(crate) mod lattice;
-mod simplex;
+pub(crate) mod simplex;
 pub(crate) mod value;
 pub(crate) mod worley;
 
