@@ -31,7 +31,26 @@ pub const fn hash1(x: i32, seed: u32) -> u32 {
 /// Hash of a 2-D lattice coordinate and a seed.
 #[inline(always)]
 pub const fn hash2(x: i32, y: i32, seed: u32) -> u32 {
-    mix(seed.wrapping_mul(PRIME_SEED) ^ (x as u32).wrapping_mul(PRIME_X) ^ (y as u32).wrapping_mul(PRIME_Y))
+    hash2_spread(spread_x(x), spread_y(y), seed)
+}
+
+/// The x coordinate's share of [`hash2`]. `spread_x(x + 1) == spread_x(x) + spread_x(1)`
+/// (wrapping), so neighbouring lattice points need an addition, not a multiplication.
+#[inline(always)]
+pub const fn spread_x(x: i32) -> u32 {
+    (x as u32).wrapping_mul(PRIME_X)
+}
+
+/// The y coordinate's share of [`hash2`]; see [`spread_x`].
+#[inline(always)]
+pub const fn spread_y(y: i32) -> u32 {
+    (y as u32).wrapping_mul(PRIME_Y)
+}
+
+/// [`hash2`] from the spread coordinates.
+#[inline(always)]
+pub const fn hash2_spread(x: u32, y: u32, seed: u32) -> u32 {
+    mix(seed.wrapping_mul(PRIME_SEED) ^ x ^ y)
 }
 
 /// Hash of a 3-D lattice coordinate and a seed.
@@ -98,6 +117,15 @@ mod tests {
         let next_seed: Vec<f64> =
             (-300..300).flat_map(|y| (-300..300).map(move |x| unit_value(hash2(x, y, 4)) as f64)).collect();
         assert!(correlation(&here, &next_seed).abs() < 0.01);
+    }
+
+    #[test]
+    fn spread_coordinates_add_up() {
+        for (x, y) in [(0, 0), (-5, 7), (i32::MAX, -1), (123_456, -987_654)] {
+            let next = spread_x(x).wrapping_add(spread_x(1));
+            assert_eq!(hash2_spread(next, spread_y(y), 9), hash2(x.wrapping_add(1), y, 9));
+            assert_eq!(hash2_spread(spread_x(x), spread_y(y), 9), hash2(x, y, 9));
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@
 use super::gradient_table::GRADIENTS_3D;
 use super::lattice::Lattice;
 use crate::coord::sanitize;
-use crate::hash::{hash2, hash3};
+use crate::hash::{hash2_spread, hash3, spread_x, spread_y};
 
 /// Skew factor from the square grid to the triangle grid, `(√3 - 1) / 2`.
 const F2: f64 = 0.366_025_403_784_438_6;
@@ -92,9 +92,18 @@ pub(crate) fn corners_2d(seed: u32, i: i32, j: i32, x0: f32, y0: f32) -> f32 {
     let g2 = G2 as f32;
     let (x1, y1) = (x0 - i1 as f32 + g2, y0 - j1 as f32 + g2);
     let (x2, y2) = (x0 - 1.0 + 2.0 * g2, y0 - 1.0 + 2.0 * g2);
-    let n = corner(0.5, x0 * x0 + y0 * y0, gradient_dot_2d(hash2(i, j, seed), x0, y0))
-        + corner(0.5, x1 * x1 + y1 * y1, gradient_dot_2d(hash2(i + i1, j + j1, seed), x1, y1))
-        + corner(0.5, x2 * x2 + y2 * y2, gradient_dot_2d(hash2(i + 1, j + 1, seed), x2, y2));
+    // The corners' hashes from two multiplications: neighbours add the spread of 1.
+    let (sx, sy, one_x, one_y) = (spread_x(i), spread_y(j), spread_x(1), spread_y(1));
+    let h0 = hash2_spread(sx, sy, seed);
+    let h1 = hash2_spread(
+        if upper { sx.wrapping_add(one_x) } else { sx },
+        if upper { sy } else { sy.wrapping_add(one_y) },
+        seed,
+    );
+    let h2 = hash2_spread(sx.wrapping_add(one_x), sy.wrapping_add(one_y), seed);
+    let n = corner(0.5, x0 * x0 + y0 * y0, gradient_dot_2d(h0, x0, y0))
+        + corner(0.5, x1 * x1 + y1 * y1, gradient_dot_2d(h1, x1, y1))
+        + corner(0.5, x2 * x2 + y2 * y2, gradient_dot_2d(h2, x2, y2));
     (n * SCALE_2D).clamp(-1.0, 1.0)
 }
 
