@@ -86,17 +86,25 @@ impl TerrainJobs {
     }
 }
 
-/// What a background job produces.
-struct TerrainBuild {
-    params: TerrainParams,
-    heightmap: Heightmap,
-    mesh: Mesh,
-    image: Image,
-    elapsed: Duration,
+/// A terrain built from parameters: what a background job produces.
+#[derive(Debug)]
+pub struct TerrainBuild {
+    /// The parameters it was built from.
+    pub params: TerrainParams,
+    /// The heights, one per vertex.
+    pub heightmap: Heightmap,
+    /// The mesh (see [`terrain_mesh`]).
+    pub mesh: Mesh,
+    /// The ramp texture (see [`terrain_image`]).
+    pub image: Image,
+    /// How long building took.
+    pub elapsed: Duration,
 }
 
-/// Heights (with a one-sample border for the normals), mesh and texture for validated parameters.
-fn build(params: TerrainParams) -> Result<TerrainBuild, HeightmapError> {
+/// Heights (with a one-sample border for the normals), mesh and texture for parameters that went
+/// through [`TerrainParams::validated`]: what the plugin runs in the background, usable without
+/// an app (tools, servers, tests).
+pub fn build_terrain(params: TerrainParams) -> Result<TerrainBuild, HeightmapError> {
     let start = Instant::now();
     let n = params.resolution;
     let mut padded = Heightmap::generate_region(&params.noise, [-1, -1], n + 2, n + 2, n as f64)?;
@@ -194,7 +202,7 @@ pub(crate) fn drive_jobs(
         && let Some(params) = jobs.pending.take()
     {
         jobs.started += 1;
-        jobs.running = Some(AsyncComputeTaskPool::get().spawn(async move { build(params) }));
+        jobs.running = Some(AsyncComputeTaskPool::get().spawn(async move { build_terrain(params) }));
     }
 }
 

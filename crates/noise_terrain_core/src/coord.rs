@@ -46,11 +46,18 @@ impl AxisCell {
 /// `±COORDINATE_LIMIT` the floor fits an `i32`, and so does the next index.
 #[inline(always)]
 pub fn split(x: f64) -> (i32, f32) {
-    let x = sanitize(x);
+    split_in_range(sanitize(x))
+}
+
+/// [`split`] for `x` already within `±COORDINATE_LIMIT` and not NaN, where sanitising changes
+/// nothing: rows whose ends are in range skip it for every point.
+#[inline(always)]
+pub fn split_in_range(x: f64) -> (i32, f32) {
+    debug_assert!(x.abs() <= COORDINATE_LIMIT, "{x} is out of range");
     let floor = x.floor();
     // `x - floor` can round up to exactly 1.0 in f32 for x just below an integer.
     let f = ((x - floor) as f32).min(1.0 - f32::EPSILON / 2.0);
-    // SAFETY: `sanitize` removed NaN and clamped to ±1e9, so the floor is an integer that fits an
+    // SAFETY: the caller or `sanitize` keeps x within ±1e9 and not NaN, so the floor is an integer that fits an
     // i32. The unchecked conversion vectorises (a saturating `as` does not).
     (unsafe { floor.to_int_unchecked::<i32>() }, f)
 }

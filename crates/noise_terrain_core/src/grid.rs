@@ -22,7 +22,7 @@ use crate::basis::value::{blend_values_2d, corner_value_2d};
 use crate::basis::worley::{column_point, offer};
 use crate::basis::{DistanceMetric, WorleyReturn};
 use crate::coord::COORDINATE_LIMIT;
-use crate::coord::{AxisCell, split};
+use crate::coord::{AxisCell, split, split_in_range};
 use crate::field::FieldSampler;
 use crate::fractal::Fractal;
 
@@ -169,9 +169,7 @@ fn lattice_row(
             let py = py * scale;
             let outputs =
                 scratch.i0.iter_mut().zip(&mut scratch.i1).zip(scratch.fx.iter_mut().zip(&mut scratch.u));
-            // x grows along the row: if both ends and y are in range, every point is.
-            let in_range = |v: f64| v.abs() <= COORDINATE_LIMIT;
-            if in_range(py) && in_range(xs[0] * scale) && in_range(xs[width - 1] * scale) {
+            if py.abs() <= COORDINATE_LIMIT && row_in_range(xs, scale) {
                 for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
                     (*i, *j, *x0, *y0) = skew_2d_in_range(x * scale, py);
                 }
@@ -193,6 +191,11 @@ fn lattice_row(
         }
         match lattice.period {
             // The common case in a loop that vectorises; periodic lattices wrap per pixel.
+            None if row_in_range(xs, scale) => {
+                for ((&x, i0), fx) in xs.iter().zip(&mut scratch.i0).zip(&mut scratch.fx) {
+                    (*i0, *fx) = split_in_range(x * scale);
+                }
+            }
             None => {
                 for ((&x, i0), fx) in xs.iter().zip(&mut scratch.i0).zip(&mut scratch.fx) {
                     (*i0, *fx) = split(x * scale);
@@ -314,6 +317,14 @@ fn lattice_row(
             }
         }
     }
+}
+
+/// Whether every `x · scale` of the row is within `±COORDINATE_LIMIT` (and not NaN): x grows
+/// along a row, so its ends decide.
+#[inline(always)]
+fn row_in_range(xs: &[f64], scale: f64) -> bool {
+    let ends = [xs[0] * scale, xs[xs.len() - 1] * scale];
+    ends.iter().all(|v| v.abs() <= COORDINATE_LIMIT)
 }
 
 /// The end of the run of equal cells that starts at `start`. Without a period the cells never

@@ -29,7 +29,9 @@ const SCALE_3D: f32 = 39.0;
 #[inline(always)]
 fn corner(r0: f32, d2: f32, dot: f32) -> f32 {
     let t = r0 - d2;
-    if t > 0.0 { t * t * t * t * dot } else { 0.0 }
+    // `max` rather than a branch: one instruction per lane in a vectorised loop.
+    let t = t.max(0.0);
+    t * t * t * t * dot
 }
 
 /// `g · (dx, dy)` for the gradient picked by the top four bits of `hash`: angle `k · 22.5°`,
@@ -56,9 +58,10 @@ fn gradient_dot_2d(hash: u32, dx: f32, dy: f32) -> f32 {
     } else {
         0.0
     };
-    let (gx, gy) = if hash & (1 << 30) == 0 { (c, s) } else { (-s, c) };
-    let (gx, gy) = if hash & (1 << 31) == 0 { (gx, gy) } else { (-gx, -gy) };
-    gx * dx + gy * dy
+    // A quarter turn of the gradient is the opposite quarter turn of the offset; a half turn
+    // negates the product, which is flipping its sign bit.
+    let (u, v) = if hash & (1 << 30) == 0 { (dx, dy) } else { (dy, -dx) };
+    f32::from_bits((c * u + s * v).to_bits() ^ (hash & (1 << 31)))
 }
 
 /// The first corner of the triangle holding `(x, y)` and the offset from it: the only part in

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Prints the performance table: our grids against peer crates, measured in the same run.
+
+    cargo bench -p noise_terrain_core --bench fbm_2d --bench peers && scripts/bench_table.py
+
+Reads criterion's estimates from $CARGO_TARGET_DIR/criterion (default: the project's cache dir).
+"""
+import json
+import os
+import platform
+import datetime
+
+target = os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/bevy_noise_terrain/target"))
+root = os.path.join(target, "criterion")
+SAMPLES = 1024 * 1024
+
+
+def msps(group, name):
+    """Mean million samples per second of one benchmark, or None if it was not run."""
+    path = os.path.join(root, group, name, "new", "estimates.json")
+    if not os.path.exists(path):
+        return None
+    ns = json.load(open(path))["mean"]["point_estimate"]
+    return SAMPLES / ns * 1e3
+
+
+rows = [
+    # basis, group, peers, target ratio against the fastest peer
+    ("gradient (Perlin)", "fbm_2d_gradient_1024", ["noise", "fastnoise-lite"], 8.0, "each peer"),
+    ("value", "value_fbm_1024", ["noise", "fastnoise-lite"], 4.0, "fastest peer"),
+    ("simplex", "simplex_fbm_1024", ["simdnoise", "fastnoise-lite"], 1.5, "simdnoise"),
+    ("Worley F1", "worley_fbm_1024", ["noise", "fastnoise-lite"], 4.0, "fastest peer"),
+]
+cpu = "unknown CPU"
+try:
+    cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+except (OSError, StopIteration):
+    pass
+print(f"fBm, 5 octaves, 1024x1024, one thread; {datetime.date.today()}, {cpu}, {os.cpu_count()} cores, {platform.system()}")
+print()
+print("| basis | ours (M/s) | peers (M/s) | ratio | target |")
+print("|---|---|---|---|---|")
+for basis, group, peers, target_ratio, against in rows:
+    ours = msps(group, "noise_terrain_core")
+    found = {p: msps(group, p) for p in peers}
+    found = {p: v for p, v in found.items() if v}
+    if not ours or not found:
+        print(f"| {basis} | not measured | | | |")
+        continue
+    if against == "each peer":
+        ratio = min(ours / v for v in found.values())
+    elif against == "simdnoise":
+        ratio = ours / found.get("simdnoise", float("nan"))
+    else:
+        ratio = ours / max(found.values())
+    peer_text = ", ".join(f"{p} {v:.1f}" for p, v in found.items())
+    verdict = "met" if ratio >= target_ratio else "NOT met"
+    print(f"| {basis} | {ours:.1f} | {peer_text} | {ratio:.1f}x | {target_ratio}x {against}: {verdict} |")
+two = msps("fbm_2d_gradient_1024", "noise_terrain_core_2_threads")
+one = msps("fbm_2d_gradient_1024", "noise_terrain_core")
+if one and two:
+    verdict = "met" if two / one >= 1.8 else "NOT met"
+    print(f"| gradient, 2 threads | {two:.1f} | | {two / one:.2f}x one thread | 1.8x: {verdict} |")
