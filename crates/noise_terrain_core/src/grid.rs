@@ -15,6 +15,8 @@
 //!
 //! [`Heightmap::generate`]: crate::Heightmap::generate
 
+use std::mem::MaybeUninit;
+
 use crate::basis::Basis;
 use crate::basis::gradient::{blend_gradients_2d, corner_gradient_2d};
 use crate::basis::simplex::{corners_2d, skew_2d, skew_2d_in_range};
@@ -28,6 +30,7 @@ use crate::fractal::Fractal;
 
 /// Per-thread buffers for one row.
 struct RowScratch {
+    row: Vec<f32>,
     i0: Vec<i32>,
     sums: Vec<f32>,
     f1: Vec<f32>,
@@ -44,6 +47,7 @@ struct RowScratch {
 impl RowScratch {
     fn new(width: usize, octaves: usize) -> Self {
         Self {
+            row: vec![0.0; width],
             i0: vec![0; width],
             sums: vec![0.0; width],
             f1: vec![0.0; width],
@@ -74,6 +78,15 @@ pub struct GridWindow {
 
 /// Fills `out` (`width × height`, row-major) with the sampler's heights over `window`.
 pub fn fill(sampler: &FieldSampler, window: GridWindow, out: &mut [f32]) {
+    // SAFETY: `MaybeUninit<f32>` has the layout of `f32`, and `fill_uninit` only writes
+    // initialised values, so `out` stays initialised.
+    let out = unsafe { &mut *(out as *mut [f32] as *mut [MaybeUninit<f32>]) };
+    fill_uninit(sampler, window, out);
+}
+
+/// [`fill`] into memory that need not be initialised: every element is written. A fresh buffer
+/// then needs no zeroing first, which would be serial work in front of the parallel rows.
+pub fn fill_uninit(sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeUninit<f32>]) {
     let width = window.width as usize;
     assert_eq!(out.len(), width * window.height as usize, "output does not match the window");
     if width == 0 {
@@ -87,19 +100,27 @@ pub fn fill(sampler: &FieldSampler, window: GridWindow, out: &mut [f32]) {
             ((window.origin[0] as f64 + i as f64) / window.pixels_per_unit + s.offset.x) * s.frequency as f64
         })
         .collect();
+    let write_row = |scratch: &mut RowScratch, j: usize, out: &mut [MaybeUninit<f32>]| {
+        let mut row = std::mem::take(&mut scratch.row);
+        fill_row(sampler, window, &xs, j, &mut row, scratch);
+        for (o, &h) in out.iter_mut().zip(&row) {
+            o.write(h);
+        }
+        scratch.row = row;
+    };
     #[cfg(feature = "parallel")]
     {
         use rayon::prelude::*;
         out.par_chunks_mut(width).enumerate().for_each_init(
             || RowScratch::new(width, octaves),
-            |scratch, (j, row)| fill_row(sampler, window, &xs, j, row, scratch),
+            |scratch, (j, out)| write_row(scratch, j, out),
         );
     }
     #[cfg(not(feature = "parallel"))]
     {
         let mut scratch = RowScratch::new(width, octaves);
-        for (j, row) in out.chunks_mut(width).enumerate() {
-            fill_row(sampler, window, &xs, j, row, &mut scratch);
+        for (j, out) in out.chunks_mut(width).enumerate() {
+            write_row(&mut scratch, j, out);
         }
     }
 }

@@ -113,9 +113,12 @@ impl Heightmap {
         pixels_per_unit: f64,
     ) -> Result<Self, HeightmapError> {
         check_size(width, height)?;
-        let mut samples = vec![0.0; width as usize * height as usize];
+        let len = width as usize * height as usize;
+        let mut samples = Vec::with_capacity(len);
         let window = GridWindow { origin, width, height, pixels_per_unit };
-        grid::fill(&settings.sampler(), window, &mut samples);
+        grid::fill_uninit(&settings.sampler(), window, &mut samples.spare_capacity_mut()[..len]);
+        // SAFETY: `fill_uninit` wrote all `len` samples.
+        unsafe { samples.set_len(len) };
         Ok(Self { width, height, samples })
     }
 
