@@ -18,6 +18,7 @@
 use std::mem::MaybeUninit;
 
 use crate::basis::Basis;
+use crate::basis::Lattice;
 use crate::basis::gradient::{blend_gradients_2d, corner_gradient_2d};
 use crate::basis::simplex::{corners_2d, skew_2d, skew_2d_in_range};
 use crate::basis::value::{blend_values_2d, corner_value_2d};
@@ -25,7 +26,7 @@ use crate::basis::worley::{column_point, offer};
 use crate::basis::{DistanceMetric, WorleyReturn};
 use crate::coord::COORDINATE_LIMIT;
 use crate::coord::{AxisCell, split, split_in_range};
-use crate::field::FieldSampler;
+use crate::field::{FieldSampler, NoiseSettings};
 use crate::fractal::Fractal;
 
 /// Per-thread buffers for one row.
@@ -164,7 +165,7 @@ fn lattice_row_avx2(
     lattice_row(sampler, window, xs, j, row, scratch);
 }
 
-/// The row path for value and gradient noise; see the module documentation.
+/// The row path: every octave's layer of the row, then the fractal over them.
 #[inline(always)]
 fn lattice_row(
     sampler: &FieldSampler,
@@ -180,155 +181,207 @@ fn lattice_row(
     let py =
         ((window.origin[1] as f64 + j as f64) / window.pixels_per_unit + s.offset.y) * s.frequency as f64;
     let octaves = sampler.fractal.octave_count() as usize;
+    let mut layers = std::mem::take(&mut scratch.layers);
     let mut scale = 1.0f64;
-    for k in 0..octaves {
+    for (k, layer) in layers.chunks_exact_mut(width).take(octaves).enumerate() {
         let lattice = &sampler.lattices[k];
-        let fade = lattice.fade;
-        if s.basis == Basis::Simplex {
-            // No lattice cells to share along the row: every point on its own, vectorised.
-            // The `f64` skew in one loop, the `f32` corners in another (each at full width).
-            let py = py * scale;
-            let outputs =
-                scratch.i0.iter_mut().zip(&mut scratch.i1).zip(scratch.fx.iter_mut().zip(&mut scratch.u));
-            if py.abs() <= COORDINATE_LIMIT && row_in_range(xs, scale) {
-                for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
-                    (*i, *j, *x0, *y0) = skew_2d_in_range(x * scale, py);
-                }
-            } else {
-                for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
-                    (*i, *j, *x0, *y0) = skew_2d(x * scale, py);
-                }
-            }
-            let layer = &mut scratch.layers[k * width..(k + 1) * width];
-            for ((o, (&i, &j)), (&x0, &y0)) in layer
-                .iter_mut()
-                .zip(scratch.i0.iter().zip(&scratch.i1))
-                .zip(scratch.fx.iter().zip(&scratch.u))
-            {
-                *o = corners_2d(lattice.seed, i, j, x0, y0);
-            }
-            scale *= s.lacunarity as f64;
-            continue;
-        }
-        match lattice.period {
-            // The common case in a loop that vectorises; periodic lattices wrap per pixel.
-            None if row_in_range(xs, scale) => {
-                for ((&x, i0), fx) in xs.iter().zip(&mut scratch.i0).zip(&mut scratch.fx) {
-                    (*i0, *fx) = split_in_range(x * scale);
-                }
-            }
-            None => {
-                for ((&x, i0), fx) in xs.iter().zip(&mut scratch.i0).zip(&mut scratch.fx) {
-                    (*i0, *fx) = split(x * scale);
-                }
-            }
-            period => {
-                for (i, &x) in xs.iter().enumerate() {
-                    let cell = AxisCell::new(x * scale, period);
-                    (scratch.i0[i], scratch.i1[i], scratch.fx[i]) = (cell.i0, cell.i1, cell.f);
-                }
-            }
-        }
-        if s.basis != Basis::Worley {
-            fade.apply_slice(&scratch.fx, &mut scratch.u);
-        }
-        let cy = AxisCell::new(py * scale, lattice.period);
-        let v = fade.apply(cy.f);
-        // Worley wraps its wider neighbourhood itself: it needs the unwrapped cell.
-        let (cy_cell, cy_f) = split(py * scale);
-        // Worley: the feature points of the columns around the current cell, column-major, and
-        // the absolute x of the first column. Moving one cell right drops one column, adds one.
-        let mut first_column = i64::MIN;
-        let layer = &mut scratch.layers[k * width..(k + 1) * width];
-        let mut start = 0;
-        while start < width {
-            let end = run_end(&scratch.i0, start, lattice.period.is_none());
-            let x0 = scratch.i0[start];
-            let x1 = if lattice.period.is_some() { scratch.i1[start] } else { x0 + 1 };
-            // Worley's candidates need the unwrapped cell (a periodic lattice wraps `i0`).
-            let x0 = if s.basis == Basis::Worley { split(xs[start] * scale).0 } else { x0 };
-            let (fx, u, out) = (&scratch.fx[start..end], &scratch.u[start..end], &mut layer[start..end]);
-            match s.basis {
-                Basis::Worley => {
-                    let (r, jitter) = (s.worley.search_radius(2), s.worley.jitter());
-                    let n = (2 * r + 1) as usize;
-                    let wanted = x0 as i64 - r;
-                    let column = |x: i64, out: &mut Vec<(f32, f32, u32)>| {
-                        out.extend((-r..=r).map(|dy| column_point(lattice, x, (cy_cell, dy), jitter, cy_f)));
-                    };
-                    if wanted == first_column.wrapping_add(1) && scratch.columns.len() == n * n {
-                        scratch.columns.drain(..n);
-                        column(wanted + n as i64 - 1, &mut scratch.columns);
-                    } else if wanted != first_column || scratch.columns.len() != n * n {
-                        scratch.columns.clear();
-                        for c in 0..n as i64 {
-                            column(wanted + c, &mut scratch.columns);
-                        }
-                    }
-                    first_column = wanted;
-                    // In the point path's order: rows of cells outside, columns inside.
-                    scratch.candidates.clear();
-                    for dy in 0..n {
-                        for (c, dx) in (-r..=r).enumerate() {
-                            let (inside, cy, h) = scratch.columns[c * n + dy];
-                            scratch.candidates.push((dx as f32 + inside, cy, h));
-                        }
-                    }
-                    let (f1, f2, nearest) = (
-                        &mut scratch.f1[start..end],
-                        &mut scratch.f2[start..end],
-                        &mut scratch.nearest[start..end],
-                    );
-                    nearest_points(s.worley.metric, &scratch.candidates, fx, f1, f2, nearest);
-                    finish_worley(&s.worley, f1, f2, nearest, out);
-                }
-                Basis::Gradient => {
-                    let g = [
-                        corner_gradient_2d(lattice, x0, cy.i0),
-                        corner_gradient_2d(lattice, x1, cy.i0),
-                        corner_gradient_2d(lattice, x0, cy.i1),
-                        corner_gradient_2d(lattice, x1, cy.i1),
-                    ];
-                    for ((o, &fx), &u) in out.iter_mut().zip(fx).zip(u) {
-                        *o = blend_gradients_2d(&g, fx, cy.f, u, v);
-                    }
-                }
-                _ => {
-                    let c = [
-                        corner_value_2d(lattice, x0, cy.i0),
-                        corner_value_2d(lattice, x1, cy.i0),
-                        corner_value_2d(lattice, x0, cy.i1),
-                        corner_value_2d(lattice, x1, cy.i1),
-                    ];
-                    for (o, &u) in out.iter_mut().zip(u) {
-                        *o = blend_values_2d(&c, u, v) * 2.0 - 1.0;
-                    }
-                }
-            }
-            start = end;
+        match s.basis {
+            Basis::Simplex => simplex_layer(lattice, xs, scale, py * scale, scratch, layer),
+            _ => cell_layer(s, lattice, xs, scale, py * scale, scratch, layer),
         }
         scale *= s.lacunarity as f64;
     }
-    let layers = &scratch.layers;
+    combine_octaves(sampler, &layers[..octaves * width], &mut scratch.sums, row);
+    scratch.layers = layers;
+}
+
+/// One octave of simplex noise over the row: no lattice cells to share along it, so every point
+/// on its own, the `f64` skew in one loop and the `f32` corners in another (each at full width).
+#[inline(always)]
+fn simplex_layer(
+    lattice: &Lattice,
+    xs: &[f64],
+    scale: f64,
+    py: f64,
+    scratch: &mut RowScratch,
+    layer: &mut [f32],
+) {
+    let outputs = scratch.i0.iter_mut().zip(&mut scratch.i1).zip(scratch.fx.iter_mut().zip(&mut scratch.u));
+    if py.abs() <= COORDINATE_LIMIT && row_in_range(xs, scale) {
+        for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
+            (*i, *j, *x0, *y0) = skew_2d_in_range(x * scale, py);
+        }
+    } else {
+        for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
+            (*i, *j, *x0, *y0) = skew_2d(x * scale, py);
+        }
+    }
+    let corners = scratch.i0.iter().zip(&scratch.i1).zip(scratch.fx.iter().zip(&scratch.u));
+    for (o, ((&i, &j), (&x0, &y0))) in layer.iter_mut().zip(corners) {
+        *o = corners_2d(lattice.seed, i, j, x0, y0);
+    }
+}
+
+/// One octave of value, gradient or Worley noise over the row: the pixels are split into runs
+/// that share a lattice cell, whose corners (or feature points) are looked up once.
+#[inline(always)]
+fn cell_layer(
+    s: &NoiseSettings,
+    lattice: &Lattice,
+    xs: &[f64],
+    scale: f64,
+    py: f64,
+    scratch: &mut RowScratch,
+    layer: &mut [f32],
+) {
+    let width = layer.len();
+    match lattice.period {
+        // The common case in a loop that vectorises; periodic lattices wrap per pixel.
+        None if row_in_range(xs, scale) => {
+            for ((&x, i0), fx) in xs.iter().zip(&mut scratch.i0).zip(&mut scratch.fx) {
+                (*i0, *fx) = split_in_range(x * scale);
+            }
+        }
+        None => {
+            for ((&x, i0), fx) in xs.iter().zip(&mut scratch.i0).zip(&mut scratch.fx) {
+                (*i0, *fx) = split(x * scale);
+            }
+        }
+        period => {
+            for (i, &x) in xs.iter().enumerate() {
+                let cell = AxisCell::new(x * scale, period);
+                (scratch.i0[i], scratch.i1[i], scratch.fx[i]) = (cell.i0, cell.i1, cell.f);
+            }
+        }
+    }
+    let fade = lattice.fade;
+    if s.basis != Basis::Worley {
+        fade.apply_slice(&scratch.fx, &mut scratch.u);
+    }
+    let cy = AxisCell::new(py, lattice.period);
+    let v = fade.apply(cy.f);
+    let mut columns = WorleyColumns { first: i64::MIN };
+    let mut start = 0;
+    while start < width {
+        let end = run_end(&scratch.i0, start, lattice.period.is_none());
+        let x0 = scratch.i0[start];
+        let x1 = if lattice.period.is_some() { scratch.i1[start] } else { x0 + 1 };
+        let (fx, u) = (&scratch.fx[start..end], &scratch.u[start..end]);
+        let out = &mut layer[start..end];
+        match s.basis {
+            Basis::Gradient => {
+                let g = [
+                    corner_gradient_2d(lattice, x0, cy.i0),
+                    corner_gradient_2d(lattice, x1, cy.i0),
+                    corner_gradient_2d(lattice, x0, cy.i1),
+                    corner_gradient_2d(lattice, x1, cy.i1),
+                ];
+                for ((o, &fx), &u) in out.iter_mut().zip(fx).zip(u) {
+                    *o = blend_gradients_2d(&g, fx, cy.f, u, v);
+                }
+            }
+            Basis::Value => {
+                let c = [
+                    corner_value_2d(lattice, x0, cy.i0),
+                    corner_value_2d(lattice, x1, cy.i0),
+                    corner_value_2d(lattice, x0, cy.i1),
+                    corner_value_2d(lattice, x1, cy.i1),
+                ];
+                for (o, &u) in out.iter_mut().zip(u) {
+                    *o = blend_values_2d(&c, u, v) * 2.0 - 1.0;
+                }
+            }
+            _ => {
+                // Worley's neighbourhood needs the unwrapped cell (a periodic lattice wraps `i0`).
+                let cell = (split(xs[start] * scale).0, split(py));
+                columns.update(s, lattice, cell, scratch);
+                let (f1, f2, nearest) = (
+                    &mut scratch.f1[start..end],
+                    &mut scratch.f2[start..end],
+                    &mut scratch.nearest[start..end],
+                );
+                nearest_points(
+                    s.worley.metric,
+                    &scratch.candidates,
+                    &scratch.fx[start..end],
+                    f1,
+                    f2,
+                    nearest,
+                );
+                finish_worley(&s.worley, f1, f2, nearest, out);
+            }
+        }
+        start = end;
+    }
+}
+
+/// The Worley feature points of the columns around the current cell, kept in
+/// `RowScratch::columns` (column-major): moving one cell right drops one column and adds one.
+struct WorleyColumns {
+    /// Absolute x of the first cached column.
+    first: i64,
+}
+
+impl WorleyColumns {
+    /// Brings the cache to the neighbourhood of cell `(x, (y, fy))` and writes its candidate
+    /// points to `RowScratch::candidates` in the point path's order (rows outside, columns inside).
+    #[inline(always)]
+    fn update(
+        &mut self,
+        s: &NoiseSettings,
+        lattice: &Lattice,
+        (x, (y, fy)): (i32, (i32, f32)),
+        scratch: &mut RowScratch,
+    ) {
+        let (r, jitter) = (s.worley.search_radius(2), s.worley.jitter());
+        let n = (2 * r + 1) as usize;
+        let wanted = x as i64 - r;
+        let column = |x: i64, out: &mut Vec<(f32, f32, u32)>| {
+            out.extend((-r..=r).map(|dy| column_point(lattice, x, (y, dy), jitter, fy)));
+        };
+        if wanted == self.first.wrapping_add(1) && scratch.columns.len() == n * n {
+            scratch.columns.drain(..n);
+            column(wanted + n as i64 - 1, &mut scratch.columns);
+        } else if wanted != self.first || scratch.columns.len() != n * n {
+            scratch.columns.clear();
+            for c in 0..n as i64 {
+                column(wanted + c, &mut scratch.columns);
+            }
+        }
+        self.first = wanted;
+        scratch.candidates.clear();
+        for dy in 0..n {
+            for (c, dx) in (-r..=r).enumerate() {
+                let (inside, cy, h) = scratch.columns[c * n + dy];
+                scratch.candidates.push((dx as f32 + inside, cy, h));
+            }
+        }
+    }
+}
+
+/// The fractal over the row's octave layers (`layers`, one row each), mapped to heights.
+#[inline(always)]
+fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row: &mut [f32]) {
+    let width = row.len();
     let fractal = &sampler.fractal;
     match fractal.kind {
         // Octave by octave over the row, in the same order of operations as `FractalParams::raw`.
         Fractal::Fbm | Fractal::Billow => {
-            scratch.sums.fill(0.0);
+            sums.fill(0.0);
             let mut amplitude = 1.0f32;
-            for layer in layers.chunks_exact(width).take(octaves) {
+            for layer in layers.chunks_exact(width) {
                 if fractal.kind == Fractal::Fbm {
-                    for (sum, &n) in scratch.sums.iter_mut().zip(layer) {
+                    for (sum, &n) in sums.iter_mut().zip(layer) {
                         *sum += amplitude * (n * 0.5 + 0.5);
                     }
                 } else {
-                    for (sum, &n) in scratch.sums.iter_mut().zip(layer) {
+                    for (sum, &n) in sums.iter_mut().zip(layer) {
                         *sum += amplitude * n.abs();
                     }
                 }
                 amplitude *= fractal.persistence;
             }
-            for (h, &sum) in row.iter_mut().zip(&scratch.sums) {
+            for (h, &sum) in row.iter_mut().zip(&*sums) {
                 *h = sampler.to_unit.apply(sum);
             }
         }
