@@ -2,7 +2,7 @@
 //! assets, in a headless app (no window, no GPU), for 256x256 and 1024x1024 terrains.
 //!
 //! ```text
-//! cargo run --release --example timing
+//! cargo run --example timing     # the dev profile here builds every crate at opt-level 2
 //! ```
 
 use std::time::{Duration, Instant};

@@ -98,31 +98,40 @@ impl TerrainParams {
 #[derive(Clone)]
 #[reflect(opaque, Clone)]
 #[allow(missing_docs)]
-pub struct NoiseSettingsReflect {
-    pub basis: noise_terrain_core::Basis,
-}
+pub struct NoiseSettingsReflect;
 
 /// Reflection of the core's [`PostProcess`] as one opaque value.
 #[reflect_remote(PostProcess)]
 #[derive(Clone)]
 #[reflect(opaque, Clone)]
 #[allow(missing_docs)]
-pub struct PostProcessReflect {
-    pub stretch: bool,
-}
+pub struct PostProcessReflect;
 
 /// Reflection of the core's [`ColorRamp`] as one opaque value.
 #[reflect_remote(ColorRamp)]
 #[derive(Clone)]
 #[reflect(opaque, Clone)]
 #[allow(missing_docs)]
-pub struct ColorRampReflect {
-    pub stops: Vec<noise_terrain_core::RampStop>,
-}
+pub struct ColorRampReflect;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bevy::reflect::structs::Struct;
+
+    #[test]
+    fn params_reflect_field_by_field_and_clone_through_reflection() {
+        let mut p = TerrainParams::default();
+        p.noise.seed = 99;
+        p.post.terraces = 3;
+        let names: Vec<_> = (0..p.field_len()).map(|i| p.name_at(i).unwrap()).collect();
+        assert!(
+            names.contains(&"noise") && names.contains(&"ramp") && names.contains(&"resolution"),
+            "{names:?}"
+        );
+        let cloned = p.reflect_clone().unwrap().take::<TerrainParams>().unwrap();
+        assert_eq!(cloned, p);
+    }
 
     #[test]
     fn defaults_are_valid() {
