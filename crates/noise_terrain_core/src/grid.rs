@@ -103,7 +103,7 @@ pub fn fill_uninit(sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeU
         .collect();
     let write_row = |scratch: &mut RowScratch, j: usize, out: &mut [MaybeUninit<f32>]| {
         let mut row = std::mem::take(&mut scratch.row);
-        fill_row(sampler, window, &xs, j, &mut row, scratch);
+        fill_row(RowJob { sampler, window, xs: &xs, j }, &mut row, scratch);
         for (o, &h) in out.iter_mut().zip(&row) {
             o.write(h);
         }
@@ -126,14 +126,17 @@ pub fn fill_uninit(sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeU
     }
 }
 
-fn fill_row(
-    sampler: &FieldSampler,
+/// One row to fill: the field, the window, the x positions every row shares, and the row index.
+#[derive(Clone, Copy)]
+struct RowJob<'a> {
+    sampler: &'a FieldSampler,
     window: GridWindow,
-    xs: &[f64],
+    xs: &'a [f64],
     j: usize,
-    row: &mut [f32],
-    scratch: &mut RowScratch,
-) {
+}
+
+fn fill_row(job: RowJob, row: &mut [f32], scratch: &mut RowScratch) {
+    let RowJob { sampler, window, j, .. } = job;
     let s = &sampler.settings;
     let row_path = !s.warp.is_active();
     if !row_path {
@@ -146,35 +149,22 @@ fn fill_row(
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU supports the features the function is compiled for.
-        unsafe { lattice_row_avx2(sampler, window, xs, j, row, scratch) };
+        unsafe { lattice_row_avx2(job, row, scratch) };
         return;
     }
-    lattice_row(sampler, window, xs, j, row, scratch);
+    lattice_row(job, row, scratch);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn lattice_row_avx2(
-    sampler: &FieldSampler,
-    window: GridWindow,
-    xs: &[f64],
-    j: usize,
-    row: &mut [f32],
-    scratch: &mut RowScratch,
-) {
-    lattice_row(sampler, window, xs, j, row, scratch);
+fn lattice_row_avx2(job: RowJob, row: &mut [f32], scratch: &mut RowScratch) {
+    lattice_row(job, row, scratch);
 }
 
 /// The row path: every octave's layer of the row, then the fractal over them.
 #[inline(always)]
-fn lattice_row(
-    sampler: &FieldSampler,
-    window: GridWindow,
-    xs: &[f64],
-    j: usize,
-    row: &mut [f32],
-    scratch: &mut RowScratch,
-) {
+fn lattice_row(job: RowJob, row: &mut [f32], scratch: &mut RowScratch) {
+    let RowJob { sampler, window, xs, j } = job;
     let s = &sampler.settings;
     let width = row.len();
     // The same operations as `FieldSampler::sample`, so the same positions.
