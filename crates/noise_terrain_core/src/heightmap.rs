@@ -134,16 +134,19 @@ impl Heightmap {
     }
 
     /// Width in samples.
+    #[inline]
     pub fn width(&self) -> u32 {
         self.width
     }
 
     /// Height in samples.
+    #[inline]
     pub fn height(&self) -> u32 {
         self.height
     }
 
     /// All samples, row-major.
+    #[inline]
     pub fn samples(&self) -> &[f32] {
         &self.samples
     }
@@ -154,6 +157,7 @@ impl Heightmap {
     }
 
     /// The sample at `(x, y)`, or `None` outside the map.
+    #[inline]
     pub fn get(&self, x: u32, y: u32) -> Option<f32> {
         (x < self.width && y < self.height).then(|| self.samples[(y * self.width + x) as usize])
     }
