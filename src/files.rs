@@ -191,22 +191,22 @@ mod tests {
     #[test]
     fn bad_preset_files_give_errors_that_name_the_file() {
         let dir = temp_dir("bad");
-        let cases: [(&str, Vec<u8>, &str); 4] = [
-            ("empty.ron", vec![], "empty"),
-            ("binary.ron", vec![0xff, 0xfe, 0x00, 0x81], "not a text file"),
+        let cases: [(&str, Vec<u8>, Option<&str>); 4] = [
+            ("empty.ron", vec![], Some("empty")),
+            ("binary.ron", vec![0xff, 0xfe, 0x00, 0x81], Some("not a text file")),
             (
                 "truncated.ron",
                 preset_text(&TerrainParams::default()).as_bytes()[..200].to_vec(),
-                "truncated.ron:",
+                Some("truncated.ron:"),
             ),
-            ("schema.ron", b"(resolution: \"many\")".to_vec(), "truncated"),
+            ("schema.ron", b"(resolution: \"many\")".to_vec(), None),
         ];
         for (name, bytes, expected) in cases {
             let path = dir.join(name);
             std::fs::write(&path, &bytes).unwrap();
             let message = load_preset(&path).unwrap_err().to_string();
             assert!(message.contains(name), "{message}");
-            if expected != "truncated" {
+            if let Some(expected) = expected {
                 assert!(message.contains(expected), "{message}");
             }
         }

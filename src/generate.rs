@@ -71,7 +71,6 @@ pub struct TerrainJobs {
     /// The validated parameters of the last queued job, to skip changes that change nothing.
     last_queued: Option<TerrainParams>,
     started: u64,
-    applied: u64,
 }
 
 impl TerrainJobs {
@@ -180,8 +179,7 @@ pub(crate) fn drive_jobs(
         jobs.running = None;
         match result {
             Ok(build) => {
-                jobs.applied += 1;
-                let generation = jobs.applied;
+                let generation = stats.generation + 1;
                 apply(
                     build,
                     generation,

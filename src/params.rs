@@ -2,6 +2,7 @@
 
 use bevy::prelude::*;
 use bevy::reflect::reflect_remote;
+use noise_terrain_core::field::clamp_or;
 use noise_terrain_core::{Clamped, ColorRamp, NoiseSettings, PostProcess};
 
 /// Fewest vertices per side of the terrain grid.
@@ -59,10 +60,6 @@ impl Default for TerrainParams {
     }
 }
 
-fn clamp_f32(value: f32, (lo, hi): (f32, f32), fallback: f32) -> f32 {
-    if value.is_nan() { fallback } else { value.clamp(lo, hi) }
-}
-
 impl TerrainParams {
     /// The parameters with every value in its documented range, and what had to change.
     pub fn validated(&self) -> (TerrainParams, Vec<Clamped>) {
@@ -72,9 +69,9 @@ impl TerrainParams {
             noise: self.noise.clamped(),
             post: self.post.clamped(),
             resolution: self.resolution.clamp(MIN_RESOLUTION, MAX_RESOLUTION),
-            world_size: clamp_f32(self.world_size, WORLD_SIZE_RANGE, default.world_size),
-            height_scale: clamp_f32(self.height_scale, HEIGHT_SCALE_RANGE, default.height_scale),
-            water_level: clamp_f32(self.water_level, (0.0, 1.0), default.water_level),
+            world_size: clamp_or(self.world_size, WORLD_SIZE_RANGE, default.world_size),
+            height_scale: clamp_or(self.height_scale, HEIGHT_SCALE_RANGE, default.height_scale),
+            water_level: clamp_or(self.water_level, (0.0, 1.0), default.water_level),
             ..self.clone()
         };
         let mut note = |field, given: String, now: String| {

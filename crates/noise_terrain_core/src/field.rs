@@ -3,7 +3,7 @@
 use glam::DVec2;
 
 use crate::basis::{Basis, Lattice, Worley};
-use crate::coord::{COORDINATE_LIMIT, sanitize};
+use crate::coord::sanitize;
 use crate::fade::Fade;
 use crate::fractal::{self, Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, RawToUnit};
 use crate::warp::Warp;
@@ -104,8 +104,9 @@ impl std::fmt::Display for Clamped {
     }
 }
 
-/// Clamps `value` into `(lo, hi)`, with NaN becoming `fallback`.
-fn clamp_f32(value: f32, (lo, hi): (f32, f32), fallback: f32) -> f32 {
+/// Clamps a parameter into `(lo, hi)`, with NaN becoming `fallback`: the one rule every
+/// parameter clamp of the crate (and of the plugin) follows.
+pub fn clamp_or(value: f32, (lo, hi): (f32, f32), fallback: f32) -> f32 {
     if value.is_nan() { fallback } else { value.clamp(lo, hi) }
 }
 
@@ -115,18 +116,17 @@ impl NoiseSettings {
     /// NaN.
     pub fn clamped(&self) -> Self {
         let default = Self::default();
-        let offset = |v: f64| sanitize(v).clamp(-COORDINATE_LIMIT, COORDINATE_LIMIT);
         Self {
             octaves: self.octaves.clamp(MIN_OCTAVES, MAX_OCTAVES),
-            lacunarity: clamp_f32(self.lacunarity, LACUNARITY_RANGE, default.lacunarity),
-            persistence: clamp_f32(self.persistence, PERSISTENCE_RANGE, default.persistence),
-            frequency: clamp_f32(self.frequency, FREQUENCY_RANGE, default.frequency),
-            offset: DVec2::new(offset(self.offset.x), offset(self.offset.y)),
+            lacunarity: clamp_or(self.lacunarity, LACUNARITY_RANGE, default.lacunarity),
+            persistence: clamp_or(self.persistence, PERSISTENCE_RANGE, default.persistence),
+            frequency: clamp_or(self.frequency, FREQUENCY_RANGE, default.frequency),
+            offset: DVec2::new(sanitize(self.offset.x), sanitize(self.offset.y)),
             period: self.period.filter(|&p| p > 0).map(|p| p.min(MAX_PERIOD)),
-            fractal_offset: clamp_f32(self.fractal_offset, FRACTAL_OFFSET_RANGE, default.fractal_offset),
-            gain: clamp_f32(self.gain, GAIN_RANGE, default.gain),
+            fractal_offset: clamp_or(self.fractal_offset, FRACTAL_OFFSET_RANGE, default.fractal_offset),
+            gain: clamp_or(self.gain, GAIN_RANGE, default.gain),
             worley: Worley {
-                jitter: clamp_f32(self.worley.jitter, (0.0, 1.0), default.worley.jitter),
+                jitter: clamp_or(self.worley.jitter, (0.0, 1.0), default.worley.jitter),
                 ..self.worley
             },
             warp: self.warp.clamped(),

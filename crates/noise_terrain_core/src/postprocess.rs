@@ -1,6 +1,7 @@
 //! Post-processing of a whole [`Heightmap`] (seed 002): stretch, redistribution, island mask,
 //! terraces. Applied in that order.
 
+use crate::field::clamp_or;
 use crate::heightmap::Heightmap;
 
 /// Shape of the island falloff.
@@ -88,14 +89,12 @@ impl PostProcess {
     /// The settings with every value in range (NaN becomes the default).
     pub fn clamped(&self) -> Self {
         let d = Self::default();
-        let fix =
-            |v: f32, lo: f32, hi: f32, fallback: f32| if v.is_nan() { fallback } else { v.clamp(lo, hi) };
         Self {
-            power: fix(self.power, 0.1, 10.0, d.power),
-            island_strength: fix(self.island_strength, 0.0, 1.0, 0.0),
-            island_width: fix(self.island_width, 0.01, 1.0, d.island_width),
+            power: clamp_or(self.power, (0.1, 10.0), d.power),
+            island_strength: clamp_or(self.island_strength, (0.0, 1.0), 0.0),
+            island_width: clamp_or(self.island_width, (0.01, 1.0), d.island_width),
             terraces: self.terraces.min(64),
-            terrace_sharpness: fix(self.terrace_sharpness, 0.0, 1.0, d.terrace_sharpness),
+            terrace_sharpness: clamp_or(self.terrace_sharpness, (0.0, 1.0), d.terrace_sharpness),
             ..*self
         }
     }

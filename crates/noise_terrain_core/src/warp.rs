@@ -4,6 +4,7 @@
 use crate::basis::{Lattice, gradient_2d_noise};
 use crate::coord::sanitize;
 use crate::fade::Fade;
+use crate::field::clamp_or;
 use crate::fractal::{amplitude_sum, octave_period, octave_seed};
 
 /// The most octaves of warp noise.
@@ -44,11 +45,9 @@ impl Default for Warp {
 impl Warp {
     /// The warp with every parameter in range (NaN becomes the default).
     pub fn clamped(&self) -> Self {
-        let fix =
-            |v: f32, (lo, hi): (f32, f32), fallback: f32| if v.is_nan() { fallback } else { v.clamp(lo, hi) };
         Self {
-            amplitude: fix(self.amplitude, (0.0, MAX_WARP_AMPLITUDE), 0.0),
-            frequency: fix(self.frequency, WARP_FREQUENCY_RANGE, 1.0),
+            amplitude: clamp_or(self.amplitude, (0.0, MAX_WARP_AMPLITUDE), 0.0),
+            frequency: clamp_or(self.frequency, WARP_FREQUENCY_RANGE, 1.0),
             octaves: self.octaves.clamp(1, MAX_WARP_OCTAVES),
         }
     }

@@ -20,6 +20,7 @@
 
 use super::lattice::Lattice;
 use crate::coord::split;
+use crate::field::clamp_or;
 use crate::hash::{hash2, hash3, mix, unit_value};
 
 /// What Worley noise returns.
@@ -52,7 +53,8 @@ impl WorleyReturn {
         }
     }
 
-    /// See [`Worley::finish`]; `f1` and `f2` are true measures (not orderings).
+    /// Maps `(F1, F2, nearest cell's hash)` to `[0, 1]` for this return; `f1` and `f2` are true
+    /// measures (not orderings) and `bounds` come from `Worley::unit_bounds`.
     #[inline(always)]
     pub(crate) fn finish(self, (b1, b2): (f32, f32), f1: f32, f2: f32, cell_hash: u32) -> f32 {
         let v = match self {
@@ -165,7 +167,7 @@ impl Default for Worley {
 
 impl Worley {
     pub(crate) fn jitter(&self) -> f32 {
-        if self.jitter.is_nan() { 0.0 } else { self.jitter.clamp(0.0, 1.0) }
+        clamp_or(self.jitter, (0.0, 1.0), 0.0)
     }
 
     /// The distance bounds `(B1, B2)` in `dims` dimensions, in the metric's own units.
@@ -188,13 +190,6 @@ impl Worley {
     /// The bounds `(B1, B2)` in the metric's own units, which the returns are divided by.
     pub(crate) fn unit_bounds(&self, dims: usize) -> (f32, f32) {
         self.bounds(dims, |d| self.metric.measure(d))
-    }
-
-    /// Maps `(F1, F2, nearest cell's hash)` to `[0, 1]` for this return, with `bounds` from
-    /// [`unit_bounds`](Self::unit_bounds).
-    #[inline(always)]
-    pub(crate) fn finish(&self, bounds: (f32, f32), f1: f32, f2: f32, cell_hash: u32) -> f32 {
-        self.return_type.finish(bounds, f1, f2, cell_hash)
     }
 }
 
@@ -249,7 +244,7 @@ pub fn worley_2d(lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> f32 {
             offer(&mut f1, &mut f2, &mut nearest, worley.metric.ordering(&[cx - fx, cy]), h);
         }
     }
-    worley.finish(
+    worley.return_type.finish(
         worley.unit_bounds(2),
         worley.metric.from_ordering(f1),
         worley.metric.from_ordering(f2),
@@ -277,7 +272,7 @@ pub fn worley_3d(lattice: &Lattice, worley: &Worley, x: f64, y: f64, z: f64) -> 
             }
         }
     }
-    worley.finish(
+    worley.return_type.finish(
         worley.unit_bounds(3),
         worley.metric.from_ordering(f1),
         worley.metric.from_ordering(f2),
