@@ -6,11 +6,12 @@
 //! Within a row, every basis (without warp) takes a row path. Simplex evaluates the row's points
 //! in one branch-free loop that vectorises. Value, gradient and Worley noise go further: the row's y cell and
 //! fade are computed once per octave, the corner hashes once per lattice cell, and the per-pixel
-//! blend runs over contiguous slices that the compiler vectorises. On x86-64 with AVX2 and FMA
-//! (checked at run time) the row path is compiled for those instructions; elsewhere it runs
-//! with the baseline (SSE2). The blend is the very function the point path uses, Rust never
+//! blend runs over contiguous slices that the compiler vectorises. The row path is compiled for
+//! the baseline (SSE2), AVX2 + FMA and AVX-512, and the best level the CPU has is picked at run
+//! time (see `isa.rs`). The blend is the very function the point path uses, Rust never
 //! fuses multiply-adds on its own, and positions are computed with the same `f64` operations,
-//! so the grid is bit for bit what [`FieldSampler::sample`] gives (a property test holds it).
+//! so the grid is bit for bit what [`FieldSampler::sample`] gives at every level (a property
+//! test holds it for each level the CPU running the tests has).
 //! Warped fields are sampled point by point, still in parallel rows.
 //!
 //! [`Heightmap::generate`]: crate::Heightmap::generate
@@ -28,6 +29,7 @@ use crate::coord::COORDINATE_LIMIT;
 use crate::coord::{AxisCell, split, split_in_range};
 use crate::field::{FieldSampler, NoiseSettings};
 use crate::fractal::Fractal;
+use crate::isa::Isa;
 
 /// Per-thread buffers for one row.
 struct RowScratch {
@@ -88,6 +90,12 @@ pub fn fill(sampler: &FieldSampler, window: GridWindow, out: &mut [f32]) {
 /// [`fill`] into memory that need not be initialised: every element is written. A fresh buffer
 /// then needs no zeroing first, which would be serial work in front of the parallel rows.
 pub fn fill_uninit(sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeUninit<f32>]) {
+    fill_uninit_with(Isa::best(), sampler, window, out);
+}
+
+/// [`fill_uninit`] with the row path compiled for `isa`, which the CPU must support.
+fn fill_uninit_with(isa: Isa, sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeUninit<f32>]) {
+    assert!(isa.is_supported(), "{isa:?} is not supported by this CPU");
     let width = window.width as usize;
     assert_eq!(out.len(), width * window.height as usize, "output does not match the window");
     if width == 0 {
@@ -103,7 +111,7 @@ pub fn fill_uninit(sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeU
         .collect();
     let write_row = |scratch: &mut RowScratch, j: usize, out: &mut [MaybeUninit<f32>]| {
         let mut row = std::mem::take(&mut scratch.row);
-        fill_row(RowJob { sampler, window, xs: &xs, j }, &mut row, scratch);
+        fill_row(RowJob { sampler, window, xs: &xs, j, isa }, &mut row, scratch);
         for (o, &h) in out.iter_mut().zip(&row) {
             o.write(h);
         }
@@ -126,13 +134,15 @@ pub fn fill_uninit(sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeU
     }
 }
 
-/// One row to fill: the field, the window, the x positions every row shares, and the row index.
+/// One row to fill: the field, the window, the x positions every row shares, the row index and
+/// the instruction set to fill it with.
 #[derive(Clone, Copy)]
 struct RowJob<'a> {
     sampler: &'a FieldSampler,
     window: GridWindow,
     xs: &'a [f64],
     j: usize,
+    isa: Isa,
 }
 
 fn fill_row(job: RowJob, row: &mut [f32], scratch: &mut RowScratch) {
@@ -146,13 +156,15 @@ fn fill_row(job: RowJob, row: &mut [f32], scratch: &mut RowScratch) {
         }
         return;
     }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU supports the features the function is compiled for.
-        unsafe { lattice_row_avx2(job, row, scratch) };
-        return;
+    match job.isa {
+        Isa::Baseline => lattice_row(job, row, scratch),
+        // SAFETY: `fill_uninit_with` only accepts levels the CPU supports.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { lattice_row_avx2(job, row, scratch) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe { lattice_row_avx512(job, row, scratch) },
     }
-    lattice_row(job, row, scratch);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -161,10 +173,16 @@ fn lattice_row_avx2(job: RowJob, row: &mut [f32], scratch: &mut RowScratch) {
     lattice_row(job, row, scratch);
 }
 
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+fn lattice_row_avx512(job: RowJob, row: &mut [f32], scratch: &mut RowScratch) {
+    lattice_row(job, row, scratch);
+}
+
 /// The row path: every octave's layer of the row, then the fractal over them.
 #[inline(always)]
 fn lattice_row(job: RowJob, row: &mut [f32], scratch: &mut RowScratch) {
-    let RowJob { sampler, window, xs, j } = job;
+    let RowJob { sampler, window, xs, j, .. } = job;
     let s = &sampler.settings;
     let width = row.len();
     // The same operations as `FieldSampler::sample`, so the same positions.
@@ -563,12 +581,17 @@ mod tests {
         fn grid_equals_point_sampling_bit_for_bit(s in settings_strategy(), w in 1u32..70, h in 1u32..6, ox in -50i64..50) {
             let sampler = s.sampler();
             let window = GridWindow { origin: [ox, -3], width: w, height: h, pixels_per_unit: 37.0 };
-            let mut out = vec![0.0; (w * h) as usize];
-            fill(&sampler, window, &mut out);
-            for j in 0..h {
-                for i in 0..w {
-                    let expected = sampler.sample((ox + i as i64) as f64 / 37.0, (j as i64 - 3) as f64 / 37.0);
-                    prop_assert_eq!(out[(j * w + i) as usize].to_bits(), expected.to_bits(), "pixel {},{}", i, j);
+            // Every instruction set this CPU has, not only the one `fill` picks.
+            for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+                let mut out = vec![MaybeUninit::new(f32::NAN); (w * h) as usize];
+                fill_uninit_with(isa, &sampler, window, &mut out);
+                for j in 0..h {
+                    for i in 0..w {
+                        let expected = sampler.sample((ox + i as i64) as f64 / 37.0, (j as i64 - 3) as f64 / 37.0);
+                        // SAFETY: initialised above (and overwritten by the fill).
+                        let got = unsafe { out[(j * w + i) as usize].assume_init() };
+                        prop_assert_eq!(got.to_bits(), expected.to_bits(), "{:?} pixel {},{}", isa, i, j);
+                    }
                 }
             }
         }

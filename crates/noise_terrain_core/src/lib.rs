@@ -29,6 +29,7 @@ pub mod fractal;
 pub mod grid;
 pub mod hash;
 pub mod heightmap;
+mod isa;
 pub mod postprocess;
 pub mod ramp;
 #[cfg(test)]
