@@ -15,9 +15,10 @@ use noise_terrain_core::postprocess::Frame;
 use noise_terrain_core::{Clamped, HeightStats, Heightmap, HeightmapError};
 
 use crate::heightfield::TerrainHeightmap;
-use crate::mesh::terrain_mesh;
+use crate::mesh::{take_surface, terrain_mesh_reusing};
 use crate::params::TerrainParams;
-use crate::texture::terrain_image;
+use crate::texture::terrain_image_reusing;
+use noise_terrain_core::surface::Surface;
 
 /// Marks the entity that shows the terrain (mesh, material, transform).
 #[derive(Component, Debug, Default, Clone, Copy, Reflect)]
@@ -71,7 +72,12 @@ pub struct TerrainJobs {
     /// The validated parameters of the last queued job, to skip changes that change nothing.
     last_queued: Option<TerrainParams>,
     started: u64,
+    /// The replaced terrain's memory and when it was replaced, for the next job.
+    spare: Option<(TerrainBuffers, Instant)>,
 }
+
+/// How long the replaced terrain's memory is kept for a next job (see [`TerrainBuffers`]).
+pub const SPARE_BUFFERS_KEPT_FOR: Duration = Duration::from_secs(1);
 
 impl TerrainJobs {
     /// Whether a terrain is being generated or waiting to be.
@@ -83,6 +89,11 @@ impl TerrainJobs {
     pub fn jobs_started(&self) -> u64 {
         self.started
     }
+
+    /// Bytes of an earlier terrain's memory held for the next job (0 when none is held).
+    pub fn spare_bytes(&self) -> usize {
+        self.spare.as_ref().map_or(0, |(buffers, _)| buffers.capacity_bytes())
+    }
 }
 
 /// A terrain built from parameters: what a background job produces.
@@ -92,6 +103,10 @@ pub struct TerrainBuild {
     pub params: TerrainParams,
     /// The heights, one per vertex.
     pub heightmap: Heightmap,
+    /// Their lowest, highest and mean value.
+    pub heights: HeightStats,
+    /// Their share above 1.
+    pub overflow_fraction: f32,
     /// The mesh (see [`terrain_mesh`]).
     pub mesh: Mesh,
     /// The ramp texture (see [`terrain_image`]).
@@ -100,18 +115,59 @@ pub struct TerrainBuild {
     pub elapsed: Duration,
 }
 
+/// Memory of an earlier terrain for a build to reuse: the mesh arrays and the texels.
+///
+/// Fresh memory is expensive: the kernel faults in and clears every page, which at 1024 × 1024
+/// took most of a rebuild. So the plugin builds each terrain into the arrays of the one it
+/// replaced, if that was less than [`SPARE_BUFFERS_KEPT_FOR`] ago: a slider drag or a few clicks
+/// in a row reuse memory, and an idle terrain frees the old arrays and holds one copy.
+#[derive(Debug, Default)]
+pub struct TerrainBuffers {
+    /// The mesh arrays (see [`take_surface`]).
+    pub surface: Surface,
+    /// The RGBA8 texels of the texture.
+    pub texels: Vec<u8>,
+}
+
+impl TerrainBuffers {
+    /// Bytes of memory the arrays hold.
+    pub fn capacity_bytes(&self) -> usize {
+        let Surface { positions, normals, uvs, indices } = &self.surface;
+        size_of::<[f32; 3]>() * (positions.capacity() + normals.capacity())
+            + size_of::<[f32; 2]>() * uvs.capacity()
+            + size_of::<u32>() * indices.capacity()
+            + self.texels.capacity()
+    }
+}
+
 /// Heights (with a one-sample border for the normals), mesh and texture for parameters that went
 /// through [`TerrainParams::validated`]: what the plugin runs in the background, usable without
 /// an app (tools, servers, tests).
 pub fn build_terrain(params: TerrainParams) -> Result<TerrainBuild, HeightmapError> {
+    build_terrain_reusing(params, TerrainBuffers::default())
+}
+
+/// [`build_terrain`] into the memory of an earlier terrain.
+pub fn build_terrain_reusing(
+    params: TerrainParams,
+    reuse: TerrainBuffers,
+) -> Result<TerrainBuild, HeightmapError> {
     let start = Instant::now();
     let n = params.resolution;
     let mut padded = Heightmap::generate_region(&params.noise, [-1, -1], n + 2, n + 2, n as f64)?;
-    params.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: n, height: n });
-    let heightmap = Heightmap::from_fn(n, n, |x, y| padded.get(x + 1, y + 1).unwrap_or(0.0))?;
-    let mesh = terrain_mesh(&padded, params.world_size, params.height_scale);
-    let image = terrain_image(&heightmap, &params.ramp, params.water_level, params.show_overflow);
-    Ok(TerrainBuild { params, heightmap, mesh, image, elapsed: start.elapsed() })
+    let frame = Frame { x: 1, y: 1, width: n, height: n };
+    params.post.apply_in_frame(&mut padded, frame);
+    let heightmap = padded.crop(frame)?;
+    let mesh = terrain_mesh_reusing(&padded, params.world_size, params.height_scale, reuse.surface);
+    let image = terrain_image_reusing(
+        &heightmap,
+        &params.ramp,
+        params.water_level,
+        params.show_overflow,
+        reuse.texels,
+    );
+    let (heights, overflow_fraction) = (heightmap.stats(), heightmap.overflow_fraction());
+    Ok(TerrainBuild { params, heightmap, heights, overflow_fraction, mesh, image, elapsed: start.elapsed() })
 }
 
 /// Creates the mesh, image and (with a renderer) material the terrain is written into.
@@ -180,7 +236,7 @@ pub(crate) fn drive_jobs(
         match result {
             Ok(build) => {
                 let generation = stats.generation + 1;
-                apply(
+                let recycled = apply(
                     build,
                     generation,
                     &mut commands,
@@ -190,21 +246,28 @@ pub(crate) fn drive_jobs(
                     materials,
                     &mut stats,
                 );
+                jobs.spare = Some((recycled, Instant::now()));
                 generated.write(TerrainGenerated { generation });
             }
             // Validation keeps sizes in range, so this is a bug; keep the last good terrain.
             Err(e) => error!("terrain generation failed, keeping the last terrain: {e}"),
         }
     }
+    if jobs.spare.as_ref().is_some_and(|(_, since)| since.elapsed() > SPARE_BUFFERS_KEPT_FOR) {
+        jobs.spare = None;
+    }
     if jobs.running.is_none()
         && let Some(params) = jobs.pending.take()
     {
         jobs.started += 1;
-        jobs.running = Some(AsyncComputeTaskPool::get().spawn(async move { build_terrain(params) }));
+        let reuse = jobs.spare.take().map(|(buffers, _)| buffers).unwrap_or_default();
+        jobs.running =
+            Some(AsyncComputeTaskPool::get().spawn(async move { build_terrain_reusing(params, reuse) }));
     }
 }
 
-/// Writes a finished build into the existing assets and resources.
+/// Writes a finished build into the existing assets and resources; returns the replaced
+/// terrain's memory.
 #[allow(clippy::too_many_arguments)]
 fn apply(
     build: TerrainBuild,
@@ -215,7 +278,12 @@ fn apply(
     images: &mut Assets<Image>,
     materials: Option<ResMut<Assets<StandardMaterial>>>,
     stats: &mut TerrainStats,
-) {
+) -> TerrainBuffers {
+    // Taking the old arrays is not a change anyone needs to hear of: the insert right after is.
+    let recycled = TerrainBuffers {
+        surface: meshes.get_mut_untracked(&assets.mesh).map(take_surface).unwrap_or_default(),
+        texels: images.get_mut_untracked(&assets.image).and_then(|old| old.data.take()).unwrap_or_default(),
+    };
     let vertex_count = build.mesh.count_vertices();
     if let Err(e) = meshes.insert(&assets.mesh, build.mesh) {
         error!("terrain mesh could not be replaced: {e}");
@@ -235,11 +303,12 @@ fn apply(
         }
     }
     *stats = TerrainStats {
-        heights: build.heightmap.stats(),
-        overflow_fraction: build.heightmap.overflow_fraction(),
+        heights: build.heights,
+        overflow_fraction: build.overflow_fraction,
         generation_time: build.elapsed,
         vertex_count,
         generation,
     };
     commands.insert_resource(TerrainHeightmap { map: Arc::new(build.heightmap), params: build.params });
+    recycled
 }

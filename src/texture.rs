@@ -5,17 +5,12 @@ use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use noise_terrain_core::{ColorRamp, Heightmap};
 
-/// An RGBA8 sRGB image of the heightmap's size from per-sample colours.
-fn rgba_image(map: &Heightmap, color: impl Fn(f32) -> [u8; 3]) -> Image {
-    let mut pixels = Vec::with_capacity(map.samples().len() * 4);
-    for &h in map.samples() {
-        let [r, g, b] = color(h);
-        pixels.extend_from_slice(&[r, g, b, 255]);
-    }
+/// An RGBA8 sRGB image of the heightmap's size from its texels.
+fn rgba_image(map: &Heightmap, texels: Vec<u8>) -> Image {
     Image::new(
         Extent3d { width: map.width(), height: map.height(), depth_or_array_layers: 1 },
         TextureDimension::D2,
-        pixels,
+        texels,
         TextureFormat::Rgba8UnormSrgb,
         RenderAssetUsages::default(),
     )
@@ -24,13 +19,24 @@ fn rgba_image(map: &Heightmap, color: impl Fn(f32) -> [u8; 3]) -> Image {
 /// The terrain texture: one texel per vertex, coloured by `ramp` around `water_level`, heights
 /// above 1 in orange when `show_overflow` is set.
 pub fn terrain_image(map: &Heightmap, ramp: &ColorRamp, water_level: f32, show_overflow: bool) -> Image {
-    rgba_image(map, |h| ramp.color_for_height(h, water_level, show_overflow))
+    terrain_image_reusing(map, ramp, water_level, show_overflow, Vec::new())
+}
+
+/// [`terrain_image`] painted into `texels` (an earlier image's `data`), reusing its memory.
+pub fn terrain_image_reusing(
+    map: &Heightmap,
+    ramp: &ColorRamp,
+    water_level: f32,
+    show_overflow: bool,
+    mut texels: Vec<u8>,
+) -> Image {
+    ramp.paint_heights_into(map, water_level, show_overflow, &mut texels);
+    rgba_image(map, texels)
 }
 
 /// A grey image of a map whose values are in `[0, 1]`: seed 000's octave tiles.
 pub fn grey_image(map: &Heightmap) -> Image {
-    let grey = ColorRamp::grey();
-    rgba_image(map, |h| grey.color_at(h))
+    rgba_image(map, ColorRamp::grey().paint(map))
 }
 
 #[cfg(test)]

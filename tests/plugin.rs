@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
 use bevy_noise_terrain::core::{Heightmap, NoiseSettings, PostProcess};
+use bevy_noise_terrain::generate::SPARE_BUFFERS_KEPT_FOR;
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{TerrainJobs, TerrainValidation};
 
@@ -157,6 +158,39 @@ fn a_burst_of_changes_ends_at_the_last_settings_in_order() {
     assert!(jobs_started(&app) <= 11);
     assert_shows(&app, &last);
     assert_eq!(app.world().resource::<TerrainHeightmap>().params.noise.seed, 1009);
+}
+
+fn mesh_positions_address(app: &App) -> usize {
+    let handle = &app.world().resource::<TerrainAssets>().mesh;
+    match app.world().resource::<Assets<Mesh>>().get(handle).unwrap().attribute(Mesh::ATTRIBUTE_POSITION) {
+        Some(VertexAttributeValues::Float32x3(p)) => p.as_ptr() as usize,
+        other => panic!("positions: {other:?}"),
+    }
+}
+
+#[test]
+fn a_new_terrain_reuses_the_memory_of_the_one_before_and_idle_frees_it() {
+    let mut params = small_params();
+    let mut app = headless_app(params.clone());
+    settle(&mut app);
+    let mut addresses = Vec::new();
+    for seed in 1..=3 {
+        params.noise.seed = seed;
+        *app.world_mut().resource_mut::<TerrainParams>() = params.clone();
+        settle(&mut app);
+        assert_shows(&app, &params);
+        addresses.push(mesh_positions_address(&app));
+    }
+    // Each terrain is built into the arrays of the one it replaced, so two apart share them.
+    assert_eq!(addresses[0], addresses[2]);
+    assert_ne!(addresses[0], addresses[1]);
+    let n = params.resolution as usize;
+    let held = n * n * (12 + 12 + 8 + 4) + (n - 1) * (n - 1) * 6 * 4;
+    let jobs = || app.world().resource::<TerrainJobs>().spare_bytes();
+    assert!(jobs() >= held, "{} < {held}", jobs());
+    std::thread::sleep(SPARE_BUFFERS_KEPT_FOR + Duration::from_millis(20));
+    app.update();
+    assert_eq!(app.world().resource::<TerrainJobs>().spare_bytes(), 0, "an idle terrain keeps a spare copy");
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 use crate::field::NoiseSettings;
 use crate::grid::{self, GridWindow};
+use crate::postprocess::Frame;
 
 /// The most samples one heightmap may hold: 8192 × 8192 (256 MiB of `f32`). Larger requests get
 /// [`HeightmapError::TooLarge`] instead of an allocation the machine may not have.
@@ -92,6 +93,32 @@ impl Heightmap {
             }
         }
         Ok(Self { width, height, samples })
+    }
+
+    /// A copy of the part of the map inside `frame`, clipped to the map; an empty result is
+    /// [`HeightmapError::Empty`]. With the frame of a map generated with a border (see
+    /// [`generate_region`](Self::generate_region)) this is the map without its border.
+    pub fn crop(&self, frame: Frame) -> Result<Self, HeightmapError> {
+        let x0 = frame.x.min(self.width);
+        let y0 = frame.y.min(self.height);
+        let width = frame.width.min(self.width - x0);
+        let height = frame.height.min(self.height - y0);
+        check_size(width, height)?;
+        let mut samples = Vec::with_capacity(width as usize * height as usize);
+        for y in y0..y0 + height {
+            samples.extend_from_slice(&self.row(y)[x0 as usize..(x0 + width) as usize]);
+        }
+        Ok(Self { width, height, samples })
+    }
+
+    /// The samples of row `y` (`width` of them).
+    ///
+    /// # Panics
+    /// If `y >= height`.
+    #[inline]
+    pub fn row(&self, y: u32) -> &[f32] {
+        let w = self.width as usize;
+        &self.samples[y as usize * w..(y as usize + 1) * w]
     }
 
     /// The field of `settings` over a `width × height` map. Pixel `(i, j)` samples the field at
@@ -237,6 +264,19 @@ mod tests {
                 assert_eq!(map.get(x, y).unwrap().to_bits(), padded.get(x + 1, y + 1).unwrap().to_bits());
             }
         }
+    }
+
+    #[test]
+    fn crop_copies_the_frame_and_clips_it_to_the_map() {
+        let map = Heightmap::from_fn(5, 4, |x, y| (10 * y + x) as f32).unwrap();
+        let inner = map.crop(Frame { x: 1, y: 1, width: 3, height: 2 }).unwrap();
+        assert_eq!((inner.width(), inner.height()), (3, 2));
+        assert_eq!(inner.samples(), &[11.0, 12.0, 13.0, 21.0, 22.0, 23.0]);
+        assert_eq!(map.row(2), &[20.0, 21.0, 22.0, 23.0, 24.0]);
+        let clipped = map.crop(Frame { x: 3, y: 2, width: 10, height: 10 }).unwrap();
+        assert_eq!(clipped.samples(), &[23.0, 24.0, 33.0, 34.0]);
+        let outside = map.crop(Frame { x: 9, y: 0, width: 2, height: 2 });
+        assert!(matches!(outside, Err(HeightmapError::Empty { .. })));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! - [`NoiseSettings`]: plain data describing a field; `sample(x, y)` gives its height.
 //! - [`Heightmap`]: a grid of heights with statistics.
 //! - [`ColorRamp`]: heights to colours, water through meadow to snow.
+//! - [`Surface`]: a heightmap as vertex and index arrays for a renderer.
 //!
 //! ```
 //! use noise_terrain_core::{Heightmap, NoiseSettings};
@@ -22,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod basis;
+mod chunks;
 pub mod coord;
 pub mod fade;
 pub mod field;
@@ -32,6 +34,7 @@ pub mod heightmap;
 mod isa;
 pub mod postprocess;
 pub mod ramp;
+pub mod surface;
 #[cfg(test)]
 mod test_support;
 pub mod warp;

@@ -1,5 +1,8 @@
 //! Colour ramps that turn heights into map colours (seed 000: water through meadow to snow).
 
+use crate::Heightmap;
+use crate::chunks::for_each_chunk;
+
 /// Colour for heights above 1 when normalisation is off (seed 000's chip N): orange.
 pub const OVERFLOW_COLOR: [u8; 3] = [255, 140, 0];
 
@@ -67,8 +70,10 @@ impl ColorRamp {
             let (a, b) = (pair[0], pair[1]);
             if t < b.position {
                 let w = (t - a.position) / (b.position - a.position);
+                // Rounds half up: the blend is never negative, and `+ 0.5` then truncation is
+                // inlined where `f32::round` is a libm call on the x86-64 baseline.
                 return std::array::from_fn(|c| {
-                    (a.color[c] as f32 + (b.color[c] as f32 - a.color[c] as f32) * w).round() as u8
+                    (a.color[c] as f32 + (b.color[c] as f32 - a.color[c] as f32) * w + 0.5) as u8
                 });
             }
         }
@@ -87,6 +92,48 @@ impl ColorRamp {
             if height < water { 0.5 * height / water } else { 0.5 + 0.5 * (height - water) / (1.0 - water) };
         self.color_at(t)
     }
+
+    /// RGBA8 texels (alpha 255) of [`color_for_height`](Self::color_for_height) for every sample
+    /// of `map`, row-major, on all cores with the `parallel` feature.
+    pub fn paint_heights(&self, map: &Heightmap, water_level: f32, show_overflow: bool) -> Vec<u8> {
+        let mut texels = Vec::new();
+        self.paint_heights_into(map, water_level, show_overflow, &mut texels);
+        texels
+    }
+
+    /// [`paint_heights`](Self::paint_heights) into `texels`, reusing its memory (the texels of
+    /// the previous texture, say): what it held is replaced.
+    pub fn paint_heights_into(
+        &self,
+        map: &Heightmap,
+        water_level: f32,
+        show_overflow: bool,
+        texels: &mut Vec<u8>,
+    ) {
+        paint(map, texels, |h| self.color_for_height(h, water_level, show_overflow));
+    }
+
+    /// RGBA8 texels (alpha 255) of [`color_at`](Self::color_at) for every sample of `map`.
+    pub fn paint(&self, map: &Heightmap) -> Vec<u8> {
+        let mut texels = Vec::new();
+        paint(map, &mut texels, |h| self.color_at(h));
+        texels
+    }
+}
+
+/// Texels per parallel chunk: large enough to hide the scheduling, small enough to share out.
+const TEXELS_PER_CHUNK: usize = 4096;
+
+fn paint(map: &Heightmap, texels: &mut Vec<u8>, color: impl Fn(f32) -> [u8; 3] + Sync) {
+    // Every texel is overwritten below: resizing only sets the length.
+    texels.resize(map.samples().len() * 4, 0);
+    for_each_chunk(texels, TEXELS_PER_CHUNK * 4, |i, chunk| {
+        let heights = &map.samples()[i * TEXELS_PER_CHUNK..];
+        for (texel, &h) in chunk.chunks_exact_mut(4).zip(heights) {
+            let [r, g, b] = color(h);
+            texel.copy_from_slice(&[r, g, b, 255]);
+        }
+    });
 }
 
 #[cfg(test)]
@@ -111,6 +158,32 @@ mod tests {
         assert_eq!(ramp.color_for_height(0.3, 0.3, false), sand);
         assert_eq!(ramp.color_for_height(0.6, 0.6, false), sand);
         assert_ne!(ramp.color_for_height(0.29, 0.3, false), sand);
+    }
+
+    #[test]
+    fn painting_a_map_gives_each_sample_its_colour_and_opaque_alpha() {
+        let ramp = ColorRamp::terrain();
+        // More than one parallel chunk, and a last chunk that is not full.
+        let map = Heightmap::from_fn(101, 97, |x, y| (x * 97 + y) as f32 / 9797.0 * 1.2).unwrap();
+        let texels = ramp.paint_heights(&map, 0.4, true);
+        let grey = ColorRamp::grey().paint(&map);
+        assert_eq!(texels.len(), map.samples().len() * 4);
+        let mut reused = vec![7; 5];
+        ramp.paint_heights_into(&map, 0.4, true, &mut reused);
+        assert_eq!(reused, texels);
+        for (k, &h) in map.samples().iter().enumerate() {
+            assert_eq!(texels[4 * k..4 * k + 3], ramp.color_for_height(h, 0.4, true), "texel {k}");
+            assert_eq!(grey[4 * k..4 * k + 3], ColorRamp::grey().color_at(h), "texel {k}");
+            assert_eq!((texels[4 * k + 3], grey[4 * k + 3]), (255, 255));
+        }
+    }
+
+    #[test]
+    fn blends_round_to_the_nearest_level() {
+        let grey = ColorRamp::grey();
+        assert_eq!(grey.color_at(0.2 / 255.0), [0, 0, 0]);
+        assert_eq!(grey.color_at(0.8 / 255.0), [1, 1, 1]);
+        assert_eq!(grey.color_at(254.6 / 255.0), [255, 255, 255]);
     }
 
     #[test]
