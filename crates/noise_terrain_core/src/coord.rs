@@ -50,10 +50,11 @@ pub fn split(x: f64) -> (i32, f32) {
 }
 
 /// [`split`] for `x` already within `±COORDINATE_LIMIT` and not NaN, where sanitising changes
-/// nothing: rows whose ends are in range skip it for every point.
+/// nothing: rows whose ends are in range skip it for every point. Crate-private: out of range
+/// the unchecked conversion below is undefined behaviour. The callers check the range once per
+/// row, not per point (a per-point check stops the loop from vectorising, even in debug builds).
 #[inline(always)]
-pub fn split_in_range(x: f64) -> (i32, f32) {
-    debug_assert!(x.abs() <= COORDINATE_LIMIT, "{x} is out of range");
+pub(crate) fn split_in_range(x: f64) -> (i32, f32) {
     let floor = x.floor();
     // `x - floor` can round up to exactly 1.0 in f32 for x just below an integer.
     let f = ((x - floor) as f32).min(1.0 - f32::EPSILON / 2.0);
