@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints the performance table: our grids against peer crates, measured in the same run.
 
-    cargo bench -p noise_terrain_core --bench fbm_2d --bench peers && scripts/bench_table.py
+    cargo bench -p noise_terrain_core --bench fbm_2d --bench peers --bench surface && scripts/bench_table.py
 
 Reads criterion's estimates from $CARGO_TARGET_DIR/criterion (default: the project's cache dir).
 """
@@ -15,13 +15,19 @@ root = os.path.join(target, "criterion")
 SAMPLES = 1024 * 1024
 
 
-def msps(group, name):
-    """Mean million samples per second of one benchmark, or None if it was not run."""
+def mean_ms(group, name):
+    """Median time of one benchmark in milliseconds (robust to the noise of a shared machine), or
+    None if it was not run."""
     path = os.path.join(root, group, name, "new", "estimates.json")
     if not os.path.exists(path):
         return None
-    ns = json.load(open(path))["mean"]["point_estimate"]
-    return SAMPLES / ns * 1e3
+    return json.load(open(path))["median"]["point_estimate"] / 1e6
+
+
+def msps(group, name):
+    """Million samples per second of one benchmark (from the median time), or None."""
+    ms = mean_ms(group, name)
+    return SAMPLES / ms / 1e3 if ms else None
 
 
 rows = [
@@ -61,3 +67,19 @@ one = msps("fbm_2d_gradient_1024", "noise_terrain_core")
 if one and two:
     verdict = "met" if two / one >= 1.8 else "NOT met"
     print(f"| gradient, 2 threads | {two:.1f} | | {two / one:.2f}x one thread | 1.8x: {verdict} |")
+
+surface = [
+    ("mesh arrays (`Surface`), fresh memory", "surface"),
+    ("mesh arrays, rebuilt into the previous ones", "surface_rebuild"),
+    ("ramp texture, into the previous texels", "paint"),
+]
+times = {(name, t): mean_ms("terrain_1024", f"{name}_{t}_threads") for _, name in surface for t in (1, 2)}
+if any(times.values()):
+    print()
+    print("Besides the noise, per 1024x1024 terrain (`--bench surface`):")
+    print()
+    print("| step | one thread | two threads |")
+    print("|---|---|---|")
+    for label, name in surface:
+        cells = [f"{times[(name, t)]:.1f} ms" if times[(name, t)] else "not measured" for t in (1, 2)]
+        print(f"| {label} | {cells[0]} | {cells[1]} |")

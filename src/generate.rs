@@ -5,6 +5,9 @@
 //! queues stale work, and results are applied in the order they were asked for. (Dropping a
 //! running job, as `DESIGN.md` first sketched, does not stop a CPU-bound task mid-way; it would
 //! only discard finished work and show nothing until the drag ends.)
+//!
+//! Each job builds into the memory of the terrain it replaces, when that was replaced less than
+//! [`SPARE_BUFFERS_KEPT_FOR`] ago (see [`TerrainBuffers`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,13 +15,13 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use noise_terrain_core::postprocess::Frame;
+use noise_terrain_core::surface::Surface;
 use noise_terrain_core::{Clamped, HeightStats, Heightmap, HeightmapError};
 
 use crate::heightfield::TerrainHeightmap;
 use crate::mesh::{take_surface, terrain_mesh_reusing};
 use crate::params::TerrainParams;
 use crate::texture::terrain_image_reusing;
-use noise_terrain_core::surface::Surface;
 
 /// Marks the entity that shows the terrain (mesh, material, transform).
 #[derive(Component, Debug, Default, Clone, Copy, Reflect)]
@@ -132,11 +135,7 @@ pub struct TerrainBuffers {
 impl TerrainBuffers {
     /// Bytes of memory the arrays hold.
     pub fn capacity_bytes(&self) -> usize {
-        let Surface { positions, normals, uvs, indices } = &self.surface;
-        size_of::<[f32; 3]>() * (positions.capacity() + normals.capacity())
-            + size_of::<[f32; 2]>() * uvs.capacity()
-            + size_of::<u32>() * indices.capacity()
-            + self.texels.capacity()
+        self.surface.capacity_bytes() + self.texels.capacity()
     }
 }
 

@@ -34,6 +34,13 @@ impl Surface {
         surface
     }
 
+    /// Bytes of memory the arrays hold (their capacity, not only their length).
+    pub fn capacity_bytes(&self) -> usize {
+        size_of::<[f32; 3]>() * (self.positions.capacity() + self.normals.capacity())
+            + size_of::<[f32; 2]>() * self.uvs.capacity()
+            + size_of::<u32>() * self.indices.capacity()
+    }
+
     /// [`from_padded`](Self::from_padded) into this surface's arrays, reusing their memory: a
     /// terrain rebuilt at the same size allocates nothing. Fresh memory is expensive here, as
     /// the kernel faults in and clears every page (at 1024 × 1024 that took most of the time).
@@ -162,6 +169,7 @@ mod tests {
         surface.rebuild(&small, 3.0, 1.5);
         assert_eq!(surface, Surface::from_padded(&small, 3.0, 1.5));
         assert_eq!(surface.positions.as_ptr(), memory, "the positions were reallocated");
+        assert!(surface.capacity_bytes() >= 38 * 28 * (12 + 12 + 8) + 37 * 27 * 6 * 4);
         surface.rebuild(&big, 10.0, 2.0);
         assert_eq!(surface, Surface::from_padded(&big, 10.0, 2.0));
         surface.rebuild(&Heightmap::from_fn(2, 2, |_, _| 0.0).unwrap(), 1.0, 1.0);
