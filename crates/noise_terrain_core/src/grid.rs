@@ -33,7 +33,6 @@ use crate::isa::Isa;
 
 /// Per-thread buffers for one row.
 struct RowScratch {
-    row: Vec<f32>,
     i0: Vec<i32>,
     sums: Vec<f32>,
     f1: Vec<f32>,
@@ -50,7 +49,6 @@ struct RowScratch {
 impl RowScratch {
     fn new(width: usize, octaves: usize) -> Self {
         Self {
-            row: vec![0.0; width],
             i0: vec![0; width],
             sums: vec![0.0; width],
             f1: vec![0.0; width],
@@ -110,12 +108,7 @@ fn fill_uninit_with(isa: Isa, sampler: &FieldSampler, window: GridWindow, out: &
         })
         .collect();
     let write_row = |scratch: &mut RowScratch, j: usize, out: &mut [MaybeUninit<f32>]| {
-        let mut row = std::mem::take(&mut scratch.row);
-        fill_row(RowJob { sampler, window, xs: &xs, j, isa }, &mut row, scratch);
-        for (o, &h) in out.iter_mut().zip(&row) {
-            o.write(h);
-        }
-        scratch.row = row;
+        fill_row(RowJob { sampler, window, xs: &xs, j, isa }, out, scratch);
     };
     #[cfg(feature = "parallel")]
     {
@@ -145,14 +138,15 @@ struct RowJob<'a> {
     isa: Isa,
 }
 
-fn fill_row(job: RowJob, row: &mut [f32], scratch: &mut RowScratch) {
+/// Writes every element of `row`.
+fn fill_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
     let RowJob { sampler, window, j, .. } = job;
     let s = &sampler.settings;
     let row_path = !s.warp.is_active();
     if !row_path {
         let y = (window.origin[1] as f64 + j as f64) / window.pixels_per_unit;
         for (i, h) in row.iter_mut().enumerate() {
-            *h = sampler.sample((window.origin[0] as f64 + i as f64) / window.pixels_per_unit, y);
+            h.write(sampler.sample((window.origin[0] as f64 + i as f64) / window.pixels_per_unit, y));
         }
         return;
     }
@@ -169,19 +163,19 @@ fn fill_row(job: RowJob, row: &mut [f32], scratch: &mut RowScratch) {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn lattice_row_avx2(job: RowJob, row: &mut [f32], scratch: &mut RowScratch) {
+fn lattice_row_avx2(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
     lattice_row(job, row, scratch);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
-fn lattice_row_avx512(job: RowJob, row: &mut [f32], scratch: &mut RowScratch) {
+fn lattice_row_avx512(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
     lattice_row(job, row, scratch);
 }
 
 /// The row path: every octave's layer of the row, then the fractal over them.
 #[inline(always)]
-fn lattice_row(job: RowJob, row: &mut [f32], scratch: &mut RowScratch) {
+fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
     let RowJob { sampler, window, xs, j, .. } = job;
     let s = &sampler.settings;
     let width = row.len();
@@ -369,7 +363,8 @@ impl WorleyColumns {
 
 /// The fractal over the row's octave layers (`layers`, one row each), mapped to heights.
 #[inline(always)]
-fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row: &mut [f32]) {
+/// Writes every element of `row`.
+fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row: &mut [MaybeUninit<f32>]) {
     let width = row.len();
     let fractal = &sampler.fractal;
     match fractal.kind {
@@ -390,12 +385,12 @@ fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row
                 amplitude *= fractal.persistence;
             }
             for (h, &sum) in row.iter_mut().zip(&*sums) {
-                *h = sampler.to_unit.apply(sum);
+                h.write(sampler.to_unit.apply(sum));
             }
         }
         _ => {
             for (i, h) in row.iter_mut().enumerate() {
-                *h = sampler.to_unit.apply(fractal.raw(|k, _| layers[k as usize * width + i]));
+                h.write(sampler.to_unit.apply(fractal.raw(|k, _| layers[k as usize * width + i])));
             }
         }
     }
