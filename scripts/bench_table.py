@@ -36,6 +36,7 @@ rows = [
     ("value", "value_fbm_1024", ["noise", "fastnoise-lite"], 4.0, "fastest peer"),
     ("simplex", "simplex_fbm_1024", ["simdnoise", "fastnoise-lite"], 1.5, "simdnoise"),
     ("Worley F1", "worley_fbm_1024", ["noise", "fastnoise-lite"], 4.0, "fastest peer"),
+    ("Worley F1, jitter 1", "worley_jitter_1_fbm_1024", ["fastnoise-lite"], 4.0, "fastest peer"),
 ]
 cpu = "unknown CPU"
 try:

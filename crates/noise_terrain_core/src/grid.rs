@@ -23,7 +23,7 @@ use crate::basis::Lattice;
 use crate::basis::gradient::{blend_gradients_2d, corner_gradient_2d};
 use crate::basis::simplex::{corners_2d, skew_2d, skew_2d_in_range};
 use crate::basis::value::{blend_values_2d, corner_value_2d};
-use crate::basis::worley::{column_point, offer};
+use crate::basis::worley::{FARTHER_CELLS_AT_LEAST, column_point, deciding, offer, search_order_2d};
 use crate::basis::{DistanceMetric, WorleyReturn};
 use crate::coord::COORDINATE_LIMIT;
 use crate::coord::{AxisCell, split, split_in_range};
@@ -297,19 +297,9 @@ fn cell_layer(
                 // Worley's neighbourhood needs the unwrapped cell (a periodic lattice wraps `i0`).
                 let cell = (split(xs[start] * scale).0, split(py));
                 columns.update(s, lattice, cell, scratch);
-                let (f1, f2, nearest) = (
-                    &mut scratch.f1[start..end],
-                    &mut scratch.f2[start..end],
-                    &mut scratch.nearest[start..end],
-                );
-                nearest_points(
-                    s.worley.metric,
-                    &scratch.candidates,
-                    &scratch.fx[start..end],
-                    f1,
-                    f2,
-                    nearest,
-                );
+                nearest_points(&s.worley, scratch, start..end);
+                let (f1, f2, nearest) =
+                    (&scratch.f1[start..end], &scratch.f2[start..end], &scratch.nearest[start..end]);
                 finish_worley(&s.worley, f1, f2, nearest, out);
             }
         }
@@ -325,8 +315,8 @@ struct WorleyColumns {
 }
 
 impl WorleyColumns {
-    /// Brings the cache to the neighbourhood of cell `(x, (y, fy))` and writes its candidate
-    /// points to `RowScratch::candidates` in the point path's order (rows outside, columns inside).
+    /// Brings the cache to the neighbourhood of cell `(x, (y, fy))` and writes the candidate
+    /// points of its 3×3 block to `RowScratch::candidates` ([`search_order_2d`]'s first nine).
     #[inline(always)]
     fn update(
         &mut self,
@@ -352,18 +342,29 @@ impl WorleyColumns {
         }
         self.first = wanted;
         scratch.candidates.clear();
-        for dy in 0..n {
-            for (c, dx) in (-r..=r).enumerate() {
-                let (inside, cy, h) = scratch.columns[c * n + dy];
-                scratch.candidates.push((dx as f32 + inside, cy, h));
-            }
-        }
+        push_candidates(&scratch.columns, r, search_order_2d(r).take(9), &mut scratch.candidates);
     }
 }
 
-/// The fractal over the row's octave layers (`layers`, one row each), mapped to heights.
+/// Appends the cached points of `cells` (offsets from the current cell, for search radius `r`) to
+/// `candidates`, as offsets along x from the current cell's left edge.
 #[inline(always)]
-/// Writes every element of `row`.
+fn push_candidates(
+    columns: &[(f32, f32, u32)],
+    r: i64,
+    cells: impl Iterator<Item = (i64, i64)>,
+    candidates: &mut Vec<(f32, f32, u32)>,
+) {
+    let n = (2 * r + 1) as usize;
+    for (dx, dy) in cells {
+        let (inside, cy, h) = columns[(dx + r) as usize * n + (dy + r) as usize];
+        candidates.push((dx as f32 + inside, cy, h));
+    }
+}
+
+/// The fractal over the row's octave layers (`layers`, one row each), mapped to heights; writes
+/// every element of `row`.
+#[inline(always)]
 fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row: &mut [MaybeUninit<f32>]) {
     let width = row.len();
     let fractal = &sampler.fractal;
@@ -425,44 +426,37 @@ fn run_end(cells: &[i32], start: usize, sorted: bool) -> usize {
     lo + cells[lo..hi].partition_point(|&c| c == cell)
 }
 
-/// F1, F2 (as [`DistanceMetric::ordering`] values) and the nearest cell's hash for every pixel
-/// of a segment (fractions `fx`), over the segment's candidate points in the point path's order.
-/// The metric is matched outside the loops so that each one vectorises.
+/// F1, F2 (as orderings) and the nearest point's hash for the pixels `run` of the row, in
+/// [`search_order_2d`]'s order: the 3×3 block for every pixel, then the farther cells for the
+/// whole run if any pixel still needs them (their points are fetched only then; offering them
+/// to a pixel that does not need them changes nothing it uses, so the result is the point path's).
 #[inline(always)]
-fn nearest_points(
-    metric: DistanceMetric,
-    candidates: &[(f32, f32, u32)],
-    fx: &[f32],
-    f1: &mut [f32],
-    f2: &mut [f32],
-    nearest: &mut [u32],
-) {
+fn nearest_points(worley: &crate::basis::Worley, scratch: &mut RowScratch, run: std::ops::Range<usize>) {
     #[inline(always)]
-    fn run(
+    fn with(
+        worley: &crate::basis::Worley,
         measure: impl Fn(f32, f32) -> f32,
-        candidates: &[(f32, f32, u32)],
-        fx: &[f32],
-        f1: &mut [f32],
-        f2: &mut [f32],
-        nearest: &mut [u32],
+        scratch: &mut RowScratch,
+        run: std::ops::Range<usize>,
     ) {
-        // 3×3 cells: the candidate loop unrolls and the pixel loop keeps F1, F2 in registers.
-        if let Ok(nine) = <&[(f32, f32, u32); 9]>::try_from(candidates) {
-            for (((&fx, f1), f2), n) in
-                fx.iter().zip(f1.iter_mut()).zip(f2.iter_mut()).zip(nearest.iter_mut())
-            {
-                let (mut a, mut b, mut h) = (f32::INFINITY, f32::INFINITY, 0);
-                for &(cx, cy, ch) in nine {
-                    offer(&mut a, &mut b, &mut h, measure(cx - fx, cy), ch);
-                }
-                (*f1, *f2, *n) = (a, b, h);
+        let RowScratch { candidates, columns, fx, f1, f2, nearest, .. } = scratch;
+        let (fx, f1, f2, nearest) =
+            (&fx[run.clone()], &mut f1[run.clone()], &mut f2[run.clone()], &mut nearest[run]);
+        let block: &[(f32, f32, u32); 9] = candidates[..].try_into().expect("the 3×3 block");
+        // The candidate loop unrolls and the pixel loop keeps F1, F2 in registers.
+        for (((&fx, f1), f2), n) in fx.iter().zip(f1.iter_mut()).zip(f2.iter_mut()).zip(nearest.iter_mut()) {
+            let (mut a, mut b, mut h) = (f32::INFINITY, f32::INFINITY, 0);
+            for &(cx, cy, ch) in block {
+                offer(&mut a, &mut b, &mut h, measure(cx - fx, cy), ch);
             }
+            (*f1, *f2, *n) = (a, b, h);
+        }
+        let r = worley.search_radius(2);
+        if r == 1 || f1.iter().zip(&*f2).all(|(&a, &b)| deciding(worley, a, b) <= FARTHER_CELLS_AT_LEAST) {
             return;
         }
-        f1.fill(f32::INFINITY);
-        f2.fill(f32::INFINITY);
-        nearest.fill(0);
-        for &(cx, cy, h) in candidates {
+        push_candidates(columns, r, search_order_2d(r).skip(9), candidates);
+        for &(cx, cy, h) in &candidates[9..] {
             for (((&fx, f1), f2), n) in
                 fx.iter().zip(f1.iter_mut()).zip(f2.iter_mut()).zip(nearest.iter_mut())
             {
@@ -470,19 +464,13 @@ fn nearest_points(
             }
         }
     }
-    match metric {
-        DistanceMetric::Euclidean => {
-            run(|x, y| DistanceMetric::Euclidean.ordering(&[x, y]), candidates, fx, f1, f2, nearest)
-        }
-        DistanceMetric::EuclideanSquared => {
-            run(|x, y| DistanceMetric::EuclideanSquared.measure(&[x, y]), candidates, fx, f1, f2, nearest)
-        }
-        DistanceMetric::Manhattan => {
-            run(|x, y| DistanceMetric::Manhattan.measure(&[x, y]), candidates, fx, f1, f2, nearest)
-        }
-        DistanceMetric::Chebyshev => {
-            run(|x, y| DistanceMetric::Chebyshev.measure(&[x, y]), candidates, fx, f1, f2, nearest)
-        }
+    // The metric is matched outside the loops so that each one vectorises.
+    use DistanceMetric::*;
+    match worley.metric {
+        Euclidean => with(worley, |x, y| Euclidean.ordering(&[x, y]), scratch, run),
+        EuclideanSquared => with(worley, |x, y| EuclideanSquared.measure(&[x, y]), scratch, run),
+        Manhattan => with(worley, |x, y| Manhattan.measure(&[x, y]), scratch, run),
+        Chebyshev => with(worley, |x, y| Chebyshev.measure(&[x, y]), scratch, run),
     }
 }
 
@@ -590,6 +578,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn worley_farther_cells_give_the_point_path_bits() {
+        // Jitter 1 searches 5×5 cells (or more); with F2 many pixels need the farther ones.
+        let mut needed = 0;
+        for metric in DistanceMetric::ALL {
+            for return_type in WorleyReturn::ALL {
+                let worley = Worley { jitter: 1.0, return_type, metric };
+                let s = NoiseSettings { basis: Basis::Worley, worley, octaves: 3, ..Default::default() };
+                let sampler = s.sampler();
+                let window = GridWindow { origin: [-7, 3], width: 300, height: 12, pixels_per_unit: 23.0 };
+                let mut out = vec![0.0; 300 * 12];
+                fill(&sampler, window, &mut out);
+                for (k, h) in out.iter().enumerate() {
+                    let (i, j) = ((k % 300) as f64 - 7.0, (k / 300) as f64 + 3.0);
+                    assert_eq!(
+                        h.to_bits(),
+                        sampler.sample(i / 23.0, j / 23.0).to_bits(),
+                        "{worley:?} pixel {k}"
+                    );
+                }
+                needed += (worley.search_radius(2) > 1) as usize;
+            }
+        }
+        assert!(needed >= 8, "too few settings search beyond 3×3: {needed}");
     }
 
     #[test]

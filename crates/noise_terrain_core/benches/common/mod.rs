@@ -11,13 +11,18 @@ pub const OCTAVES: u32 = 5;
 /// Lattice cells across the map at the first octave.
 pub const FREQUENCY: f64 = 8.0;
 
-/// Our fBm of `basis` over the grid, in `pool` (lacunarity 2, persistence 0.5).
+/// Our fBm of `basis` over the grid, in `pool` (lacunarity 2, persistence 0.5; Worley jitter 0.6).
 pub fn ours(pool: &rayon::ThreadPool, basis: Basis) -> f32 {
+    ours_with_jitter(pool, basis, 0.6)
+}
+
+/// [`ours`] with another Worley jitter.
+pub fn ours_with_jitter(pool: &rayon::ThreadPool, basis: Basis, jitter: f32) -> f32 {
     let settings = NoiseSettings {
         basis,
         octaves: OCTAVES,
         frequency: FREQUENCY as f32,
-        worley: Worley { jitter: 0.6, ..Default::default() },
+        worley: Worley { jitter, ..Default::default() },
         ..Default::default()
     };
     pool.install(|| Heightmap::generate(&settings, SIZE, SIZE).unwrap().samples()[SIZE as usize + 1])
