@@ -13,6 +13,20 @@ pub(crate) fn for_each_chunk<T: Send>(data: &mut [T], size: usize, f: impl Fn(us
     data.chunks_mut(size).enumerate().for_each(|(i, chunk)| f(i, chunk));
 }
 
+/// `f` of every `size`-long chunk of `data` (the last may be shorter), in order. The chunks do
+/// not depend on the number of threads, so neither does anything combined from the results in
+/// order.
+pub(crate) fn map_chunks<T: Sync, R: Send>(data: &[T], size: usize, f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    let size = size.max(1);
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        data.par_chunks(size).map(&f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    data.chunks(size).map(f).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -26,5 +40,9 @@ mod tests {
             }
         });
         assert_eq!(data, (1..=103).collect::<Vec<_>>());
+        let sums = map_chunks(&data, 10, |chunk| chunk.iter().sum::<usize>());
+        assert_eq!(sums.len(), 11);
+        assert_eq!(sums[0], 55);
+        assert_eq!(sums[10], 101 + 102 + 103);
     }
 }

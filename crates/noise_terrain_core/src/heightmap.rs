@@ -1,8 +1,12 @@
 //! [`Heightmap`]: a grid of heights generated from [`NoiseSettings`], with its statistics.
 
+use crate::chunks::map_chunks;
 use crate::field::NoiseSettings;
 use crate::grid::{self, GridWindow};
 use crate::postprocess::Frame;
+
+/// Samples per chunk of [`Heightmap::stats`] and [`Heightmap::overflow_fraction`].
+const STATS_CHUNK: usize = 1 << 16;
 
 /// The most samples one heightmap may hold: 8192 × 8192 (256 MiB of `f32`). Larger requests get
 /// [`HeightmapError::TooLarge`] instead of an allocation the machine may not have.
@@ -191,18 +195,29 @@ impl Heightmap {
 
     /// Lowest, highest and mean sample (mean summed in `f64`).
     pub fn stats(&self) -> HeightStats {
-        let (mut min, mut max, mut sum) = (f32::INFINITY, f32::NEG_INFINITY, 0.0f64);
-        for &h in &self.samples {
-            min = min.min(h);
-            max = max.max(h);
-            sum += h as f64;
-        }
+        // Per chunk, on all cores; eight running sums per chunk keep the adds independent. The
+        // chunks and lanes are fixed, so the mean is the same for any number of threads.
+        let partial = map_chunks(&self.samples, STATS_CHUNK, |chunk| {
+            let (mut min, mut max, mut sums) = (f32::INFINITY, f32::NEG_INFINITY, [0.0f64; 8]);
+            for lanes in chunk.chunks(8) {
+                for (sum, &h) in sums.iter_mut().zip(lanes) {
+                    (min, max) = (min.min(h), max.max(h));
+                    *sum += h as f64;
+                }
+            }
+            (min, max, sums.iter().sum::<f64>())
+        });
+        let (min, max, sum) = partial
+            .into_iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY, 0.0), |a, b| (a.0.min(b.0), a.1.max(b.1), a.2 + b.2));
         HeightStats { min, max, mean: (sum / self.samples.len() as f64) as f32 }
     }
 
     /// The share of samples above 1: what seed 000 paints orange when normalisation is off.
     pub fn overflow_fraction(&self) -> f32 {
-        self.samples.iter().filter(|&&h| h > 1.0).count() as f32 / self.samples.len() as f32
+        let above =
+            map_chunks(&self.samples, STATS_CHUNK, |chunk| chunk.iter().filter(|&&h| h > 1.0).count());
+        above.into_iter().sum::<usize>() as f32 / self.samples.len() as f32
     }
 
     /// Heights mapped from `[0, 1]` to `0..=65535` (clamped), for 16-bit greyscale images.
@@ -277,6 +292,27 @@ mod tests {
         assert_eq!(clipped.samples(), &[23.0, 24.0, 33.0, 34.0]);
         let outside = map.crop(Frame { x: 9, y: 0, width: 2, height: 2 });
         assert!(matches!(outside, Err(HeightmapError::Empty { .. })));
+    }
+
+    #[test]
+    fn chunked_stats_match_a_plain_loop_for_any_thread_count() {
+        // Several chunks and a short last one.
+        let map = Heightmap::from_fn(700, 301, |x, y| ((x * 31 + y * 17) % 997) as f32 / 800.0).unwrap();
+        let samples = map.samples();
+        let min = samples.iter().copied().fold(f32::INFINITY, f32::min);
+        let max = samples.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let mean = samples.iter().map(|&h| h as f64).sum::<f64>() / samples.len() as f64;
+        let above = samples.iter().filter(|&&h| h > 1.0).count() as f32 / samples.len() as f32;
+        let stats = map.stats();
+        assert_eq!((stats.min, stats.max), (min, max));
+        assert!((stats.mean as f64 - mean).abs() < 1e-6, "{} vs {mean}", stats.mean);
+        assert_eq!(map.overflow_fraction(), above);
+        assert!(above > 0.0);
+        #[cfg(feature = "parallel")]
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            assert_eq!(pool.install(|| map.stats()), stats);
+        }
     }
 
     #[test]
