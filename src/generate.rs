@@ -128,7 +128,8 @@ pub struct TerrainBuild {
 pub struct TerrainBuffers {
     /// The mesh arrays (see [`take_surface`]).
     pub surface: Surface,
-    /// The RGBA8 texels of the texture.
+    /// The RGBA8 texels of the texture (taken only when the new texture has the old one's size:
+    /// a resized texture gets a new handle, and the old image keeps its texels).
     pub texels: Vec<u8>,
 }
 
@@ -278,10 +279,11 @@ fn apply(
     materials: Option<ResMut<Assets<StandardMaterial>>>,
     stats: &mut TerrainStats,
 ) -> TerrainBuffers {
-    // Taking the old arrays is not a change anyone needs to hear of: the insert right after is.
-    let recycled = TerrainBuffers {
+    // The old arrays are taken only from assets replaced right after under the same handle, so
+    // nobody sees them emptied, and taking them is no change anyone needs to hear of.
+    let mut recycled = TerrainBuffers {
         surface: meshes.get_mut_untracked(&assets.mesh).map(take_surface).unwrap_or_default(),
-        texels: images.get_mut_untracked(&assets.image).and_then(|old| old.data.take()).unwrap_or_default(),
+        texels: Vec::new(),
     };
     let vertex_count = build.mesh.count_vertices();
     if let Err(e) = meshes.insert(&assets.mesh, build.mesh) {
@@ -289,6 +291,8 @@ fn apply(
     }
     let same_size = images.get(&assets.image).is_some_and(|old| old.size() == build.image.size());
     if same_size {
+        recycled.texels =
+            images.get_mut_untracked(&assets.image).and_then(|old| old.data.take()).unwrap_or_default();
         let _ = images.insert(&assets.image, build.image);
     } else {
         // A resized image under the old handle is not picked up by the renderer: make a new
