@@ -110,9 +110,9 @@ pub struct TerrainBuild {
     pub heights: HeightStats,
     /// Their share above 1.
     pub overflow_fraction: f32,
-    /// The mesh (see [`terrain_mesh`]).
+    /// The mesh (see [`terrain_mesh`](crate::mesh::terrain_mesh)).
     pub mesh: Mesh,
-    /// The ramp texture (see [`terrain_image`]).
+    /// The ramp texture (see [`terrain_image`](crate::texture::terrain_image)).
     pub image: Image,
     /// How long building took.
     pub elapsed: Duration,

@@ -9,7 +9,7 @@
 //! - [`NoiseSettings`]: plain data describing a field; `sample(x, y)` gives its height.
 //! - [`Heightmap`]: a grid of heights with statistics.
 //! - [`ColorRamp`]: heights to colours, water through meadow to snow.
-//! - [`Surface`]: a heightmap as vertex and index arrays for a renderer.
+//! - [`surface::Surface`]: a heightmap as vertex and index arrays for a renderer.
 //!
 //! ```
 //! use noise_terrain_core::{Heightmap, NoiseSettings};
