@@ -198,6 +198,25 @@ impl NoiseSettings {
         }
     }
 
+    /// Computed bounds of [`sample`](Self::sample)'s values: `(0, 1)`, or up to the amplitude
+    /// sum for fBm and billow with normalisation off. Bounds, not the range a given map
+    /// reaches: the same for every window of the field, which is what world-space stretching
+    /// needs (see [`PostProcess::apply_in_world`](crate::PostProcess::apply_in_world)).
+    pub fn value_bounds(&self) -> (f32, f32) {
+        let s = self.clamped();
+        match s.fractal {
+            Fractal::Fbm | Fractal::Billow if !s.normalize => {
+                (0.0, fractal::amplitude_sum(s.octave_count(), s.persistence))
+            }
+            Fractal::None
+            | Fractal::Fbm
+            | Fractal::Billow
+            | Fractal::Ridged
+            | Fractal::Hybrid
+            | Fractal::Hetero => (0.0, 1.0),
+        }
+    }
+
     /// A sampler for many points: clamps once and precomputes the octave lattices and bounds.
     pub fn sampler(&self) -> FieldSampler {
         FieldSampler::new(self)
@@ -436,6 +455,9 @@ mod tests {
             .map(|k| s.sample((k % 200) as f64 / 200.0, (k / 200) as f64 / 200.0))
             .fold(0f32, f32::max);
         assert!(max > 1.0 && max <= fractal::amplitude_sum(4, 0.5), "{max}");
+        assert_eq!(s.value_bounds(), (0.0, fractal::amplitude_sum(4, 0.5)));
+        assert!(max <= s.value_bounds().1);
+        assert_eq!(with(|s| s.fractal = Fractal::Ridged).value_bounds(), (0.0, 1.0));
     }
 
     #[test]

@@ -9,7 +9,10 @@
 //! - [`NoiseSettings`]: plain data describing a field; `sample(x, y)` gives its height.
 //! - [`Heightmap`]: a grid of heights with statistics.
 //! - [`ColorRamp`]: heights to colours, water through meadow to snow.
-//! - [`surface::Surface`]: a heightmap as vertex and index arrays for a renderer.
+//! - [`surface::Surface`]: a heightmap as vertex and index arrays for a renderer, with edges
+//!   stitched to coarser neighbours.
+//! - [`lod`]: which chunks of an endless terrain exist around a focus, at which level of detail.
+//! - [`raycast`]: ray casts against a height grid's triangles.
 //!
 //! ```
 //! use noise_terrain_core::{Heightmap, NoiseSettings};
@@ -32,8 +35,10 @@ pub mod grid;
 pub mod hash;
 pub mod heightmap;
 mod isa;
+pub mod lod;
 pub mod postprocess;
 pub mod ramp;
+pub mod raycast;
 pub mod surface;
 #[cfg(test)]
 mod test_support;

@@ -2,6 +2,7 @@
 //! terraces. Applied in that order.
 
 use crate::field::clamp_or;
+use crate::grid::GridWindow;
 use crate::heightmap::Heightmap;
 
 /// Shape of the island falloff.
@@ -119,33 +120,62 @@ impl PostProcess {
             return;
         }
         let (lo, hi) = if s.stretch { frame_range(map, frame) } else { (0.0, 1.0) };
-        let inv = if hi > lo { 1.0 / (hi - lo) } else { 0.0 };
         let span = |n: u32| (n.max(2) - 1) as f32;
         let width = map.width();
         for (index, h) in map.samples_mut().iter_mut().enumerate() {
             let (i, j) = (index as u32 % width, index as u32 / width);
-            let mut v = *h;
-            if s.stretch {
-                v = (v - lo) * inv;
-            }
-            if s.power != 1.0 {
-                v = v.max(0.0).powf(s.power);
-            }
-            if s.island_strength > 0.0 {
-                let u = (i as f32 - frame.x as f32) / span(frame.width) - 0.5;
-                let w = (j as f32 - frame.y as f32) / span(frame.height) - 0.5;
-                let d = match s.island_shape {
-                    IslandShape::Radial => u.hypot(w) * 2.0,
-                    IslandShape::Square => u.abs().max(w.abs()) * 2.0,
-                };
-                let mask = 1.0 - smoothstep(1.0 - s.island_width, 1.0, d);
-                v *= 1.0 - s.island_strength * (1.0 - mask);
-            }
-            if s.terraces > 1 {
-                v = terrace(v, s.terraces, s.terrace_sharpness);
-            }
-            *h = v;
+            let u = (i as f32 - frame.x as f32) / span(frame.width) - 0.5;
+            let w = (j as f32 - frame.y as f32) / span(frame.height) - 0.5;
+            *h = s.shape(*h, (lo, hi), [u, w]);
         }
+    }
+
+    /// Applies every step in world space, so that any window of the same pixel lattice (any
+    /// chunk of an endless terrain) gets the same values at the same points:
+    /// - stretch maps `bounds` (the field's computed value bounds, see
+    ///   [`NoiseSettings::value_bounds`](crate::NoiseSettings::value_bounds)) to `[0, 1]`
+    ///   instead of a map's own min and max, which differ from chunk to chunk;
+    /// - the island is centred on map coordinate `(0, 0)` and reaches its border at half a map
+    ///   unit: the island a one-unit map would show, centred on the origin.
+    ///
+    /// Pixel `(i, j)` of `map` is at the map coordinates `window` gives it (see
+    /// [`GridWindow`]; its size is not used).
+    pub fn apply_in_world(&self, map: &mut Heightmap, window: GridWindow, bounds: (f32, f32)) {
+        let s = self.clamped();
+        if !s.is_active() {
+            return;
+        }
+        let width = map.width();
+        let at = |origin: i64, k: u32| ((origin as f64 + k as f64) / window.pixels_per_unit) as f32;
+        for (index, h) in map.samples_mut().iter_mut().enumerate() {
+            let (i, j) = (index as u32 % width, index as u32 / width);
+            *h = s.shape(*h, bounds, [at(window.origin[0], i), at(window.origin[1], j)]);
+        }
+    }
+
+    /// One height through every step of these (clamped) settings: `(lo, hi)` is stretched to
+    /// `[0, 1]`; `[u, w]` is the position relative to the island's centre, in units of the
+    /// island's diameter.
+    fn shape(&self, mut v: f32, (lo, hi): (f32, f32), [u, w]: [f32; 2]) -> f32 {
+        if self.stretch {
+            let inv = if hi > lo { 1.0 / (hi - lo) } else { 0.0 };
+            v = (v - lo) * inv;
+        }
+        if self.power != 1.0 {
+            v = v.max(0.0).powf(self.power);
+        }
+        if self.island_strength > 0.0 {
+            let d = match self.island_shape {
+                IslandShape::Radial => u.hypot(w) * 2.0,
+                IslandShape::Square => u.abs().max(w.abs()) * 2.0,
+            };
+            let mask = 1.0 - smoothstep(1.0 - self.island_width, 1.0, d);
+            v *= 1.0 - self.island_strength * (1.0 - mask);
+        }
+        if self.terraces > 1 {
+            v = terrace(v, self.terraces, self.terrace_sharpness);
+        }
+        v
     }
 }
 
@@ -239,5 +269,40 @@ mod tests {
         let mut after = before.clone();
         PostProcess::default().apply(&mut after);
         assert_eq!(before, after);
+    }
+
+    #[test]
+    fn world_space_post_processing_agrees_on_every_window_and_level() {
+        let settings = NoiseSettings { octaves: 5, seed: 3, ..Default::default() };
+        let post = PostProcess {
+            stretch: true,
+            power: 1.3,
+            island_strength: 1.0,
+            island_width: 0.6,
+            terraces: 5,
+            ..Default::default()
+        };
+        let bounds = settings.value_bounds();
+        let processed = |origin: [i64; 2], size: u32, ppu: f64| {
+            let window = GridWindow { origin, width: size, height: size, pixels_per_unit: ppu };
+            let mut map = Heightmap::generate_region(&settings, origin, size, size, ppu).unwrap();
+            post.apply_in_world(&mut map, window, bounds);
+            map
+        };
+        // Two overlapping windows at one level, and a coarser one (every other pixel).
+        let a = processed([-40, -40], 64, 64.0);
+        let b = processed([0, -8], 64, 64.0);
+        let coarse = processed([-20, -20], 40, 32.0);
+        for (i, j) in [(40u32, 40u32), (63, 45), (50, 33)] {
+            let here = a.get(i, j).unwrap();
+            assert_eq!(here.to_bits(), b.get(i - 40, j - 32).unwrap().to_bits());
+            if i % 2 == 0 && j % 2 == 0 {
+                assert_eq!(here.to_bits(), coarse.get(i / 2, j / 2).unwrap().to_bits());
+            }
+        }
+        // The island is centred on map coordinate 0 and sinks everything half a unit away.
+        let far = processed([40, 0], 8, 64.0);
+        assert!(far.samples().iter().all(|&h| h == 0.0), "{:?}", far.samples());
+        assert!(a.get(40, 40).unwrap() > 0.0);
     }
 }

@@ -10,11 +10,12 @@ use glam::Vec3;
 
 use crate::Heightmap;
 use crate::chunks::for_each_chunk;
+use crate::lod::{Side, Stitch};
 
 /// Vertex and index arrays of a terrain surface (see the module docs).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Surface {
-    /// `x` and `z` on a regular grid `world_size` wide centred on the origin; `y = h · height_scale`.
+    /// `x` and `z` on a regular grid (see [`SurfaceLayout`]); `y = h · height_scale`.
     /// Row-major: vertex `(x, z)` is at `z · columns + x`.
     pub positions: Vec<[f32; 3]>,
     /// Unit normals from central differences of the heights.
@@ -25,9 +26,39 @@ pub struct Surface {
     pub indices: Vec<u32>,
 }
 
+/// Where a surface's vertices lie, and which of its edges are folded onto a coarser neighbour.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SurfaceLayout {
+    /// Samples of the map on every side of the vertex grid: at least 1 (for the normals), 2 for
+    /// stitching (the coarser neighbour's normals reach two samples out).
+    pub border: u32,
+    /// Position `(x, z)` of the first vertex.
+    pub origin: [f32; 2],
+    /// Distance `(x, z)` from the first vertex to the last one.
+    pub size: [f32; 2],
+    /// World height of a map height of 1.
+    pub height_scale: f32,
+    /// Edges that meet a neighbour twice as coarse. On such an edge the odd vertices are moved
+    /// onto the line between their even neighbours (which the coarse neighbour also has), and
+    /// the even ones get the normal the coarse neighbour computes, so that neither a crack nor
+    /// a lighting seam shows. Needs an odd vertex count along the edge and a border of 2;
+    /// otherwise the flag is ignored.
+    pub stitch: Stitch,
+}
+
+impl SurfaceLayout {
+    /// A square `world_size` wide, centred on the origin, from a map with a one-sample border:
+    /// the single-patch terrain.
+    pub fn centred(world_size: f32, height_scale: f32) -> Self {
+        let half = world_size / 2.0;
+        Self { border: 1, origin: [-half, -half], size: [world_size; 2], height_scale, stitch: Stitch::NONE }
+    }
+}
+
 impl Surface {
-    /// The surface of `padded`'s interior (`width - 2` by `height - 2` vertices). A map narrower
-    /// than 3 samples in either direction has no interior: the surface is empty.
+    /// The surface of `padded`'s interior (`width - 2` by `height - 2` vertices), centred on the
+    /// origin (see [`SurfaceLayout::centred`]). A map narrower than 3 samples in either direction
+    /// has no interior: the surface is empty.
     pub fn from_padded(padded: &Heightmap, world_size: f32, height_scale: f32) -> Self {
         let mut surface = Self::default();
         surface.rebuild(padded, world_size, height_scale);
@@ -45,29 +76,48 @@ impl Surface {
     /// terrain rebuilt at the same size allocates nothing. Fresh memory is expensive here, as
     /// the kernel faults in and clears every page (at 1024 × 1024 that took most of the time).
     pub fn rebuild(&mut self, padded: &Heightmap, world_size: f32, height_scale: f32) {
-        if padded.width() < 3 || padded.height() < 3 {
+        self.rebuild_with(padded, &SurfaceLayout::centred(world_size, height_scale));
+    }
+
+    /// The surface of the vertices inside `layout.border` samples of border, into this
+    /// surface's arrays. A map without at least one vertex inside its border gives an empty
+    /// surface.
+    pub fn rebuild_with(&mut self, padded: &Heightmap, layout: &SurfaceLayout) {
+        let b = layout.border.max(1);
+        if padded.width() < 2 * b + 1 || padded.height() < 2 * b + 1 {
             *self = Self::default();
             return;
         }
         let Self { positions, normals, uvs, indices } = self;
         // Every element is overwritten below: resizing only sets the lengths.
-        let (columns, rows) = (padded.width() - 2, padded.height() - 2);
-        let step_x = world_size / (columns - 1).max(1) as f32;
-        let step_z = world_size / (rows - 1).max(1) as f32;
+        let (columns, rows) = (padded.width() - 2 * b, padded.height() - 2 * b);
+        let step_x = layout.size[0] / (columns - 1).max(1) as f32;
+        let step_z = layout.size[1] / (rows - 1).max(1) as f32;
+        let height_scale = layout.height_scale;
         let count = columns as usize * rows as usize;
         let row_len = columns as usize;
-        // The padded rows above, through and below vertex row `z`, lined up with its vertices.
+        // The padded rows above, through and below vertex row `z`, the first two lined up with
+        // its vertices and the middle one starting one sample before its first vertex.
         let rows_around = |z: usize| {
-            let z = z as u32;
-            (&padded.row(z)[1..], padded.row(z + 1), &padded.row(z + 2)[1..])
+            let (z, b) = (z as u32, b as usize);
+            (
+                &padded.row(z + b as u32 - 1)[b..],
+                &padded.row(z + b as u32)[b - 1..],
+                &padded.row(z + b as u32 + 1)[b..],
+            )
         };
+        // Exactly `origin` at the first vertex and `origin + size` at the last, whatever the
+        // rounding of the step: neighbouring chunks share their edge positions bit for bit.
+        let along =
+            |origin: f32, size: f32, k: u32, last: u32| origin + size * (k as f32 / last.max(1) as f32);
 
         positions.resize(count, [0.0; 3]);
         for_each_chunk(positions, row_len, |z, row| {
             let (_, here, _) = rows_around(z);
-            let pz = z as f32 * step_z - world_size / 2.0;
+            let pz = along(layout.origin[1], layout.size[1], z as u32, rows - 1);
             for (x, (position, &h)) in row.iter_mut().zip(&here[1..]).enumerate() {
-                *position = [x as f32 * step_x - world_size / 2.0, h * height_scale, pz];
+                *position =
+                    [along(layout.origin[0], layout.size[0], x as u32, columns - 1), h * height_scale, pz];
             }
         });
 
@@ -76,10 +126,8 @@ impl Surface {
             let (above, here, below) = rows_around(z);
             let neighbours = here.windows(3).zip(above).zip(below);
             for (normal, ((across, &up), &down)) in row.iter_mut().zip(neighbours) {
-                // Central differences: the surface y = f(x, z) has normal (-df/dx, 1, -df/dz).
-                let dx = (across[2] * height_scale - across[0] * height_scale) / (2.0 * step_x);
-                let dz = (down * height_scale - up * height_scale) / (2.0 * step_z);
-                *normal = Vec3::new(-dx, 1.0, -dz).normalize().to_array();
+                *normal =
+                    normal_from_differences([across[0], across[2], up, down], height_scale, [step_x, step_z]);
             }
         });
 
@@ -101,7 +149,63 @@ impl Surface {
                 quad.copy_from_slice(&[a, c, b, b, c, d]);
             }
         });
+
+        if b >= 2 {
+            for side in Side::ALL {
+                if layout.stitch.has(side) {
+                    self.stitch_edge(padded, b, side, height_scale, [step_x, step_z]);
+                }
+            }
+        }
     }
+
+    /// Folds the edge on `side` onto the edge of a neighbour twice as coarse (see
+    /// [`SurfaceLayout::stitch`]).
+    fn stitch_edge(&mut self, padded: &Heightmap, b: u32, side: Side, height_scale: f32, step: [f32; 2]) {
+        let (columns, rows) = (padded.width() - 2 * b, padded.height() - 2 * b);
+        // The edge's vertices as (column, row), from one end to the other.
+        let count = match side {
+            Side::West | Side::East => rows,
+            Side::North | Side::South => columns,
+        };
+        let vertex = |k: u32| match side {
+            Side::West => (0, k),
+            Side::East => (columns - 1, k),
+            Side::North => (k, 0),
+            Side::South => (k, rows - 1),
+        };
+        if count < 3 || count % 2 == 0 {
+            return;
+        }
+        // A border of 2 holds every sample two vertices out.
+        let sample = |x: u32, z: u32, dx: i64, dz: i64| {
+            padded.get((x as i64 + b as i64 + dx) as u32, (z as i64 + b as i64 + dz) as u32).unwrap_or(0.0)
+        };
+        let index = |(x, z): (u32, u32)| (z * columns + x) as usize;
+        // Even vertices are the coarse neighbour's: its normal, from samples two apart.
+        for k in (0..count).step_by(2) {
+            let (x, z) = vertex(k);
+            let far = [sample(x, z, -2, 0), sample(x, z, 2, 0), sample(x, z, 0, -2), sample(x, z, 0, 2)];
+            self.normals[index((x, z))] =
+                normal_from_differences(far, height_scale, [2.0 * step[0], 2.0 * step[1]]);
+        }
+        // Odd vertices lie on the coarse edge between their neighbours.
+        for k in (1..count).step_by(2) {
+            let (before, here, after) = (index(vertex(k - 1)), index(vertex(k)), index(vertex(k + 1)));
+            self.positions[here][1] = 0.5 * (self.positions[before][1] + self.positions[after][1]);
+            let sum = Vec3::from_array(self.normals[before]) + Vec3::from_array(self.normals[after]);
+            self.normals[here] = sum.normalize_or(Vec3::Y).to_array();
+        }
+    }
+}
+
+/// The unit normal of the surface `y = f(x, z) · height_scale` from central differences: the
+/// heights `[west, east, north, south]` of the samples `step` away on either side.
+fn normal_from_differences(h: [f32; 4], height_scale: f32, step: [f32; 2]) -> [f32; 3] {
+    // The surface y = f(x, z) has normal (-df/dx, 1, -df/dz).
+    let dx = (h[1] * height_scale - h[0] * height_scale) / (2.0 * step[0]);
+    let dz = (h[3] * height_scale - h[2] * height_scale) / (2.0 * step[1]);
+    Vec3::new(-dx, 1.0, -dz).normalize().to_array()
 }
 
 #[cfg(test)]
@@ -185,5 +289,116 @@ mod tests {
         let single = Surface::from_padded(&Heightmap::from_fn(3, 3, |_, _| 0.5).unwrap(), 1.0, 1.0);
         assert_eq!((single.positions.len(), single.indices.len()), (1, 0));
         assert!(single.positions[0].iter().all(|c| c.is_finite()));
+    }
+
+    use crate::NoiseSettings;
+    use crate::lod::{ChunkKey, chunk_window};
+    use proptest::prelude::*;
+
+    const CHUNK: f64 = 64.0;
+    const WORLD_PER_UNIT: f64 = 300.0;
+
+    /// A chunk as the endless terrain builds it: positions relative to its corner, which is
+    /// returned with it.
+    fn chunk(settings: &NoiseSettings, key: ChunkKey, n: u32, stitch: Stitch) -> (Surface, [f64; 2]) {
+        let w = chunk_window(key, CHUNK, n, WORLD_PER_UNIT, 2);
+        let padded =
+            Heightmap::generate_region(settings, w.origin, w.width, w.height, w.pixels_per_unit).unwrap();
+        let size = key.size(CHUNK) as f32;
+        let layout =
+            SurfaceLayout { border: 2, origin: [0.0; 2], size: [size; 2], height_scale: 40.0, stitch };
+        let mut surface = Surface::default();
+        surface.rebuild_with(&padded, &layout);
+        (surface, key.min_corner(CHUNK))
+    }
+
+    /// World positions (in `f64`, so that the comparisons see the mesh's own rounding only) and
+    /// normals of the vertices on one edge, in order of `x` or `z`.
+    fn edge(surface: &Surface, corner: [f64; 2], n: u32, side: Side) -> Vec<([f64; 3], [f32; 3])> {
+        let n = n as usize;
+        (0..n)
+            .map(|k| match side {
+                Side::West => k * n,
+                Side::East => k * n + n - 1,
+                Side::North => k,
+                Side::South => (n - 1) * n + k,
+            })
+            .map(|i| {
+                let p = surface.positions[i].map(f64::from);
+                ([corner[0] + p[0], p[1], corner[1] + p[2]], surface.normals[i])
+            })
+            .collect()
+    }
+
+    fn opposite(side: Side) -> Side {
+        match side {
+            Side::West => Side::East,
+            Side::East => Side::West,
+            Side::North => Side::South,
+            Side::South => Side::North,
+        }
+    }
+
+    #[test]
+    fn neighbours_of_one_level_share_their_edge_bit_for_bit() {
+        let settings = NoiseSettings { octaves: 6, seed: 5, ..Default::default() };
+        let n = 17;
+        for side in Side::ALL {
+            let a = ChunkKey { level: 1, x: -3, z: 7 };
+            let b = a.neighbour(side);
+            let (sa, ca) = chunk(&settings, a, n, Stitch::NONE);
+            let (sb, cb) = chunk(&settings, b, n, Stitch::NONE);
+            let (ea, eb) = (edge(&sa, ca, n, side), edge(&sb, cb, n, opposite(side)));
+            for ((pa, na), (pb, nb)) in ea.iter().zip(&eb) {
+                assert_eq!(pa.map(f64::to_bits), pb.map(f64::to_bits), "{side:?}");
+                assert_eq!(na.map(f32::to_bits), nb.map(f32::to_bits), "{side:?}");
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// At a join between levels, every vertex of the fine edge lies on the coarse edge, the
+        /// shared vertices have the coarse chunk's normal bit for bit, and every triangle of the
+        /// fine chunk still faces up with a non-zero area.
+        #[test]
+        fn stitched_edges_lie_on_the_coarse_edge(
+            seed in any::<u32>(), level in 0u8..4, x in -50i64..50, z in -50i64..50, side_index in 0usize..4,
+            half in 2u32..6,
+        ) {
+            let n = 2 * half + 1;
+            let side = Side::ALL[side_index];
+            let settings = NoiseSettings { octaves: 5, seed, ..Default::default() };
+            let fine = ChunkKey { level, x, z };
+            let coarse = fine.neighbour(side).parent();
+            // Across an inner side of the fine chunk's parent lies a sibling, not a coarse chunk.
+            prop_assume!(coarse != fine.parent());
+            let (sf, cf) = chunk(&settings, fine, n, Stitch::NONE.with(side, true));
+            let (sc, cc) = chunk(&settings, coarse, n, Stitch::NONE);
+            let fine_edge = edge(&sf, cf, n, side);
+            let coarse_edge = edge(&sc, cc, n, opposite(side));
+            // Position along the edge: z for west and east edges, x for north and south.
+            let along = |p: &[f64; 3]| if matches!(side, Side::West | Side::East) { p[2] } else { p[0] };
+            for (k, (p, normal)) in fine_edge.iter().enumerate() {
+                let t = along(p);
+                let i = coarse_edge.iter().rposition(|(q, _)| along(q) <= t + 1e-3).unwrap();
+                let (q0, n0) = coarse_edge[i];
+                if (along(&q0) - t).abs() < 1e-3 {
+                    prop_assert!((p[0] - q0[0]).abs() < 1e-4 && (p[2] - q0[2]).abs() < 1e-4);
+                    prop_assert_eq!(p[1].to_bits(), q0[1].to_bits(), "vertex {} height", k);
+                    prop_assert_eq!(normal.map(f32::to_bits), n0.map(f32::to_bits), "vertex {} normal", k);
+                } else {
+                    let (q1, _) = coarse_edge[i + 1];
+                    let f = (t - along(&q0)) / (along(&q1) - along(&q0));
+                    let on_line = q0[1] + f * (q1[1] - q0[1]);
+                    prop_assert!((p[1] - on_line).abs() < 1e-4, "vertex {} is {} off the coarse edge", k, p[1] - on_line);
+                }
+            }
+            for t in sf.indices.chunks(3) {
+                let [a, b, c] = [t[0], t[1], t[2]].map(|i| Vec3::from_array(sf.positions[i as usize]));
+                prop_assert!((b - a).cross(c - a).y > 1e-6, "triangle {:?} is degenerate or faces down", t);
+            }
+        }
     }
 }

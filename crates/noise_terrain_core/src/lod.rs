@@ -1,0 +1,376 @@
+//! Which chunks of an endless terrain exist around a focus point, and at which level of detail.
+//!
+//! The world is covered by a quadtree per root square: a chunk at level `L` is `chunk_size · 2^L`
+//! wide, and every chunk has the same number of vertices, so the resolution halves with each
+//! level. A chunk is split into its four children while the focus is closer to it than
+//! [`SPLIT_DISTANCE`] times its own size, down to level 0. With that factor above √2, two chunks
+//! that share an edge differ by at most one level (see [`select_chunks`]), so an edge only ever
+//! has to be stitched to a neighbour exactly twice as coarse.
+//!
+//! Coordinates here are in the terrain's own space: `x` and `z` of the horizontal plane, in
+//! world units, `f64` so that keys stay exact far from the origin.
+
+use std::collections::HashSet;
+
+use crate::grid::GridWindow;
+
+/// A node is split while the focus is closer to its square than this many times its side.
+/// Above √2, so that neighbours differ by at most one level (proof at [`select_chunks`]).
+pub const SPLIT_DISTANCE: f64 = 1.5;
+
+/// The most levels of detail: level 15 chunks are 32768 times as wide as level 0 chunks.
+pub const MAX_LOD_LEVELS: u8 = 16;
+
+/// One chunk: its level of detail and its index on that level's grid of `chunk_size · 2^level`
+/// wide squares (chunk `(x, z)` covers `[x, x + 1) · size` by `[z, z + 1) · size`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChunkKey {
+    /// Level of detail: 0 is the finest.
+    pub level: u8,
+    /// Column on the level's grid.
+    pub x: i64,
+    /// Row on the level's grid.
+    pub z: i64,
+}
+
+impl ChunkKey {
+    /// Side length of the chunk in world units.
+    pub fn size(self, chunk_size: f64) -> f64 {
+        chunk_size * f64::from(1u32 << self.level.min(31))
+    }
+
+    /// Its lowest corner `(x, z)` in world units.
+    pub fn min_corner(self, chunk_size: f64) -> [f64; 2] {
+        let size = self.size(chunk_size);
+        [self.x as f64 * size, self.z as f64 * size]
+    }
+
+    /// The chunk one level coarser that contains this one.
+    pub fn parent(self) -> ChunkKey {
+        // An arithmetic shift is a floor division, right for negative indices too.
+        ChunkKey { level: self.level + 1, x: self.x >> 1, z: self.z >> 1 }
+    }
+
+    /// The four chunks one level finer that make up this one (level 0 has none: empty).
+    pub fn children(self) -> impl Iterator<Item = ChunkKey> {
+        let level = self.level.checked_sub(1);
+        level.into_iter().flat_map(move |level| {
+            [(0, 0), (1, 0), (0, 1), (1, 1)].map(|(dx, dz)| ChunkKey {
+                level,
+                x: self.x * 2 + dx,
+                z: self.z * 2 + dz,
+            })
+        })
+    }
+
+    /// The same-level chunk across `side`.
+    pub fn neighbour(self, side: Side) -> ChunkKey {
+        let [dx, dz] = side.direction();
+        ChunkKey { x: self.x + dx, z: self.z + dz, ..self }
+    }
+
+    /// Distance from `point` to the chunk's square (0 inside it).
+    pub fn distance_to(self, point: [f64; 2], chunk_size: f64) -> f64 {
+        let size = self.size(chunk_size);
+        let [x0, z0] = self.min_corner(chunk_size);
+        let dx = (x0 - point[0]).max(point[0] - (x0 + size)).max(0.0);
+        let dz = (z0 - point[1]).max(point[1] - (z0 + size)).max(0.0);
+        dx.hypot(dz)
+    }
+}
+
+/// One of a chunk's four edges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// The edge at the lowest `x`.
+    West,
+    /// The edge at the highest `x`.
+    East,
+    /// The edge at the lowest `z`.
+    North,
+    /// The edge at the highest `z`.
+    South,
+}
+
+impl Side {
+    /// All four sides, in the order of [`Stitch`]'s flags.
+    pub const ALL: [Side; 4] = [Side::West, Side::East, Side::North, Side::South];
+
+    /// Unit step `(dx, dz)` across the side.
+    pub fn direction(self) -> [i64; 2] {
+        match self {
+            Side::West => [-1, 0],
+            Side::East => [1, 0],
+            Side::North => [0, -1],
+            Side::South => [0, 1],
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Side::West => 0,
+            Side::East => 1,
+            Side::North => 2,
+            Side::South => 3,
+        }
+    }
+}
+
+/// Which edges of a chunk meet a neighbour one level coarser, and are therefore folded onto
+/// that neighbour's edge (see [`crate::surface::SurfaceLayout`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Stitch(pub [bool; 4]);
+
+impl Stitch {
+    /// No edge is stitched: the chunk meets only neighbours of its own level or finer ones.
+    pub const NONE: Stitch = Stitch([false; 4]);
+
+    /// Whether `side` is stitched.
+    pub fn has(self, side: Side) -> bool {
+        self.0[side.index()]
+    }
+
+    /// The same flags with `side` set to `on`.
+    pub fn with(mut self, side: Side, on: bool) -> Stitch {
+        self.0[side.index()] = on;
+        self
+    }
+}
+
+/// The layout of an endless terrain, in world units. Build it with [`LodSettings::clamped`]'s
+/// rules in mind: [`select_chunks`] clamps again, so any value is safe.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LodSettings {
+    /// Side of a level-0 chunk, `> 0`.
+    pub chunk_size: f64,
+    /// Chunks whose square is closer than this to the focus exist.
+    pub view_distance: f64,
+    /// Levels of detail, `1..=MAX_LOD_LEVELS`; level `levels - 1` is the coarsest.
+    pub levels: u8,
+}
+
+/// The most root chunks across the view's diameter: bounds the chunk count whatever the view
+/// distance (a clamp, not an error; see [`LodSettings::clamped`]).
+pub const MAX_ROOTS_ACROSS: f64 = 64.0;
+
+impl LodSettings {
+    /// The settings with every value in a range [`select_chunks`] can serve: chunk size at
+    /// least `1e-3` (NaN becomes 64), levels in `1..=MAX_LOD_LEVELS`, and the view distance
+    /// between one chunk and [`MAX_ROOTS_ACROSS`] / 2 coarsest chunks (NaN becomes that
+    /// maximum).
+    pub fn clamped(&self) -> LodSettings {
+        let chunk_size = if self.chunk_size.is_nan() { 64.0 } else { self.chunk_size.clamp(1e-3, 1e9) };
+        let levels = self.levels.clamp(1, MAX_LOD_LEVELS);
+        let root = chunk_size * f64::from(1u32 << (levels - 1));
+        let most = root * MAX_ROOTS_ACROSS / 2.0;
+        let view_distance =
+            if self.view_distance.is_nan() { most } else { self.view_distance.clamp(chunk_size, most) };
+        LodSettings { chunk_size, view_distance, levels }
+    }
+}
+
+/// A chunk chosen by [`select_chunks`]: which one, how far from the focus, and which edges it
+/// stitches to coarser neighbours.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SelectedChunk {
+    /// The chunk.
+    pub key: ChunkKey,
+    /// Distance from the focus to its square.
+    pub distance: f64,
+    /// Its edges that meet a chunk one level coarser.
+    pub stitch: Stitch,
+}
+
+/// The chunks that cover the view around `focus`, nearest first, with their stitching.
+///
+/// Every point closer than the view distance lies in exactly one chunk (the chunks never
+/// overlap). Two chunks sharing an edge differ by at most one level: if a leaf `A` of side `s`
+/// touched a leaf of side `s/4`, that leaf's parent `P` (side `s/2`, touching `A`) was split, so
+/// the focus is closer than `1.5 · s/2` to `P`; every point of `P` is within `P`'s diagonal
+/// `0.71 · s` of the nearest one, so the focus is closer than `0.75 s + 0.71 s < 1.5 s` to `A`,
+/// and `A` would have been split too.
+pub fn select_chunks(focus: [f64; 2], settings: &LodSettings) -> Vec<SelectedChunk> {
+    let s = settings.clamped();
+    let focus = [sane(focus[0]), sane(focus[1])];
+    let root_level = s.levels - 1;
+    let root_size = s.chunk_size * f64::from(1u32 << root_level);
+    let range = |c: f64| {
+        let lo = ((c - s.view_distance) / root_size).floor() as i64;
+        let hi = ((c + s.view_distance) / root_size).floor() as i64;
+        lo..=hi
+    };
+    let mut leaves = Vec::new();
+    let mut stack = Vec::new();
+    for z in range(focus[1]) {
+        for x in range(focus[0]) {
+            stack.push(ChunkKey { level: root_level, x, z });
+        }
+    }
+    while let Some(key) = stack.pop() {
+        let distance = key.distance_to(focus, s.chunk_size);
+        if distance >= s.view_distance {
+            continue;
+        }
+        if key.level > 0 && distance < SPLIT_DISTANCE * key.size(s.chunk_size) {
+            stack.extend(key.children());
+        } else {
+            leaves.push(SelectedChunk { key, distance, stitch: Stitch::NONE });
+        }
+    }
+    let present: HashSet<ChunkKey> = leaves.iter().map(|c| c.key).collect();
+    for chunk in &mut leaves {
+        for side in Side::ALL {
+            let across = chunk.key.neighbour(side);
+            let coarser = !present.contains(&across) && present.contains(&across.parent());
+            chunk.stitch = chunk.stitch.with(side, coarser);
+        }
+    }
+    leaves.sort_by(|a, b| a.distance.total_cmp(&b.distance).then(a.key.cmp(&b.key)));
+    leaves
+}
+
+/// A focus coordinate the chunk grid can hold: NaN becomes 0, and it stays within ±1e12 (with
+/// chunks at least 1e-3 wide, chunk indices times vertices stay far inside `i64`).
+fn sane(c: f64) -> f64 {
+    if c.is_nan() { 0.0 } else { c.clamp(-1e12, 1e12) }
+}
+
+/// Where chunk `key` samples the field: the window of the pixel lattice whose pixels are its
+/// `vertices × vertices` vertices, plus `border` pixels on every side. A chunk `chunk_size · 2^L`
+/// wide has `vertices - 1` pixels per side, and `world_per_unit` world units make one map unit.
+///
+/// Level `L + 1`'s lattice is every other pixel of level `L`'s (its pixels per unit are exactly
+/// half), so a coarse chunk's vertex and the fine chunk's vertex at the same point sample the
+/// same map coordinate, bit for bit: their heights are equal.
+pub fn chunk_window(
+    key: ChunkKey,
+    chunk_size: f64,
+    vertices: u32,
+    world_per_unit: f64,
+    border: u32,
+) -> GridWindow {
+    let cells = i64::from(vertices.max(2) - 1);
+    let border_i = i64::from(border);
+    GridWindow {
+        origin: [
+            key.x.saturating_mul(cells).saturating_sub(border_i),
+            key.z.saturating_mul(cells).saturating_sub(border_i),
+        ],
+        width: vertices.max(2) + 2 * border,
+        height: vertices.max(2) + 2 * border,
+        pixels_per_unit: world_per_unit * cells as f64 / key.size(chunk_size),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn settings() -> LodSettings {
+        LodSettings { chunk_size: 64.0, view_distance: 1000.0, levels: 4 }
+    }
+
+    /// The level-0 cells of a chunk, for coverage checks.
+    fn cells(key: ChunkKey) -> impl Iterator<Item = (i64, i64)> {
+        let n = 1i64 << key.level;
+        (0..n).flat_map(move |dz| (0..n).map(move |dx| (key.x * n + dx, key.z * n + dz)))
+    }
+
+    #[test]
+    fn chunks_near_the_focus_are_finest_and_far_ones_coarse() {
+        let chunks = select_chunks([10.0, -20.0], &settings());
+        assert_eq!(chunks[0].key, ChunkKey { level: 0, x: 0, z: -1 });
+        assert!(chunks.windows(2).all(|w| w[0].distance <= w[1].distance), "nearest first");
+        for c in &chunks {
+            assert!(c.distance < 1000.0);
+            if c.distance < 128.0 {
+                assert_eq!(c.key.level, 0, "{c:?}");
+            }
+        }
+        assert!(chunks.iter().any(|c| c.key.level >= 2));
+        assert!(chunks.len() < 200, "{} chunks", chunks.len());
+    }
+
+    #[test]
+    fn one_level_gives_a_plain_grid() {
+        let s = LodSettings { chunk_size: 10.0, view_distance: 20.0, levels: 1 };
+        let chunks = select_chunks([5.0, 5.0], &s);
+        assert!(chunks.iter().all(|c| c.key.level == 0 && c.stitch == Stitch::NONE));
+        // The 5 x 5 block around the focus chunk, without the four corners (21.2 away).
+        assert_eq!(chunks.len(), 21);
+    }
+
+    #[test]
+    fn bad_settings_are_clamped_into_a_bounded_layout() {
+        for s in [
+            LodSettings { chunk_size: 0.0, view_distance: 1e9, levels: 100 },
+            LodSettings { chunk_size: f64::NAN, view_distance: f64::NAN, levels: 0 },
+            LodSettings { chunk_size: 1e12, view_distance: -5.0, levels: 1 },
+        ] {
+            let clamped = s.clamped();
+            assert!(clamped.chunk_size > 0.0 && clamped.view_distance > 0.0);
+            assert!((1..=MAX_LOD_LEVELS).contains(&clamped.levels));
+            let chunks = select_chunks([0.0, 0.0], &s);
+            assert!(!chunks.is_empty() && chunks.len() < 20_000, "{s:?}: {}", chunks.len());
+        }
+        assert!(!select_chunks([f64::NAN, f64::INFINITY], &settings()).is_empty());
+    }
+
+    #[test]
+    fn keys_convert_between_levels() {
+        let key = ChunkKey { level: 2, x: -3, z: 5 };
+        assert_eq!(key.parent(), ChunkKey { level: 3, x: -2, z: 2 });
+        assert!(key.children().all(|c| c.parent() == key));
+        assert_eq!(key.children().count(), 4);
+        assert_eq!(ChunkKey { level: 0, x: 0, z: 0 }.children().count(), 0);
+        assert_eq!(key.min_corner(10.0), [-120.0, 200.0]);
+        assert_eq!(key.distance_to([-100.0, 210.0], 10.0), 0.0);
+        assert_eq!(key.distance_to([-130.0, 210.0], 10.0), 10.0);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// The chunks tile the view once, neighbours are at most one level apart, and an edge is
+        /// stitched exactly where the neighbour across it is one level coarser.
+        #[test]
+        fn chunks_tile_the_view_and_neighbours_differ_by_one_level_at_most(
+            fx in -1e5f64..1e5, fz in -1e5f64..1e5, levels in 1u8..6, view in 50.0f64..700.0,
+        ) {
+            let s = LodSettings { chunk_size: 16.0, view_distance: view, levels };
+            let chunks = select_chunks([fx, fz], &s);
+            let mut owner = std::collections::HashMap::new();
+            for c in &chunks {
+                for cell in cells(c.key) {
+                    prop_assert!(owner.insert(cell, c.key).is_none(), "{:?} overlaps", c.key);
+                }
+            }
+            // The level-0 cell under the focus and its neighbours within the view are covered.
+            let (cx, cz) = ((fx / 16.0).floor() as i64, (fz / 16.0).floor() as i64);
+            for (dx, dz) in [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)] {
+                prop_assert!(owner.contains_key(&(cx + dx, cz + dz)));
+            }
+            for c in &chunks {
+                for side in Side::ALL {
+                    let n = 1i64 << c.key.level;
+                    // Every level-0 cell just across this side.
+                    let across: Vec<_> = (0..n)
+                        .map(|k| match side {
+                            Side::West => (c.key.x * n - 1, c.key.z * n + k),
+                            Side::East => (c.key.x * n + n, c.key.z * n + k),
+                            Side::North => (c.key.x * n + k, c.key.z * n - 1),
+                            Side::South => (c.key.x * n + k, c.key.z * n + n),
+                        })
+                        .filter_map(|cell| owner.get(&cell))
+                        .collect();
+                    for other in &across {
+                        prop_assert!(other.level.abs_diff(c.key.level) <= 1, "{:?} next to {:?}", c.key, other);
+                    }
+                    let coarser = across.iter().any(|o| o.level == c.key.level + 1);
+                    prop_assert_eq!(c.stitch.has(side), coarser, "{:?} {:?}", c.key, side);
+                }
+            }
+        }
+    }
+}
