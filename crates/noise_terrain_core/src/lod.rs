@@ -181,17 +181,26 @@ pub struct SelectedChunk {
     pub stitch: Stitch,
 }
 
-/// The chunks that cover the view around `focus`, nearest first, with their stitching.
+/// The chunks that cover the view around the foci (the origin when there is none), nearest
+/// first, with their stitching. Distances are to the nearest focus.
 ///
 /// Every point closer than the view distance lies in exactly one chunk (the chunks never
 /// overlap). Two chunks sharing an edge differ by at most one level: if a leaf `A` of side `s`
 /// touched a leaf of side `s/4`, that leaf's parent `P` (side `s/2`, touching `A`) was split, so
 /// the focus is closer than `1.5 · s/2` to `P`; every point of `P` is within `P`'s diagonal
 /// `0.71 · s` of the nearest one, so the focus is closer than `0.75 s + 0.71 s < 1.5 s` to `A`,
-/// and `A` would have been split too.
-pub fn select_chunks(focus: [f64; 2], settings: &LodSettings) -> Vec<SelectedChunk> {
+/// and `A` would have been split too. With several foci the same holds for the focus that split
+/// `P`.
+pub fn select_chunks(foci: &[[f64; 2]], settings: &LodSettings) -> Vec<SelectedChunk> {
     let s = settings.clamped();
-    let focus = [sane(focus[0]), sane(focus[1])];
+    let foci: Vec<[f64; 2]> = if foci.is_empty() {
+        vec![[0.0; 2]]
+    } else {
+        foci.iter().map(|f| [sane(f[0]), sane(f[1])]).collect()
+    };
+    // Distance to the nearest focus.
+    let distance_to =
+        |key: ChunkKey| foci.iter().map(|&f| key.distance_to(f, s.chunk_size)).fold(f64::INFINITY, f64::min);
     let root_level = s.levels - 1;
     let root_size = s.chunk_size * f64::from(1u32 << root_level);
     let range = |c: f64| {
@@ -201,13 +210,18 @@ pub fn select_chunks(focus: [f64; 2], settings: &LodSettings) -> Vec<SelectedChu
     };
     let mut leaves = Vec::new();
     let mut stack = Vec::new();
-    for z in range(focus[1]) {
-        for x in range(focus[0]) {
-            stack.push(ChunkKey { level: root_level, x, z });
+    let mut roots = HashSet::new();
+    for focus in &foci {
+        for z in range(focus[1]) {
+            for x in range(focus[0]) {
+                if roots.insert((x, z)) {
+                    stack.push(ChunkKey { level: root_level, x, z });
+                }
+            }
         }
     }
     while let Some(key) = stack.pop() {
-        let distance = key.distance_to(focus, s.chunk_size);
+        let distance = distance_to(key);
         if distance >= s.view_distance {
             continue;
         }
@@ -279,7 +293,7 @@ mod tests {
 
     #[test]
     fn chunks_near_the_focus_are_finest_and_far_ones_coarse() {
-        let chunks = select_chunks([10.0, -20.0], &settings());
+        let chunks = select_chunks(&[[10.0, -20.0]], &settings());
         assert_eq!(chunks[0].key, ChunkKey { level: 0, x: 0, z: -1 });
         assert!(chunks.windows(2).all(|w| w[0].distance <= w[1].distance), "nearest first");
         for c in &chunks {
@@ -295,7 +309,7 @@ mod tests {
     #[test]
     fn one_level_gives_a_plain_grid() {
         let s = LodSettings { chunk_size: 10.0, view_distance: 20.0, levels: 1 };
-        let chunks = select_chunks([5.0, 5.0], &s);
+        let chunks = select_chunks(&[[5.0, 5.0]], &s);
         assert!(chunks.iter().all(|c| c.key.level == 0 && c.stitch == Stitch::NONE));
         // The 5 x 5 block around the focus chunk, without the four corners (21.2 away).
         assert_eq!(chunks.len(), 21);
@@ -311,10 +325,10 @@ mod tests {
             let clamped = s.clamped();
             assert!(clamped.chunk_size > 0.0 && clamped.view_distance > 0.0);
             assert!((1..=MAX_LOD_LEVELS).contains(&clamped.levels));
-            let chunks = select_chunks([0.0, 0.0], &s);
+            let chunks = select_chunks(&[], &s);
             assert!(!chunks.is_empty() && chunks.len() < 20_000, "{s:?}: {}", chunks.len());
         }
-        assert!(!select_chunks([f64::NAN, f64::INFINITY], &settings()).is_empty());
+        assert!(!select_chunks(&[[f64::NAN, f64::INFINITY]], &settings()).is_empty());
     }
 
     #[test]
@@ -337,9 +351,12 @@ mod tests {
         #[test]
         fn chunks_tile_the_view_and_neighbours_differ_by_one_level_at_most(
             fx in -1e5f64..1e5, fz in -1e5f64..1e5, levels in 1u8..6, view in 50.0f64..700.0,
+            second in proptest::option::of((-300.0f64..300.0, -300.0f64..300.0)),
         ) {
             let s = LodSettings { chunk_size: 16.0, view_distance: view, levels };
-            let chunks = select_chunks([fx, fz], &s);
+            let mut foci = vec![[fx, fz]];
+            foci.extend(second.map(|(dx, dz)| [fx + dx, fz + dz]));
+            let chunks = select_chunks(&foci, &s);
             let mut owner = std::collections::HashMap::new();
             for c in &chunks {
                 for cell in cells(c.key) {

@@ -38,11 +38,11 @@ pub struct SurfaceLayout {
     pub size: [f32; 2],
     /// World height of a map height of 1.
     pub height_scale: f32,
-    /// Edges that meet a neighbour twice as coarse. On such an edge the odd vertices are moved
-    /// onto the line between their even neighbours (which the coarse neighbour also has), and
-    /// the even ones get the normal the coarse neighbour computes, so that neither a crack nor
-    /// a lighting seam shows. Needs an odd vertex count along the edge and a border of 2;
-    /// otherwise the flag is ignored.
+    /// Edges that meet a neighbour twice as coarse. On such an edge the odd vertices lie on the
+    /// line between their even neighbours (which the coarse neighbour also has: the heights are
+    /// folded by [`fold_stitched_edges`] first), and the even ones get the normal the coarse
+    /// neighbour computes, so that neither a crack nor a lighting seam shows. Needs an odd
+    /// vertex count along the edge and a border of 2; otherwise the flag is ignored.
     pub stitch: Stitch,
 }
 
@@ -164,19 +164,7 @@ impl Surface {
     fn stitch_edge(&mut self, padded: &Heightmap, b: u32, side: Side, height_scale: f32, step: [f32; 2]) {
         let (columns, rows) = (padded.width() - 2 * b, padded.height() - 2 * b);
         // The edge's vertices as (column, row), from one end to the other.
-        let count = match side {
-            Side::West | Side::East => rows,
-            Side::North | Side::South => columns,
-        };
-        let vertex = |k: u32| match side {
-            Side::West => (0, k),
-            Side::East => (columns - 1, k),
-            Side::North => (k, 0),
-            Side::South => (k, rows - 1),
-        };
-        if count < 3 || count % 2 == 0 {
-            return;
-        }
+        let Some((count, vertex)) = edge_vertices(columns, rows, side) else { return };
         // A border of 2 holds every sample two vertices out.
         let sample = |x: u32, z: u32, dx: i64, dz: i64| {
             padded.get((x as i64 + b as i64 + dx) as u32, (z as i64 + b as i64 + dz) as u32).unwrap_or(0.0)
@@ -189,12 +177,52 @@ impl Surface {
             self.normals[index((x, z))] =
                 normal_from_differences(far, height_scale, [2.0 * step[0], 2.0 * step[1]]);
         }
-        // Odd vertices lie on the coarse edge between their neighbours.
+        // Odd vertices lie on the coarse edge between their neighbours (their heights were
+        // folded there), where the coarse triangle interpolates the two normals.
         for k in (1..count).step_by(2) {
             let (before, here, after) = (index(vertex(k - 1)), index(vertex(k)), index(vertex(k + 1)));
-            self.positions[here][1] = 0.5 * (self.positions[before][1] + self.positions[after][1]);
             let sum = Vec3::from_array(self.normals[before]) + Vec3::from_array(self.normals[after]);
             self.normals[here] = sum.normalize_or(Vec3::Y).to_array();
+        }
+    }
+}
+
+/// The vertices `(column, row)` of the edge on `side` of a `columns × rows` grid, from one end
+/// to the other, and their count; `None` where the edge cannot be stitched (an even count or
+/// fewer than 3).
+fn edge_vertices(columns: u32, rows: u32, side: Side) -> Option<(u32, impl Fn(u32) -> (u32, u32))> {
+    let count = match side {
+        Side::West | Side::East => rows,
+        Side::North | Side::South => columns,
+    };
+    let vertex = move |k: u32| match side {
+        Side::West => (0, k),
+        Side::East => (columns - 1, k),
+        Side::North => (k, 0),
+        Side::South => (k, rows - 1),
+    };
+    (count >= 3 && count % 2 == 1).then_some((count, vertex))
+}
+
+/// Moves the odd vertices of every stitched edge of the vertex grid inside `border` samples of
+/// `padded` onto the straight line between their even neighbours: the edge of the neighbour
+/// twice as coarse (see [`SurfaceLayout::stitch`]). Call it before
+/// [`Surface::rebuild_with`], on the same map.
+pub fn fold_stitched_edges(padded: &mut Heightmap, border: u32, stitch: Stitch) {
+    let b = border.max(1);
+    if b < 2 || padded.width() < 2 * b + 1 || padded.height() < 2 * b + 1 {
+        return;
+    }
+    let (width, columns, rows) = (padded.width(), padded.width() - 2 * b, padded.height() - 2 * b);
+    let index = |(x, z): (u32, u32)| ((z + b) * width + x + b) as usize;
+    for side in Side::ALL {
+        if !stitch.has(side) {
+            continue;
+        }
+        let Some((count, vertex)) = edge_vertices(columns, rows, side) else { continue };
+        let heights = padded.samples_mut();
+        for k in (1..count).step_by(2) {
+            heights[index(vertex(k))] = 0.5 * (heights[index(vertex(k - 1))] + heights[index(vertex(k + 1))]);
         }
     }
 }
@@ -302,8 +330,9 @@ mod tests {
     /// returned with it.
     fn chunk(settings: &NoiseSettings, key: ChunkKey, n: u32, stitch: Stitch) -> (Surface, [f64; 2]) {
         let w = chunk_window(key, CHUNK, n, WORLD_PER_UNIT, 2);
-        let padded =
+        let mut padded =
             Heightmap::generate_region(settings, w.origin, w.width, w.height, w.pixels_per_unit).unwrap();
+        fold_stitched_edges(&mut padded, 2, stitch);
         let size = key.size(CHUNK) as f32;
         let layout =
             SurfaceLayout { border: 2, origin: [0.0; 2], size: [size; 2], height_scale: 40.0, stitch };
