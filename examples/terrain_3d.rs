@@ -15,6 +15,7 @@ mod support;
 
 use bevy::light::CascadeShadowConfigBuilder;
 use bevy::prelude::*;
+use bevy_noise_terrain::TerrainJobs;
 use bevy_noise_terrain::camera::{Orbit, TerrainCamera, TerrainCameraPlugin};
 use bevy_noise_terrain::core::{NoiseSettings, PostProcess};
 use bevy_noise_terrain::files::load_preset;
@@ -100,12 +101,8 @@ fn setup(
 }
 
 /// Keeps the water plane at the water level and as wide as the terrain.
-fn follow_water_level(
-    terrain: Option<Res<TerrainHeightmap>>,
-    mut water: Single<&mut Transform, With<Water>>,
-) {
-    let Some(terrain) = terrain.filter(|t| t.is_changed()) else { return };
-    let p = &terrain.params;
+fn follow_water_level(jobs: Res<TerrainJobs>, mut water: Single<&mut Transform, With<Water>>) {
+    let Some(p) = jobs.params().filter(|_| jobs.is_changed()) else { return };
     water.translation.y = p.water_level * p.height_scale;
     water.scale = Vec3::new(p.world_size, 1.0, p.world_size);
 }

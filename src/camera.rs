@@ -1,6 +1,7 @@
 //! A terrain camera: left-drag pans so the ground point under the cursor (on the terrain surface,
-//! found by a ray cast into [`TerrainHeightmap`]) stays under it,
-//! right-drag orbits, the wheel zooms toward the cursor. Add [`TerrainCamera`] to any `Camera3d`.
+//! found by a [`TerrainQuery`] ray cast) stays under it, right-drag orbits, the wheel zooms
+//! toward the cursor. Add [`TerrainCamera`] to any `Camera3d`; it carries a [`TerrainFocus`] at
+//! the point it orbits, so an endless terrain is detailed where the camera looks.
 //!
 //! The pointer is ignored while it is over an egui panel, but a drag that started on the terrain
 //! keeps going when the pointer crosses the panel.
@@ -9,9 +10,9 @@ use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseSc
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 
-use crate::generate::Terrain;
-use crate::heightfield::TerrainHeightmap;
+use crate::layout::TerrainFocus;
 use crate::pointer::PointerBlockers;
+use crate::query::TerrainQuery;
 
 /// Where the camera looks from: a focus point and spherical coordinates around it.
 #[derive(Clone, Copy, Debug, PartialEq, Reflect)]
@@ -62,9 +63,11 @@ pub enum Drag {
     Orbit,
 }
 
-/// Makes a `Camera3d` a terrain camera. Its transform is written from [`Orbit`] every frame.
+/// Makes a `Camera3d` a terrain camera. Its transform is written from [`Orbit`] every frame, and
+/// its [`TerrainFocus`] is the point it orbits.
 #[derive(Component, Clone, Debug, Reflect)]
 #[reflect(Component)]
+#[require(TerrainFocus)]
 pub struct TerrainCamera {
     /// Where the camera is heading; input changes this.
     pub target: Orbit,
@@ -170,16 +173,6 @@ impl NoUi {
     }
 }
 
-/// Where a world-space ray meets the terrain surface, if a terrain is shown and the ray hits it.
-fn ray_hits_terrain(ray: Ray3d, field: &TerrainHeightmap, terrain: &GlobalTransform) -> Option<Vec3> {
-    let to_local = terrain.affine().inverse();
-    let local = Ray3d::new(
-        to_local.transform_point3(ray.origin),
-        Dir3::new(to_local.transform_vector3(*ray.direction)).ok()?,
-    );
-    field.raycast(local).map(|hit| terrain.transform_point(hit))
-}
-
 #[allow(clippy::too_many_arguments)]
 fn camera_input(
     buttons: Res<ButtonInput<MouseButton>>,
@@ -188,17 +181,15 @@ fn camera_input(
     window: Option<Single<&Window, With<PrimaryWindow>>>,
     ui: PointerOverUi,
     blockers: Res<PointerBlockers>,
-    field: Option<Res<TerrainHeightmap>>,
-    terrain: Query<&GlobalTransform, With<Terrain>>,
+    terrain: TerrainQuery,
     mut cameras: Query<(&mut TerrainCamera, &Camera, &GlobalTransform)>,
 ) {
     let cursor = window.and_then(|w| w.cursor_position());
     let over_ui = ui.is_some_and(|ui| ui.wants_pointer_input()) || cursor.is_some_and(|c| blockers.blocks(c));
-    let terrain = field.as_deref().zip(terrain.iter().next());
     for (mut cam, camera, transform) in &mut cameras {
         let ray = cursor.and_then(|c| camera.viewport_to_world(transform, c).ok());
         // The terrain surface under the cursor, if any.
-        let surface = ray.and_then(|r| terrain.and_then(|(field, at)| ray_hits_terrain(r, field, at)));
+        let surface = ray.and_then(|r| terrain.raycast(r));
         // The ground to grab: the surface, else the plane through the focus. While panning, the
         // plane through the grabbed point, so that it stays under the cursor.
         let ground = ray.and_then(|r| match cam.drag {
@@ -237,10 +228,14 @@ fn camera_input(
     }
 }
 
-fn apply_camera(time: Res<Time>, mut cameras: Query<(&mut TerrainCamera, &mut Transform)>) {
-    for (mut cam, mut transform) in &mut cameras {
+fn apply_camera(
+    time: Res<Time>,
+    mut cameras: Query<(&mut TerrainCamera, &mut Transform, &mut TerrainFocus)>,
+) {
+    for (mut cam, mut transform, mut focus) in &mut cameras {
         cam.advance(time.delta_secs());
         *transform = cam.current.transform();
+        focus.set_if_neq(TerrainFocus { point: Some(cam.current.focus) });
     }
 }
 

@@ -11,10 +11,10 @@ use noise_terrain_core::{
     Basis, DistanceMetric, Fade, Fractal, Heightmap, IslandShape, NoiseSettings, WorleyReturn,
 };
 
+use crate::build::PieceKey;
 use crate::files::{export_heightmap, list_presets, load_preset, save_preset};
-use crate::generate::{TerrainJobs, TerrainStats, TerrainValidation};
-use crate::heightfield::TerrainHeightmap;
-use crate::params::{MAX_RESOLUTION, MIN_RESOLUTION, TerrainParams};
+use crate::jobs::{PieceHeights, TerrainJobs, TerrainPiece, TerrainStats, TerrainValidation};
+use crate::params::{MAX_RESOLUTION, MIN_RESOLUTION, TerrainLayout, TerrainParams};
 use crate::pointer::PointerBlockers;
 
 /// Side length in pixels of the grey octave tiles.
@@ -141,7 +141,7 @@ fn inspector_panel(
     stats: Res<TerrainStats>,
     jobs: Res<TerrainJobs>,
     validation: Res<TerrainValidation>,
-    heightmap: Option<Res<TerrainHeightmap>>,
+    pieces: Query<(&TerrainPiece, &PieceHeights)>,
     mut blockers: ResMut<PointerBlockers>,
 ) -> Result {
     blockers.rects.clear();
@@ -176,7 +176,8 @@ fn inspector_panel(
                 noise_section(ui, &mut edited);
                 terrain_section(ui, &mut edited);
                 octave_tiles(ui, &edited.noise, state.tiles.as_ref());
-                files_section(ui, state, &mut edited, heightmap.as_deref());
+                let patch = pieces.iter().find(|(p, _)| p.spec.key == PieceKey::Patch).map(|(_, h)| h);
+                files_section(ui, state, &mut edited, patch);
                 ui.label(format!("{:?} hides this panel.", state.toggle_key));
             });
         });
@@ -196,6 +197,10 @@ fn readouts(ui: &mut egui::Ui, stats: &TerrainStats, jobs: &TerrainJobs, validat
         stats.overflow_fraction * 100.0,
         stats.vertex_count,
         stats.generation_time.as_secs_f64() * 1000.0
+    ));
+    ui.label(format!(
+        "{} pieces shown, {} queued, {} building   {} triangles",
+        stats.pieces_shown, stats.pieces_queued, stats.pieces_building, stats.triangle_count
     ));
     if jobs.is_busy() {
         ui.horizontal(|ui| {
@@ -271,15 +276,43 @@ fn noise_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     });
 }
 
+fn layout_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
+    egui::CollapsingHeader::new("Layout").default_open(true).show(ui, |ui| {
+        ui.horizontal(|ui| {
+            let endless = matches!(p.layout, TerrainLayout::Endless { .. });
+            if ui.selectable_label(!endless, "patch").clicked() && endless {
+                p.layout = TerrainLayout::Patch;
+            }
+            if ui.selectable_label(endless, "endless").clicked() && !endless {
+                p.layout = TerrainLayout::ENDLESS;
+            }
+        });
+        match &mut p.layout {
+            TerrainLayout::Patch => {
+                ui.add(
+                    egui::Slider::new(&mut p.resolution, MIN_RESOLUTION..=MAX_RESOLUTION)
+                        .text("resolution")
+                        .logarithmic(true),
+                );
+                ui.add(slider(&mut p.world_size, 10.0..=1000.0, "world size").logarithmic(true));
+            }
+            TerrainLayout::Endless { chunk_size, chunk_vertices, view_distance, lod_levels } => {
+                ui.add(slider(chunk_size, 8.0..=512.0, "chunk size").logarithmic(true));
+                ui.add(egui::Slider::new(chunk_vertices, 3..=257).text("vertices per chunk side"));
+                ui.add(slider(view_distance, 100.0..=8000.0, "view distance").logarithmic(true));
+                ui.add(egui::Slider::new(lod_levels, 1..=8).text("levels of detail"));
+                ui.add(
+                    slider(&mut p.world_size, 10.0..=4000.0, "world size of a map unit").logarithmic(true),
+                );
+            }
+        }
+    });
+}
+
 fn terrain_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
+    layout_section(ui, p);
     egui::CollapsingHeader::new("Mesh and colours").default_open(true).show(ui, |ui| {
         ui.add(slider(&mut p.height_scale, 0.0..=100.0, "height scale"));
-        ui.add(
-            egui::Slider::new(&mut p.resolution, MIN_RESOLUTION..=MAX_RESOLUTION)
-                .text("resolution")
-                .logarithmic(true),
-        );
-        ui.add(slider(&mut p.world_size, 10.0..=1000.0, "world size").logarithmic(true));
         ui.add(slider(&mut p.water_level, 0.0..=1.0, "water level"));
         ui.checkbox(&mut p.show_overflow, "paint heights above 1 orange");
     });
@@ -305,7 +338,7 @@ fn files_section(
     ui: &mut egui::Ui,
     state: &mut InspectorState,
     p: &mut TerrainParams,
-    map: Option<&TerrainHeightmap>,
+    map: Option<&PieceHeights>,
 ) {
     egui::CollapsingHeader::new("Presets and export").default_open(true).show(ui, |ui| {
         let mut load = None;
@@ -341,7 +374,9 @@ fn files_section(
         });
         ui.horizontal(|ui| {
             ui.text_edit_singleline(&mut state.export_name);
-            let export = ui.add_enabled(map.is_some(), egui::Button::new("export .png + .r32"));
+            let export = ui
+                .add_enabled(map.is_some(), egui::Button::new("export .png + .r32"))
+                .on_disabled_hover_text("exports the patch layout's heightmap");
             if export.clicked()
                 && let Some(map) = map
             {

@@ -1,8 +1,10 @@
 //! A Bevy plugin that turns coherent noise into terrain.
 //!
 //! Add [`TerrainPlugin`]; a terrain appears and follows the [`TerrainParams`] resource whenever
-//! anything changes it. Generation runs on Bevy's `AsyncComputeTaskPool`; the finished mesh and
-//! texture are written into the same assets each time.
+//! anything changes it: one patch, or endless chunks with levels of detail streamed around every
+//! [`TerrainFocus`] ([`TerrainLayout`]). Each piece of terrain is an entity ([`TerrainPiece`])
+//! built in the background on Bevy's `AsyncComputeTaskPool` into reused memory and assets;
+//! [`TerrainQuery`] answers ground heights and ray casts over all of them.
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -19,42 +21,48 @@
 //! The noise itself lives in the Bevy-free [`noise_terrain_core`] crate, re-exported as [`core`].
 #![warn(missing_docs)]
 
+pub mod build;
 #[cfg(feature = "camera")]
 pub mod camera;
 #[cfg(feature = "serialize")]
 pub mod files;
-pub mod generate;
-pub mod heightfield;
 #[cfg(feature = "inspector")]
 pub mod inspector;
+pub mod jobs;
+pub mod layout;
 pub mod mesh;
 pub mod params;
 pub mod pointer;
+pub mod query;
 pub mod texture;
 
 pub use noise_terrain_core as core;
 
 use bevy::prelude::*;
 
-pub use generate::{Terrain, TerrainAssets, TerrainGenerated, TerrainJobs, TerrainStats, TerrainValidation};
-pub use heightfield::TerrainHeightmap;
-pub use params::TerrainParams;
+pub use build::{PieceBuild, PieceKey, build_terrain};
+pub use jobs::{
+    PieceHeights, Terrain, TerrainGenerated, TerrainJobs, TerrainPiece, TerrainStats, TerrainValidation,
+};
+pub use layout::TerrainFocus;
+pub use params::{TerrainLayout, TerrainParams};
+pub use query::TerrainQuery;
 
 /// The common imports for games.
 pub mod prelude {
     pub use crate::core::{Basis, ColorRamp, Fade, Fractal, NoiseSettings};
     pub use crate::{
-        Terrain, TerrainAssets, TerrainGenerated, TerrainHeightmap, TerrainParams, TerrainPlugin,
-        TerrainStats, TerrainSystems,
+        Terrain, TerrainFocus, TerrainGenerated, TerrainLayout, TerrainParams, TerrainPiece, TerrainPlugin,
+        TerrainQuery, TerrainStats, TerrainSystems,
     };
 }
 
 /// The plugin's system sets, in `Update`, in this order; order your systems against them.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TerrainSystems {
-    /// Validates changed [`TerrainParams`] and queues a job.
+    /// Validates changed [`TerrainParams`] and decides which pieces should exist.
     Queue,
-    /// Applies finished jobs to the assets and starts the next one.
+    /// Applies finished jobs, starts new ones, swaps old pieces for new ones, updates the stats.
     Apply,
 }
 
@@ -62,8 +70,8 @@ pub enum TerrainSystems {
 /// parameters are used otherwise).
 #[derive(Debug, Clone)]
 pub struct TerrainPlugin {
-    /// Spawn a [`Terrain`] entity at startup showing the plugin's mesh and material. Turn off to
-    /// spawn your own from [`TerrainAssets`].
+    /// Spawn the [`Terrain`] entity the pieces hang from at startup. Turn off to spawn your own
+    /// (with a `Transform` of your choice).
     pub spawn_terrain: bool,
 }
 
@@ -81,20 +89,22 @@ impl Plugin for TerrainPlugin {
             .init_resource::<TerrainValidation>()
             .register_type::<TerrainParams>()
             .register_type::<Terrain>()
+            .register_type::<TerrainFocus>()
             .add_message::<TerrainGenerated>()
             .configure_sets(Update, (TerrainSystems::Queue, TerrainSystems::Apply).chain())
-            .add_systems(PreStartup, generate::create_assets)
             .add_systems(
                 Update,
                 (
-                    generate::queue_generation
-                        .run_if(resource_changed::<TerrainParams>)
+                    (jobs::queue_generation.run_if(resource_changed::<TerrainParams>), jobs::select_pieces)
+                        .chain()
                         .in_set(TerrainSystems::Queue),
-                    generate::drive_jobs.in_set(TerrainSystems::Apply),
+                    (jobs::drive_jobs, jobs::swap_pieces, jobs::update_stats)
+                        .chain()
+                        .in_set(TerrainSystems::Apply),
                 ),
             );
         if self.spawn_terrain {
-            app.add_systems(Startup, generate::spawn_terrain);
+            app.add_systems(Startup, jobs::spawn_terrain);
         }
     }
 }

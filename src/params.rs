@@ -3,6 +3,7 @@
 use bevy::prelude::*;
 use bevy::reflect::reflect_remote;
 use noise_terrain_core::field::clamp_or;
+use noise_terrain_core::lod::{LodSettings, MAX_LOD_LEVELS};
 use noise_terrain_core::{Clamped, ColorRamp, NoiseSettings, PostProcess};
 
 /// Fewest vertices per side of the terrain grid.
@@ -13,6 +14,92 @@ pub const MAX_RESOLUTION: u32 = 2048;
 pub const WORLD_SIZE_RANGE: (f32, f32) = (0.01, 1e6);
 /// Allowed height scale, in world units.
 pub const HEIGHT_SCALE_RANGE: (f32, f32) = (0.0, 1e5);
+/// Allowed side of a level-0 chunk of the endless layout, in world units.
+pub const CHUNK_SIZE_RANGE: (f32, f32) = (1.0, 1e5);
+/// Allowed vertices per chunk side (odd, so that every other vertex of a fine edge meets a vertex
+/// of a coarser neighbour).
+pub const CHUNK_VERTICES_RANGE: (u32, u32) = (3, 257);
+
+/// Which pieces of terrain exist: one patch, or chunks streamed around the foci.
+#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+pub enum TerrainLayout {
+    /// One square of [`TerrainParams::resolution`] vertices per side, [`TerrainParams::world_size`]
+    /// wide, centred on the [`Terrain`](crate::Terrain) entity. Post-processing sees the patch
+    /// as the whole map (stretch by its min and max, the island over its square).
+    Patch,
+    /// Chunks around every [`TerrainFocus`](crate::TerrainFocus), to the horizon. A chunk at
+    /// level of detail `L` is `chunk_size · 2^L` wide with `chunk_vertices` per side, so the
+    /// resolution halves with each level (a quadtree: see [`noise_terrain_core::lod`]); edges
+    /// that meet a coarser neighbour are stitched to it. [`TerrainParams::world_size`] is the
+    /// world size of one map unit (the patch's width), `resolution` is not used, and
+    /// post-processing works in world space: stretch maps the field's computed bounds (not a
+    /// chunk's min and max) to `[0, 1]`, so it only changes fields that can leave `[0, 1]`
+    /// (normalisation off); power and terraces are per height as in the patch; the island is
+    /// centred on the terrain entity's origin, `world_size` across, the patch's island.
+    Endless {
+        /// Side of a level-0 (finest) chunk in world units, `1..=1e5`.
+        chunk_size: f32,
+        /// Vertices per chunk side, odd, `3..=257`.
+        chunk_vertices: u32,
+        /// Chunks closer than this to a focus exist, world units; at most 32 coarsest chunks.
+        view_distance: f32,
+        /// Levels of detail, `1..=16`.
+        lod_levels: u32,
+    },
+}
+
+impl Default for TerrainLayout {
+    fn default() -> Self {
+        TerrainLayout::Patch
+    }
+}
+
+impl TerrainLayout {
+    /// The endless layout with the defaults: 64-unit chunks of 65 × 65 vertices, 1000 units of
+    /// view, 4 levels of detail.
+    pub const ENDLESS: TerrainLayout =
+        TerrainLayout::Endless { chunk_size: 64.0, chunk_vertices: 65, view_distance: 1000.0, lod_levels: 4 };
+
+    /// The layout with every value in range (see the fields' documented ranges).
+    pub fn clamped(&self) -> TerrainLayout {
+        match *self {
+            TerrainLayout::Patch => TerrainLayout::Patch,
+            TerrainLayout::Endless { chunk_size, chunk_vertices, view_distance, lod_levels } => {
+                let chunk_size = clamp_or(chunk_size, CHUNK_SIZE_RANGE, 64.0);
+                let (lo, hi) = CHUNK_VERTICES_RANGE;
+                // An even count gets one more vertex.
+                let chunk_vertices = (chunk_vertices.clamp(lo, hi) | 1).min(hi);
+                let lod_levels = lod_levels.clamp(1, u32::from(MAX_LOD_LEVELS));
+                let lod = LodSettings {
+                    chunk_size: f64::from(chunk_size),
+                    view_distance: f64::from(view_distance),
+                    levels: lod_levels as u8,
+                }
+                .clamped();
+                TerrainLayout::Endless {
+                    chunk_size,
+                    chunk_vertices,
+                    view_distance: lod.view_distance as f32,
+                    lod_levels,
+                }
+            }
+        }
+    }
+
+    /// The chunk selection settings of the endless layout (`None` for the patch).
+    pub fn lod_settings(&self) -> Option<LodSettings> {
+        match self.clamped() {
+            TerrainLayout::Patch => None,
+            TerrainLayout::Endless { chunk_size, view_distance, lod_levels, .. } => Some(LodSettings {
+                chunk_size: f64::from(chunk_size),
+                view_distance: f64::from(view_distance),
+                levels: lod_levels as u8,
+            }),
+        }
+    }
+}
 
 /// Everything the terrain is made from. Change it (from game code or the inspector) and the plugin
 /// regenerates the mesh and texture in the background.
@@ -30,9 +117,13 @@ pub struct TerrainParams {
     /// Whole-map post-processing: stretch, redistribution, island, terraces.
     #[reflect(remote = PostProcessReflect)]
     pub post: PostProcess,
-    /// Vertices per side of the square grid (and texels per side of its texture), `2..=2048`.
+    /// Which pieces of terrain exist: one patch (the default) or endless chunks.
+    pub layout: TerrainLayout,
+    /// Vertices per side of the patch (and texels per side of its texture), `2..=2048`. Not used
+    /// by the endless layout, whose chunks have their own vertex count.
     pub resolution: u32,
-    /// Side length of the terrain in world units; it is centred on its entity's origin.
+    /// Side length of the patch in world units, centred on its entity's origin; in the endless
+    /// layout, the world size of one map unit (so both layouts show features of one size).
     pub world_size: f32,
     /// World height of a noise height of 1.
     pub height_scale: f32,
@@ -50,6 +141,7 @@ impl Default for TerrainParams {
         Self {
             noise: NoiseSettings { octaves: 6, frequency: 3.0, ..NoiseSettings::default() },
             post: PostProcess::default(),
+            layout: TerrainLayout::Patch,
             resolution: 256,
             world_size: 100.0,
             height_scale: 24.0,
@@ -68,6 +160,7 @@ impl TerrainParams {
         let used = TerrainParams {
             noise: self.noise.clamped(),
             post: self.post.clamped(),
+            layout: self.layout.clamped(),
             resolution: self.resolution.clamp(MIN_RESOLUTION, MAX_RESOLUTION),
             world_size: clamp_or(self.world_size, WORLD_SIZE_RANGE, default.world_size),
             height_scale: clamp_or(self.height_scale, HEIGHT_SCALE_RANGE, default.height_scale),
@@ -80,6 +173,7 @@ impl TerrainParams {
             }
         };
         note("post", format!("{:?}", self.post), format!("{:?}", used.post));
+        note("layout", format!("{:?}", self.layout), format!("{:?}", used.layout));
         note("resolution", self.resolution.to_string(), used.resolution.to_string());
         note("world_size", self.world_size.to_string(), used.world_size.to_string());
         note("height_scale", self.height_scale.to_string(), used.height_scale.to_string());
@@ -135,6 +229,43 @@ mod tests {
         let (used, changes) = TerrainParams::default().validated();
         assert!(changes.is_empty(), "{changes:?}");
         assert_eq!(used, TerrainParams::default());
+    }
+
+    #[test]
+    fn bad_layout_values_are_clamped_and_named() {
+        for (bad, check) in [
+            (
+                TerrainLayout::Endless {
+                    chunk_size: 0.0,
+                    chunk_vertices: 1,
+                    view_distance: 1e9,
+                    lod_levels: 100,
+                },
+                (CHUNK_SIZE_RANGE.0, 3, 16),
+            ),
+            (
+                TerrainLayout::Endless {
+                    chunk_size: f32::NAN,
+                    chunk_vertices: 64,
+                    view_distance: f32::NAN,
+                    lod_levels: 0,
+                },
+                (64.0, 65, 1),
+            ),
+        ] {
+            let (used, changes) = TerrainParams { layout: bad, ..default() }.validated();
+            assert!(changes.iter().any(|c| c.field == "layout"), "{changes:?}");
+            let TerrainLayout::Endless { chunk_size, chunk_vertices, view_distance, lod_levels } =
+                used.layout
+            else {
+                panic!("the layout stays endless")
+            };
+            assert_eq!((chunk_size, chunk_vertices, lod_levels), check);
+            assert!(view_distance.is_finite() && view_distance >= chunk_size);
+            assert_eq!(used.layout.clamped(), used.layout, "clamping is idempotent");
+        }
+        let (_, changes) = TerrainParams { layout: TerrainLayout::ENDLESS, ..default() }.validated();
+        assert!(changes.is_empty(), "{changes:?}");
     }
 
     #[test]

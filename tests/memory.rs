@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bevy::mesh::{Indices, VertexAttributeValues};
 use bevy_noise_terrain::TerrainParams;
-use bevy_noise_terrain::generate::build_terrain;
+use bevy_noise_terrain::build_terrain;
 
 /// The system allocator, counting the bytes in use and their peak.
 struct Counting;
@@ -60,7 +60,7 @@ fn building_a_2048_terrain_peaks_below_one_and_a_half_times_its_output() {
         _ => panic!("u32 indices"),
     };
     let texture = build.image.data.as_ref().map_or(0, Vec::len);
-    let heights = build.heightmap.samples().len() * 4;
+    let heights = build.heights.samples().len() * 4;
     let output = attributes + indices + texture + heights;
     let ratio = peak as f64 / output as f64;
     println!("2048x2048: output {} MiB, peak {} MiB, ratio {ratio:.3}", output >> 20, peak >> 20);

@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
 use bevy_noise_terrain::core::{Heightmap, NoiseSettings, PostProcess};
-use bevy_noise_terrain::generate::SPARE_BUFFERS_KEPT_FOR;
+use bevy_noise_terrain::jobs::SPARE_BUFFERS_KEPT_FOR;
 use bevy_noise_terrain::prelude::*;
-use bevy_noise_terrain::{TerrainJobs, TerrainValidation};
+use bevy_noise_terrain::{PieceHeights, TerrainJobs, TerrainValidation};
 
 fn small_params() -> TerrainParams {
     TerrainParams { resolution: 48, ..default() }
@@ -44,9 +44,19 @@ fn settle(app: &mut App) {
     }
 }
 
+/// The patch: its piece, mesh handle and heights.
+fn patch(app: &App) -> (&TerrainPiece, Handle<Mesh>, &PieceHeights) {
+    let world = app.world();
+    let mut pieces = world.try_query::<(&TerrainPiece, &Mesh3d, &PieceHeights)>().unwrap();
+    let found: Vec<_> = pieces.iter(world).collect();
+    assert_eq!(found.len(), 1, "one patch");
+    let (piece, mesh, heights) = found[0];
+    (piece, mesh.0.clone(), heights)
+}
+
 fn mesh_heights(app: &App) -> Vec<f32> {
-    let handle = &app.world().resource::<TerrainAssets>().mesh;
-    let mesh = app.world().resource::<Assets<Mesh>>().get(handle).unwrap();
+    let (_, handle, _) = patch(app);
+    let mesh = app.world().resource::<Assets<Mesh>>().get(&handle).unwrap();
     match mesh.attribute(Mesh::ATTRIBUTE_POSITION) {
         Some(VertexAttributeValues::Float32x3(p)) => p.iter().map(|p| p[1]).collect(),
         other => panic!("positions: {other:?}"),
@@ -65,14 +75,15 @@ fn assert_shows(app: &App, params: &TerrainParams) {
         assert_eq!(*y, h * params.height_scale);
     }
     let world = app.world();
-    let image = world.resource::<Assets<Image>>().get(&world.resource::<TerrainAssets>().image).unwrap();
+    let (piece, _, heights) = patch(app);
+    let image = world.resource::<Assets<Image>>().get(&piece.image).unwrap();
     assert_eq!(image.size(), UVec2::splat(n));
     let data = image.data.as_ref().unwrap();
     for (i, &h) in expected.samples().iter().enumerate().step_by(97) {
         let color = params.ramp.color_for_height(h, params.water_level, params.show_overflow);
         assert_eq!(data[i * 4..i * 4 + 3], color, "texel {i}");
     }
-    assert_eq!(world.resource::<TerrainHeightmap>().map.samples(), expected.samples());
+    assert_eq!(heights.map.samples(), expected.samples());
 }
 
 #[test]
@@ -82,8 +93,10 @@ fn the_first_update_generates_the_initial_terrain() {
     assert_eq!(generation(&app), 1);
     assert_eq!(jobs_started(&app), 1);
     assert_shows(&app, &small_params());
-    let terrains = app.world_mut().query_filtered::<&Mesh3d, With<Terrain>>().iter(app.world()).count();
-    assert_eq!(terrains, 1);
+    let pieces = app.world_mut().query_filtered::<&Mesh3d, With<TerrainPiece>>().iter(app.world()).count();
+    assert_eq!(pieces, 1);
+    let roots = app.world_mut().query_filtered::<Entity, With<Terrain>>().iter(app.world()).count();
+    assert_eq!(roots, 1);
     let stats = app.world().resource::<TerrainStats>();
     assert_eq!(stats.vertex_count, 48 * 48);
     assert!(stats.heights.min >= 0.0 && stats.heights.max <= 1.0 && stats.heights.min < stats.heights.max);
@@ -157,12 +170,12 @@ fn a_burst_of_changes_ends_at_the_last_settings_in_order() {
     assert_eq!(seen.last(), Some(&generation(&app)));
     assert!(jobs_started(&app) <= 11);
     assert_shows(&app, &last);
-    assert_eq!(app.world().resource::<TerrainHeightmap>().params.noise.seed, 1009);
+    assert_eq!(patch(&app).2.params.noise.seed, 1009);
 }
 
 fn mesh_positions_address(app: &App) -> usize {
-    let handle = &app.world().resource::<TerrainAssets>().mesh;
-    match app.world().resource::<Assets<Mesh>>().get(handle).unwrap().attribute(Mesh::ATTRIBUTE_POSITION) {
+    let (_, handle, _) = patch(app);
+    match app.world().resource::<Assets<Mesh>>().get(&handle).unwrap().attribute(Mesh::ATTRIBUTE_POSITION) {
         Some(VertexAttributeValues::Float32x3(p)) => p.as_ptr() as usize,
         other => panic!("positions: {other:?}"),
     }
@@ -257,8 +270,8 @@ fn out_of_range_parameters_are_clamped_and_never_panic() {
     *app.world_mut().resource_mut::<TerrainParams>() = bad.clone();
     settle(&mut app);
     assert_shows(&app, &bad);
-    let handle = &app.world().resource::<TerrainAssets>().mesh;
-    let mesh = app.world().resource::<Assets<Mesh>>().get(handle).unwrap();
+    let (_, handle, _) = patch(&app);
+    let mesh = app.world().resource::<Assets<Mesh>>().get(&handle).unwrap();
     let Some(VertexAttributeValues::Float32x3(normals)) = mesh.attribute(Mesh::ATTRIBUTE_NORMAL) else {
         panic!()
     };

@@ -1,5 +1,6 @@
-//! Ray casts against a height grid's triangles: the surface [`crate::surface::Surface`] builds
-//! (two triangles per cell, split along the diagonal from `(x + 1, z)` to `(x, z + 1)`).
+//! Height queries and ray casts against a height grid's triangles: the surface
+//! [`crate::surface::Surface`] builds (two triangles per cell, split along the diagonal from
+//! `(x + 1, z)` to `(x, z + 1)`).
 //!
 //! The walk visits the cells the ray's shadow crosses, in order, one step per cell (a 2-D
 //! digital differential analyser), so it costs no more than the cells crossed and ends for
@@ -21,6 +22,68 @@ pub struct GridPlacement {
     pub height_scale: f64,
     /// Lowest and highest height in the grid (before scaling), for the bounding box.
     pub height_range: [f32; 2],
+}
+
+impl GridPlacement {
+    /// The grid cell holding `(x, z)` and the position inside it, or `None` outside the grid.
+    fn cell_at(&self, heights: &Heightmap, x: f64, z: f64) -> Option<([u32; 2], [f64; 2])> {
+        let (u, v) = ((x - self.origin[0]) / self.step[0], (z - self.origin[1]) / self.step[1]);
+        let (last_u, last_v) = ((heights.width().max(2) - 1) as f64, (heights.height().max(2) - 1) as f64);
+        if heights.width() < 2
+            || heights.height() < 2
+            || !(0.0..=last_u).contains(&u)
+            || !(0.0..=last_v).contains(&v)
+        {
+            return None;
+        }
+        let (i, j) =
+            ((u.floor() as u32).min(heights.width() - 2), (v.floor() as u32).min(heights.height() - 2));
+        Some(([i, j], [u - i as f64, v - j as f64]))
+    }
+
+    /// The world heights of the corners `(i, j)`, `(i + 1, j)`, `(i, j + 1)`, `(i + 1, j + 1)`.
+    fn corners(&self, heights: &Heightmap, [i, j]: [u32; 2]) -> [f64; 4] {
+        let h = |i, j| heights.get(i, j).unwrap_or(0.0) as f64 * self.height_scale;
+        [h(i, j), h(i + 1, j), h(i, j + 1), h(i + 1, j + 1)]
+    }
+
+    /// Where the ray `origin + t · direction` enters the grid's bounding box (`t`, 0 if it
+    /// starts inside), if it does: for sorting grids by distance along a ray.
+    pub fn box_entry(&self, heights: &Heightmap, origin: DVec3, direction: DVec3) -> Option<f64> {
+        let (columns, rows) = (heights.width().max(2) - 1, heights.height().max(2) - 1);
+        let (lo, hi) = self.scaled_range();
+        let min = DVec3::new(self.origin[0], lo, self.origin[1]);
+        let max =
+            min + DVec3::new(self.step[0] * f64::from(columns), hi - lo, self.step[1] * f64::from(rows));
+        clip_to_box(origin, direction, min, max).map(|(enter, _)| enter)
+    }
+
+    /// The lowest and highest world height, with a little slack.
+    fn scaled_range(&self) -> (f64, f64) {
+        let hs = self.height_scale;
+        let (lo, hi) = (self.height_range[0] as f64 * hs, self.height_range[1] as f64 * hs);
+        (lo.min(hi) - 1e-6, lo.max(hi) + 1e-6)
+    }
+
+    /// The surface height at `(x, z)`, exactly on the grid's triangles, or `None` outside it.
+    pub fn height_at(&self, heights: &Heightmap, x: f64, z: f64) -> Option<f64> {
+        let (cell, [u, v]) = self.cell_at(heights, x, z)?;
+        let [a, b, c, d] = self.corners(heights, cell);
+        Some(if u + v <= 1.0 {
+            a + u * (b - a) + v * (c - a)
+        } else {
+            d + (1.0 - u) * (c - d) + (1.0 - v) * (b - d)
+        })
+    }
+
+    /// The unit normal of the triangle under `(x, z)` (pointing up), or `None` outside the grid.
+    pub fn normal_at(&self, heights: &Heightmap, x: f64, z: f64) -> Option<DVec3> {
+        let (cell, [u, v]) = self.cell_at(heights, x, z)?;
+        let [a, b, c, d] = self.corners(heights, cell);
+        // Slopes of the triangle's plane per world unit.
+        let (dx, dz) = if u + v <= 1.0 { (b - a, c - a) } else { (d - c, d - b) };
+        Some(DVec3::new(-dx / self.step[0], 1.0, -dz / self.step[1]).normalize())
+    }
 }
 
 /// Where a ray first meets the triangles of `heights` placed by `placement`: the ray parameter
@@ -45,8 +108,7 @@ pub fn raycast_grid(
     let o = (origin - DVec3::new(placement.origin[0], 0.0, placement.origin[1])) * scale;
     let d = direction * scale;
     let hs = placement.height_scale;
-    let (lo, hi) = (placement.height_range[0] as f64 * hs, placement.height_range[1] as f64 * hs);
-    let (lo, hi) = (lo.min(hi) - 1e-6, lo.max(hi) + 1e-6);
+    let (lo, hi) = placement.scaled_range();
     let box_min = DVec3::new(0.0, lo, 0.0);
     let box_max = DVec3::new((columns - 1) as f64, hi, (rows - 1) as f64);
     let (enter, exit) = clip_to_box(o, d, box_min, box_max)?;
@@ -173,6 +235,27 @@ mod tests {
             height_scale: 4.0,
             height_range: [s.min, s.max],
         }
+    }
+
+    #[test]
+    fn heights_and_normals_follow_the_triangles() {
+        let map = bumpy(9);
+        let p = placement(&map, 2.0);
+        for (x, z) in [(-3.0, 5.0), (0.3, 7.9), (12.9, 20.2), (13.0, 21.0)] {
+            let (gx, gz) = ((x + 3.0) / 2.0, (z - 5.0) / 2.0);
+            let h = p.height_at(&map, x, z).unwrap();
+            assert!((h - surface_height(&map, gx, gz, 4.0)).abs() < 1e-12, "({x}, {z})");
+            // The normal is perpendicular to the triangle: a small step along it stays on it.
+            let n = p.normal_at(&map, x, z).unwrap();
+            let e = 1e-4;
+            let dx = (p.height_at(&map, x + e, z).unwrap_or(h) - h) / e;
+            assert!(n.y > 0.0 && (n.length() - 1.0).abs() < 1e-12);
+            if (gx + e / 2.0).fract() > 1e-3 && gx < 7.9 && (gx.fract() + gz.fract() - 1.0).abs() > 1e-3 {
+                assert!((-n.x / n.y - dx).abs() < 1e-6, "slope {dx} vs {}", -n.x / n.y);
+            }
+        }
+        assert_eq!(p.height_at(&map, -3.1, 5.0), None);
+        assert_eq!(p.normal_at(&map, 0.0, 21.5), None);
     }
 
     #[test]

@@ -1,0 +1,248 @@
+//! The pure build: validated parameters and one piece of terrain in, heights, mesh and texture
+//! out. No ECS here: the plugin runs it in background jobs, and tools and tests call it directly.
+
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use noise_terrain_core::lod::{ChunkKey, Stitch, chunk_window};
+use noise_terrain_core::postprocess::Frame;
+use noise_terrain_core::surface::{Surface, SurfaceLayout, fold_stitched_edges};
+use noise_terrain_core::{HeightStats, Heightmap, HeightmapError};
+
+use crate::mesh::terrain_mesh_from;
+use crate::params::{TerrainLayout, TerrainParams};
+use crate::texture::terrain_image_reusing;
+
+/// Which piece of terrain: the single patch, or one chunk of the endless layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PieceKey {
+    /// The patch of [`TerrainLayout::Patch`].
+    Patch,
+    /// A chunk of [`TerrainLayout::Endless`].
+    Chunk(ChunkKey),
+}
+
+/// A piece and how its edges meet its neighbours: everything a build needs besides the
+/// parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PieceSpec {
+    /// Which piece.
+    pub key: PieceKey,
+    /// Its edges that meet a coarser chunk (always none for the patch).
+    pub stitch: Stitch,
+}
+
+/// Where a piece lies in the terrain entity's space, in world units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PieceGeometry {
+    /// The piece entity's translation `(x, z)` (in `f64`: chunk corners far from the origin).
+    pub translation: [f64; 2],
+    /// The first vertex `(x, z)`, relative to the translation.
+    pub origin: [f32; 2],
+    /// Distance from the first vertex to the last, in `x` and in `z`.
+    pub size: f32,
+    /// Vertices per side.
+    pub vertices: u32,
+}
+
+impl PieceGeometry {
+    /// The square `[min x, min z, max x, max z]` the piece covers.
+    pub fn bounds(&self) -> [f64; 4] {
+        let x0 = self.translation[0] + f64::from(self.origin[0]);
+        let z0 = self.translation[1] + f64::from(self.origin[1]);
+        let size = f64::from(self.size);
+        [x0, z0, x0 + size, z0 + size]
+    }
+
+    /// Distance between neighbouring vertices.
+    pub fn step(&self) -> f32 {
+        self.size / (self.vertices.max(2) - 1) as f32
+    }
+}
+
+impl PieceKey {
+    /// Where the piece lies for `params` (validated); a key of the other layout gets that
+    /// layout's defaults.
+    pub fn geometry(self, params: &TerrainParams) -> PieceGeometry {
+        match self {
+            PieceKey::Patch => {
+                let half = params.world_size / 2.0;
+                PieceGeometry {
+                    translation: [0.0; 2],
+                    origin: [-half; 2],
+                    size: params.world_size,
+                    vertices: params.resolution,
+                }
+            }
+            PieceKey::Chunk(key) => {
+                let (chunk_size, vertices) = chunk_shape(&params.layout);
+                PieceGeometry {
+                    translation: key.min_corner(chunk_size),
+                    origin: [0.0; 2],
+                    size: key.size(chunk_size) as f32,
+                    vertices,
+                }
+            }
+        }
+    }
+}
+
+/// Chunk size and vertices per chunk side of a layout (the endless defaults for the patch).
+fn chunk_shape(layout: &TerrainLayout) -> (f64, u32) {
+    match layout {
+        TerrainLayout::Endless { chunk_size, chunk_vertices, .. } => {
+            (f64::from(*chunk_size), *chunk_vertices)
+        }
+        TerrainLayout::Patch => chunk_shape(&TerrainLayout::ENDLESS),
+    }
+}
+
+/// One piece built from parameters: what a background job produces.
+#[derive(Debug)]
+pub struct PieceBuild {
+    /// The piece.
+    pub spec: PieceSpec,
+    /// Where it lies.
+    pub geometry: PieceGeometry,
+    /// The heights of its vertices, in noise units (multiply by `height_scale` for world
+    /// units), after post-processing and stitching: the mesh's heights.
+    pub heights: Heightmap,
+    /// Their lowest, highest and mean value.
+    pub stats: HeightStats,
+    /// Their share above 1.
+    pub overflow_fraction: f32,
+    /// The mesh, positions relative to the piece's translation.
+    pub mesh: Mesh,
+    /// The ramp texture, one texel per vertex.
+    pub image: Image,
+    /// How long building took.
+    pub elapsed: Duration,
+}
+
+/// Memory of an earlier piece for a build to reuse: the mesh arrays and the texels.
+///
+/// Fresh memory is expensive: the kernel faults in and clears every page, which at 1024 × 1024
+/// took most of a rebuild. So the plugin builds each piece into the arrays of a piece it
+/// replaced a moment ago.
+#[derive(Debug, Default)]
+pub struct TerrainBuffers {
+    /// The mesh arrays (see [`take_surface`](crate::mesh::take_surface)).
+    pub surface: Surface,
+    /// The RGBA8 texels of a texture.
+    pub texels: Vec<u8>,
+}
+
+impl TerrainBuffers {
+    /// Bytes of memory the arrays hold.
+    pub fn capacity_bytes(&self) -> usize {
+        self.surface.capacity_bytes() + self.texels.capacity()
+    }
+}
+
+/// The patch of `params` (validated with [`TerrainParams::validated`]), whatever its layout:
+/// for use without an app (tools, servers, tests).
+pub fn build_terrain(params: TerrainParams) -> Result<PieceBuild, HeightmapError> {
+    build_piece(&params, PieceSpec { key: PieceKey::Patch, stitch: Stitch::NONE }, TerrainBuffers::default())
+}
+
+/// Builds one piece for validated parameters, into the memory of an earlier one.
+///
+/// The patch samples the field as [`Heightmap::generate`] does at its resolution, with a
+/// one-sample border for the normals, and post-processes it as one map. A chunk samples its
+/// window of the level's pixel lattice (see [`chunk_window`]) with a two-sample border (its
+/// stitched edges take the coarser neighbour's normals, which reach two samples out) and
+/// post-processes in world space.
+pub fn build_piece(
+    params: &TerrainParams,
+    spec: PieceSpec,
+    reuse: TerrainBuffers,
+) -> Result<PieceBuild, HeightmapError> {
+    let start = Instant::now();
+    let geometry = spec.key.geometry(params);
+    let n = geometry.vertices;
+    let (padded, border) = match spec.key {
+        PieceKey::Patch => {
+            let mut padded = Heightmap::generate_region(&params.noise, [-1, -1], n + 2, n + 2, f64::from(n))?;
+            params.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: n, height: n });
+            (padded, 1)
+        }
+        PieceKey::Chunk(key) => {
+            let (chunk_size, _) = chunk_shape(&params.layout);
+            let window = chunk_window(key, chunk_size, n, f64::from(params.world_size), 2);
+            let mut padded = Heightmap::generate_region(
+                &params.noise,
+                window.origin,
+                window.width,
+                window.height,
+                window.pixels_per_unit,
+            )?;
+            params.post.apply_in_world(&mut padded, window, params.noise.value_bounds());
+            fold_stitched_edges(&mut padded, 2, spec.stitch);
+            (padded, 2)
+        }
+    };
+    let layout = SurfaceLayout {
+        border,
+        origin: geometry.origin,
+        size: [geometry.size; 2],
+        height_scale: params.height_scale,
+        stitch: spec.stitch,
+    };
+    let mut surface = reuse.surface;
+    surface.rebuild_with(&padded, &layout);
+    let heights = padded.crop(Frame { x: border, y: border, width: n, height: n })?;
+    // Freed before the texture is painted: one map less at the peak.
+    drop(padded);
+    let mesh = terrain_mesh_from(surface);
+    let image =
+        terrain_image_reusing(&heights, &params.ramp, params.water_level, params.show_overflow, reuse.texels);
+    let (stats, overflow_fraction) = (heights.stats(), heights.overflow_fraction());
+    Ok(PieceBuild {
+        spec,
+        geometry,
+        heights,
+        stats,
+        overflow_fraction,
+        mesh,
+        image,
+        elapsed: start.elapsed(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy::mesh::VertexAttributeValues;
+    use noise_terrain_core::NoiseSettings;
+
+    fn positions(mesh: &Mesh) -> Vec<[f32; 3]> {
+        match mesh.attribute(Mesh::ATTRIBUTE_POSITION) {
+            Some(VertexAttributeValues::Float32x3(p)) => p.clone(),
+            other => panic!("positions: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_patch_is_todays_map_and_chunks_sample_the_same_field() {
+        let params = TerrainParams { resolution: 33, ..default() };
+        let patch = build_terrain(params.clone()).unwrap();
+        let map = Heightmap::generate(&params.noise, 33, 33).unwrap();
+        assert_eq!(patch.heights, map);
+        assert_eq!(positions(&patch.mesh)[0], [-50.0, map.samples()[0] * params.height_scale, -50.0]);
+
+        // A chunk's vertex heights are the field at its world position / world_size.
+        let endless = TerrainParams { layout: TerrainLayout::ENDLESS, ..params };
+        let key = ChunkKey { level: 2, x: -3, z: 1 };
+        let chunk =
+            build_piece(&endless, PieceSpec { key: PieceKey::Chunk(key), stitch: Stitch::NONE }, default())
+                .unwrap();
+        assert_eq!(chunk.geometry.translation, [-768.0, 256.0]);
+        assert_eq!(chunk.geometry.size, 256.0);
+        let s: &NoiseSettings = &endless.noise;
+        for (i, j) in [(0u32, 0u32), (64, 0), (17, 40), (64, 64)] {
+            let (x, z) = (-768.0 + 4.0 * i as f64, 256.0 + 4.0 * j as f64);
+            let expected = s.sample(x / 100.0, z / 100.0);
+            assert!((chunk.heights.get(i, j).unwrap() - expected).abs() < 1e-6, "({i}, {j})");
+        }
+    }
+}
