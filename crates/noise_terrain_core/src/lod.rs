@@ -116,23 +116,86 @@ impl Side {
     }
 }
 
-/// Which edges of a chunk meet a neighbour one level coarser, and are therefore folded onto
-/// that neighbour's edge (see [`crate::surface::SurfaceLayout`]).
+/// Which edges and corners of a chunk meet a neighbour one level coarser. Edges that do are
+/// folded onto that neighbour's edge; vertices where a coarser chunk touches (stitched edges,
+/// and corners a coarser chunk touches, even only diagonally) take its normals, so that every
+/// chunk around a vertex computes the same one (see [`crate::surface::SurfaceLayout`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Stitch(pub [bool; 4]);
+pub struct Stitch {
+    /// Per side, in the order of [`Side::ALL`]: the neighbour across it is one level coarser.
+    pub edges: [bool; 4],
+    /// Per corner, in the order of [`Corner::ALL`]: a chunk one level coarser touches it.
+    pub corners: [bool; 4],
+}
+
+/// One of a chunk's four corners.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Corner {
+    /// Lowest `x`, lowest `z`.
+    NorthWest,
+    /// Highest `x`, lowest `z`.
+    NorthEast,
+    /// Lowest `x`, highest `z`.
+    SouthWest,
+    /// Highest `x`, highest `z`.
+    SouthEast,
+}
+
+impl Corner {
+    /// All four corners, in the order of [`Stitch::corners`].
+    pub const ALL: [Corner; 4] = [Corner::NorthWest, Corner::NorthEast, Corner::SouthWest, Corner::SouthEast];
+
+    /// The two sides that meet at the corner: `(the x side, the z side)`.
+    pub fn sides(self) -> (Side, Side) {
+        match self {
+            Corner::NorthWest => (Side::West, Side::North),
+            Corner::NorthEast => (Side::East, Side::North),
+            Corner::SouthWest => (Side::West, Side::South),
+            Corner::SouthEast => (Side::East, Side::South),
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Corner::NorthWest => 0,
+            Corner::NorthEast => 1,
+            Corner::SouthWest => 2,
+            Corner::SouthEast => 3,
+        }
+    }
+}
 
 impl Stitch {
-    /// No edge is stitched: the chunk meets only neighbours of its own level or finer ones.
-    pub const NONE: Stitch = Stitch([false; 4]);
+    /// Nothing is stitched: the chunk meets only neighbours of its own level or finer ones.
+    pub const NONE: Stitch = Stitch { edges: [false; 4], corners: [false; 4] };
 
     /// Whether `side` is stitched.
     pub fn has(self, side: Side) -> bool {
-        self.0[side.index()]
+        self.edges[side.index()]
     }
 
-    /// The same flags with `side` set to `on`.
+    /// Whether a coarser chunk touches `corner`.
+    pub fn has_corner(self, corner: Corner) -> bool {
+        self.corners[corner.index()]
+    }
+
+    /// The same flags with `side` set to `on`; the corners at its ends are set too when `on`.
     pub fn with(mut self, side: Side, on: bool) -> Stitch {
-        self.0[side.index()] = on;
+        self.edges[side.index()] = on;
+        if on {
+            for corner in Corner::ALL {
+                let (x, z) = corner.sides();
+                if x == side || z == side {
+                    self.corners[corner.index()] = true;
+                }
+            }
+        }
+        self
+    }
+
+    /// The same flags with `corner` set to `on`.
+    pub fn with_corner(mut self, corner: Corner, on: bool) -> Stitch {
+        self.corners[corner.index()] = on;
         self
     }
 }
@@ -232,11 +295,18 @@ pub fn select_chunks(foci: &[[f64; 2]], settings: &LodSettings) -> Vec<SelectedC
         }
     }
     let present: HashSet<ChunkKey> = leaves.iter().map(|c| c.key).collect();
+    // The chunk at `key`'s place is one level coarser than `key`.
+    let coarser = |key: ChunkKey| !present.contains(&key) && present.contains(&key.parent());
     for chunk in &mut leaves {
         for side in Side::ALL {
-            let across = chunk.key.neighbour(side);
-            let coarser = !present.contains(&across) && present.contains(&across.parent());
-            chunk.stitch = chunk.stitch.with(side, coarser);
+            chunk.stitch = chunk.stitch.with(side, coarser(chunk.key.neighbour(side)));
+        }
+        for corner in Corner::ALL {
+            let (x, z) = corner.sides();
+            let diagonal = chunk.key.neighbour(x).neighbour(z);
+            if coarser(diagonal) {
+                chunk.stitch = chunk.stitch.with_corner(corner, true);
+            }
         }
     }
     leaves.sort_by(|a, b| a.distance.total_cmp(&b.distance).then(a.key.cmp(&b.key)));
@@ -386,6 +456,20 @@ mod tests {
                     }
                     let coarser = across.iter().any(|o| o.level == c.key.level + 1);
                     prop_assert_eq!(c.stitch.has(side), coarser, "{:?} {:?}", c.key, side);
+                }
+                for corner in Corner::ALL {
+                    // The level-0 cells around the corner point.
+                    let n = 1i64 << c.key.level;
+                    let (cx, cz) = match corner {
+                        Corner::NorthWest => (c.key.x * n, c.key.z * n),
+                        Corner::NorthEast => (c.key.x * n + n, c.key.z * n),
+                        Corner::SouthWest => (c.key.x * n, c.key.z * n + n),
+                        Corner::SouthEast => (c.key.x * n + n, c.key.z * n + n),
+                    };
+                    let around = [(cx - 1, cz - 1), (cx, cz - 1), (cx - 1, cz), (cx, cz)];
+                    let levels: Vec<u8> = around.iter().filter_map(|cell| owner.get(cell)).map(|k| k.level).collect();
+                    prop_assert!(levels.iter().all(|&l| l.abs_diff(c.key.level) <= 1), "{:?} at {:?}: {:?}", c.key, corner, levels);
+                    prop_assert_eq!(c.stitch.has_corner(corner), levels.contains(&(c.key.level + 1)), "{:?} {:?}", c.key, corner);
                 }
             }
         }

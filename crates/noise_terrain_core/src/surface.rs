@@ -10,7 +10,7 @@ use glam::Vec3;
 
 use crate::Heightmap;
 use crate::chunks::for_each_chunk;
-use crate::lod::{Side, Stitch};
+use crate::lod::{Corner, Side, Stitch};
 
 /// Vertex and index arrays of a terrain surface (see the module docs).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -151,6 +151,18 @@ impl Surface {
         });
 
         if b >= 2 {
+            for corner in Corner::ALL {
+                if layout.stitch.has_corner(corner) {
+                    let (x, z) = match corner {
+                        Corner::NorthWest => (0, 0),
+                        Corner::NorthEast => (columns - 1, 0),
+                        Corner::SouthWest => (0, rows - 1),
+                        Corner::SouthEast => (columns - 1, rows - 1),
+                    };
+                    self.normals[(z * columns + x) as usize] =
+                        coarse_normal(padded, b, (x, z), height_scale, [step_x, step_z]);
+                }
+            }
             for side in Side::ALL {
                 if layout.stitch.has(side) {
                     self.stitch_edge(padded, b, side, height_scale, [step_x, step_z]);
@@ -165,17 +177,11 @@ impl Surface {
         let (columns, rows) = (padded.width() - 2 * b, padded.height() - 2 * b);
         // The edge's vertices as (column, row), from one end to the other.
         let Some((count, vertex)) = edge_vertices(columns, rows, side) else { return };
-        // A border of 2 holds every sample two vertices out.
-        let sample = |x: u32, z: u32, dx: i64, dz: i64| {
-            padded.get((x as i64 + b as i64 + dx) as u32, (z as i64 + b as i64 + dz) as u32).unwrap_or(0.0)
-        };
         let index = |(x, z): (u32, u32)| (z * columns + x) as usize;
-        // Even vertices are the coarse neighbour's: its normal, from samples two apart.
+        // Even vertices are the coarse neighbour's: its normal.
         for k in (0..count).step_by(2) {
-            let (x, z) = vertex(k);
-            let far = [sample(x, z, -2, 0), sample(x, z, 2, 0), sample(x, z, 0, -2), sample(x, z, 0, 2)];
-            self.normals[index((x, z))] =
-                normal_from_differences(far, height_scale, [2.0 * step[0], 2.0 * step[1]]);
+            let vertex = vertex(k);
+            self.normals[index(vertex)] = coarse_normal(padded, b, vertex, height_scale, step);
         }
         // Odd vertices lie on the coarse edge between their neighbours (their heights were
         // folded there), where the coarse triangle interpolates the two normals.
@@ -225,6 +231,22 @@ pub fn fold_stitched_edges(padded: &mut Heightmap, border: u32, stitch: Stitch) 
             heights[index(vertex(k))] = 0.5 * (heights[index(vertex(k - 1))] + heights[index(vertex(k + 1))]);
         }
     }
+}
+
+/// The normal a neighbour twice as coarse computes at vertex `(x, z)`: central differences of
+/// the samples two vertices away (a border of 2 holds them all), over twice the step.
+fn coarse_normal(
+    padded: &Heightmap,
+    b: u32,
+    (x, z): (u32, u32),
+    height_scale: f32,
+    step: [f32; 2],
+) -> [f32; 3] {
+    let sample = |dx: i64, dz: i64| {
+        padded.get((x as i64 + b as i64 + dx) as u32, (z as i64 + b as i64 + dz) as u32).unwrap_or(0.0)
+    };
+    let far = [sample(-2, 0), sample(2, 0), sample(0, -2), sample(0, 2)];
+    normal_from_differences(far, height_scale, [2.0 * step[0], 2.0 * step[1]])
 }
 
 /// The unit normal of the surface `y = f(x, z) · height_scale` from central differences: the

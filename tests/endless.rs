@@ -1,0 +1,315 @@
+//! Headless tests of the endless layout: chunks around a focus, levels of detail, stitching,
+//! parameter changes and queries.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use bevy::mesh::VertexAttributeValues;
+use bevy::prelude::*;
+use bevy_noise_terrain::core::lod::{ChunkKey, Side};
+use bevy_noise_terrain::prelude::*;
+use bevy_noise_terrain::{PieceHeights, PieceKey, TerrainJobs, TerrainValidation};
+
+const CHUNK: f32 = 32.0;
+
+fn endless() -> TerrainParams {
+    TerrainParams {
+        layout: TerrainLayout::Endless {
+            chunk_size: CHUNK,
+            chunk_vertices: 17,
+            view_distance: 400.0,
+            lod_levels: 3,
+        },
+        height_scale: 30.0,
+        ..default()
+    }
+}
+
+fn app_with(params: TerrainParams) -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
+        .init_asset::<Mesh>()
+        .init_asset::<Image>()
+        .insert_resource(params)
+        .add_plugins(TerrainPlugin::default());
+    app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
+    app
+}
+
+/// Updates until every wanted piece is built and shown (at most 60 s). A moved focus reaches
+/// the layout a frame later (transforms propagate after `Update`), so a few frames always run.
+fn settle(app: &mut App) {
+    let start = Instant::now();
+    for _ in 0..3 {
+        app.update();
+    }
+    loop {
+        app.update();
+        let jobs = app.world().resource::<TerrainJobs>();
+        let stats = app.world().resource::<TerrainStats>();
+        if !jobs.is_busy() && stats.pieces_shown == jobs.desired().len() && stats.pieces_shown > 0 {
+            app.update();
+            return;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "the terrain did not settle");
+    }
+}
+
+fn move_focus(app: &mut App, to: Vec3) {
+    let mut q = app.world_mut().query_filtered::<&mut Transform, With<TerrainFocus>>();
+    q.single_mut(app.world_mut()).unwrap().translation = to;
+}
+
+/// Every shown chunk: key, entity translation, mesh positions and normals.
+struct Chunk {
+    translation: Vec3,
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+    shown: u64,
+}
+
+fn chunks(app: &mut App) -> HashMap<ChunkKey, Chunk> {
+    let mut q = app.world_mut().query::<(&TerrainPiece, &Mesh3d, &Transform, &Visibility)>();
+    let world = app.world();
+    let meshes = world.resource::<Assets<Mesh>>();
+    let mut out = HashMap::new();
+    for (piece, mesh, transform, visibility) in q.iter(world) {
+        let (PieceKey::Chunk(key), Some((shown, _))) = (piece.spec.key, piece.shown) else { continue };
+        if *visibility == Visibility::Hidden {
+            continue;
+        }
+        let mesh = meshes.get(&mesh.0).unwrap();
+        let float3 = |id| match mesh.attribute(id) {
+            Some(VertexAttributeValues::Float32x3(v)) => v.clone(),
+            other => panic!("{other:?}"),
+        };
+        let chunk = Chunk {
+            translation: transform.translation,
+            positions: float3(Mesh::ATTRIBUTE_POSITION),
+            normals: float3(Mesh::ATTRIBUTE_NORMAL),
+            shown,
+        };
+        out.insert(key, chunk);
+    }
+    out
+}
+
+/// Vertex indices of one edge of an `n × n` grid, in order.
+fn edge(n: usize, side: Side) -> Vec<usize> {
+    (0..n)
+        .map(|k| match side {
+            Side::West => k * n,
+            Side::East => k * n + n - 1,
+            Side::North => k,
+            Side::South => (n - 1) * n + k,
+        })
+        .collect()
+}
+
+fn opposite(side: Side) -> Side {
+    match side {
+        Side::West => Side::East,
+        Side::East => Side::West,
+        Side::North => Side::South,
+        Side::South => Side::North,
+    }
+}
+
+#[test]
+fn chunks_appear_around_the_focus_and_their_count_stays_steady_over_10_km() {
+    let mut app = app_with(endless());
+    settle(&mut app);
+    let first = chunks(&mut app);
+    assert!(first.len() > 20, "{} chunks", first.len());
+    assert!(first.contains_key(&ChunkKey { level: 0, x: 0, z: 0 }));
+    assert!(first.contains_key(&ChunkKey { level: 0, x: -1, z: -1 }));
+    assert!(first.keys().any(|k| k.level == 2), "coarse chunks far away");
+    let counts = |app: &App| {
+        (app.world().resource::<Assets<Mesh>>().len(), app.world().resource::<Assets<Image>>().len())
+    };
+    let mut most = counts(&app);
+    for step in 1..=10 {
+        move_focus(&mut app, Vec3::new(1000.0 * step as f32, 0.0, -300.0 * step as f32));
+        settle(&mut app);
+        let now = chunks(&mut app);
+        let near = ChunkKey {
+            level: 0,
+            x: (1000.0 * step as f32 / CHUNK).floor() as i64,
+            z: (-300.0 * step as f32 / CHUNK).floor() as i64,
+        };
+        assert!(now.contains_key(&near), "step {step}: no fine chunk under the focus");
+        assert!(
+            now.len().abs_diff(first.len()) <= first.len() / 5,
+            "{} vs {} chunks",
+            now.len(),
+            first.len()
+        );
+        let c = counts(&app);
+        most = (most.0.max(c.0), most.1.max(c.1));
+    }
+    let live = chunks(&mut app).len();
+    let pool = bevy_noise_terrain::jobs::ASSET_POOL_SIZE;
+    assert!(most.0 <= live + pool + 8 && most.1 <= live + pool + 8, "{most:?} assets for {live} chunks");
+}
+
+#[test]
+fn neighbours_share_edges_and_joins_between_levels_are_stitched() {
+    let mut app = app_with(endless());
+    move_focus(&mut app, Vec3::new(37.0, 0.0, -81.0));
+    settle(&mut app);
+    let chunks = chunks(&mut app);
+    let n = 17;
+    let (mut same, mut joins) = (0, 0);
+    for (key, chunk) in &chunks {
+        for side in Side::ALL {
+            if let Some(other) = chunks.get(&key.neighbour(side)) {
+                // Same level: bit-identical positions (in world space) and normals.
+                for (a, b) in edge(n, side).into_iter().zip(edge(n, opposite(side))) {
+                    let pa = chunk.translation + Vec3::from_array(chunk.positions[a]);
+                    let pb = other.translation + Vec3::from_array(other.positions[b]);
+                    assert_eq!(pa, pb, "{key:?} {side:?}");
+                    assert_eq!(chunk.normals[a], other.normals[b], "{key:?} {side:?}");
+                }
+                same += 1;
+            } else if let Some(coarse) = chunks
+                .get(&key.neighbour(side).parent())
+                .filter(|_| key.neighbour(side).parent() != key.parent())
+            {
+                // One level coarser: every fine edge vertex lies on the coarse edge.
+                let along = |p: Vec3| if matches!(side, Side::West | Side::East) { p.z } else { p.x };
+                let coarse_edge: Vec<Vec3> = edge(n, opposite(side))
+                    .into_iter()
+                    .map(|i| coarse.translation + Vec3::from_array(coarse.positions[i]))
+                    .collect();
+                for i in edge(n, side) {
+                    let p = chunk.translation + Vec3::from_array(chunk.positions[i]);
+                    let k = coarse_edge.iter().rposition(|q| along(*q) <= along(p) + 1e-3).unwrap();
+                    let q0 = coarse_edge[k];
+                    let y = match coarse_edge.get(k + 1) {
+                        Some(q1) if (along(p) - along(q0)).abs() > 1e-3 => {
+                            q0.y + (along(p) - along(q0)) / (along(*q1) - along(q0)) * (q1.y - q0.y)
+                        }
+                        _ => q0.y,
+                    };
+                    assert!((p.y - y).abs() < 1e-4, "{key:?} {side:?}: {} off the coarse edge", p.y - y);
+                }
+                joins += 1;
+            }
+        }
+        // No triangle at any edge is degenerate or faces down.
+        let mesh_positions = &chunk.positions;
+        for quad in 0..(n - 1) * (n - 1) {
+            let (x, z) = (quad % (n - 1), quad / (n - 1));
+            let [a, b, c, d] = [z * n + x, z * n + x + 1, (z + 1) * n + x, (z + 1) * n + x + 1]
+                .map(|i| Vec3::from_array(mesh_positions[i]));
+            for [p, q, r] in [[a, c, b], [b, c, d]] {
+                assert!((q - p).cross(r - p).y > 1e-6, "{key:?}: a triangle faces down");
+            }
+        }
+    }
+    assert!(same > 20 && joins > 4, "{same} same-level edges, {joins} joins");
+}
+
+#[test]
+fn a_parameter_change_replaces_every_chunk_once_nearest_first() {
+    let mut app = app_with(endless());
+    settle(&mut app);
+    let before = chunks(&mut app);
+    let started = app.world().resource::<TerrainJobs>().jobs_started();
+    app.world_mut().resource_mut::<TerrainParams>().noise.seed = 77;
+    // The order in which chunks reach the new generation, and that none changes twice.
+    let mut order: Vec<ChunkKey> = Vec::new();
+    let start = Instant::now();
+    loop {
+        app.update();
+        let now = chunks(&mut app);
+        for (key, chunk) in &now {
+            if chunk.shown == 2 && !order.contains(key) {
+                order.push(*key);
+            }
+        }
+        if order.len() == before.len() {
+            break;
+        }
+        assert!(now.len() == before.len(), "no chunk disappears during the change");
+        assert!(start.elapsed() < Duration::from_secs(60));
+    }
+    settle(&mut app);
+    let jobs = app.world().resource::<TerrainJobs>().jobs_started() - started;
+    assert_eq!(jobs, before.len() as u64, "one job per chunk");
+    let distance = |k: &ChunkKey| k.distance_to([0.0, 0.0], f64::from(CHUNK));
+    let quarter = order.len() / 4;
+    let mean = |keys: &[ChunkKey]| keys.iter().map(distance).sum::<f64>() / keys.len() as f64;
+    assert!(mean(&order[..quarter]) < mean(&order[order.len() - quarter..]), "not nearest first");
+    // A burst of ten changes ends at the last settings.
+    for seed in 0..10 {
+        app.world_mut().resource_mut::<TerrainParams>().noise.seed = 1000 + seed;
+        app.update();
+    }
+    settle(&mut app);
+    let mut q = app.world_mut().query::<&PieceHeights>();
+    assert!(q.iter(app.world()).all(|h| h.params.noise.seed == 1009));
+    assert_eq!(app.world().resource::<TerrainStats>().generation, 12);
+}
+
+#[test]
+fn queries_agree_with_the_meshes_and_rays_from_afar_hit() {
+    let mut app = app_with(endless());
+    settle(&mut app);
+    let chunks = chunks(&mut app);
+    let mut state = bevy::ecs::system::SystemState::<TerrainQuery>::new(app.world_mut());
+    let query = state.get(app.world()).unwrap();
+    // On every vertex of a few chunks, height_at is the vertex height.
+    for chunk in chunks.values().take(12) {
+        for p in chunk.positions.iter().step_by(7) {
+            let world = chunk.translation + Vec3::from_array(*p);
+            let h = query.height_at(world.x, world.z).expect("inside a loaded chunk");
+            assert!((h - world.y).abs() < 1e-3 * (1.0 + world.y.abs()), "{h} vs {}", world.y);
+            let n = query.normal_at(world.x, world.z).unwrap();
+            assert!(n.y > 0.0 && (n.length() - 1.0).abs() < 1e-4);
+        }
+    }
+    // Rays from a million units away, grazing rays, and a ray straight down all hit the ground.
+    for (origin, target) in [
+        (Vec3::new(1e6, 3e5, -2e5), Vec3::new(10.0, 0.0, 20.0)),
+        (Vec3::new(-390.0, 31.0, 0.0), Vec3::new(0.0, 0.0, 0.0)),
+        (Vec3::new(5.0, 500.0, 5.0), Vec3::new(5.0, 0.0, 5.0)),
+    ] {
+        let ray = Ray3d::new(origin, Dir3::new(target - origin).unwrap());
+        let hit = query.raycast(ray).unwrap_or_else(|| panic!("a ray from {origin} missed"));
+        let ground = query.height_at(hit.x, hit.z).unwrap();
+        assert!((hit.y - ground).abs() < 0.05, "{hit} vs ground {ground}");
+    }
+    assert_eq!(query.raycast(Ray3d::new(Vec3::new(0.0, 500.0, 0.0), Dir3::Y)), None);
+    assert_eq!(query.height_at(1e6, 1e6), None, "nothing is loaded there");
+}
+
+#[test]
+fn bad_layout_values_are_clamped_and_the_last_terrain_stays() {
+    let mut app = app_with(endless());
+    settle(&mut app);
+    let shown = app.world().resource::<TerrainStats>().pieces_shown;
+    for bad in [
+        TerrainLayout::Endless { chunk_size: 0.0, chunk_vertices: 1, view_distance: 1e9, lod_levels: 100 },
+        TerrainLayout::Endless {
+            chunk_size: f32::NAN,
+            chunk_vertices: 64,
+            view_distance: f32::NAN,
+            lod_levels: 0,
+        },
+    ] {
+        app.world_mut().resource_mut::<TerrainParams>().layout = bad;
+        // The first frames after the change still show the last terrain.
+        app.update();
+        assert!(app.world().resource::<TerrainStats>().pieces_shown > 0);
+        let fields: Vec<_> = app.world().resource::<TerrainValidation>().0.iter().map(|c| c.field).collect();
+        assert!(fields.contains(&"layout"), "{fields:?}");
+        settle(&mut app);
+        let stats = app.world().resource::<TerrainStats>();
+        assert!(stats.pieces_shown > 0 && stats.vertex_count > 0);
+    }
+    // Back to a good layout: a terrain like the first.
+    app.world_mut().resource_mut::<TerrainParams>().layout = endless().layout;
+    settle(&mut app);
+    assert_eq!(app.world().resource::<TerrainStats>().pieces_shown, shown);
+}
