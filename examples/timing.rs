@@ -1,15 +1,27 @@
-//! Measures what a slider drag costs, in a headless app (no window, no GPU), for 256x256 and
-//! 1024x1024 terrains: from one parameter change to the new mesh and image in the assets, and
-//! during a drag (a new value every 60 Hz frame for two seconds) how often a new terrain appears.
+//! Measures the plugin in a headless app (no window, no GPU), frames paced at 60 Hz:
+//! - the patch: what a slider drag costs for 256x256 and 1024x1024 terrains, from one parameter
+//!   change to the new mesh and image in the assets, and during a drag (a new value every frame
+//!   for two seconds) how often a new terrain appears;
+//! - the endless layout (chunks of 64 units with 65 vertices, 1000 units of view, 4 levels):
+//!   the main thread's update time while the focus flies at 200 units/s and while it rests, the
+//!   longest a chunk within two chunk sizes of the focus waits, and how long a parameter change
+//!   takes to reach every chunk within 250 units and all of them.
 //!
 //! ```text
-//! cargo run --example timing     # the dev profile here builds every crate at opt-level 2
+//! cargo run --example timing             # both
+//! cargo run --example timing -- endless  # only the endless layout
 //! ```
 
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
+use bevy_noise_terrain::core::lod::ChunkKey;
 use bevy_noise_terrain::prelude::*;
+use bevy_noise_terrain::{PieceKey, TerrainJobs};
+
+/// One frame at 60 Hz.
+const FRAME: Duration = Duration::from_micros(16_667);
 
 /// Updates until the terrain generation counter passes `after`; returns the time it took. Sleeps
 /// 1 ms between updates, as a frame-paced game's main thread leaves the cores to the job (a busy
@@ -26,7 +38,6 @@ fn until_generated(app: &mut App, after: u64) -> Duration {
 
 /// Changes the seed every 60 Hz frame for two seconds; returns the mean time between new terrains.
 fn drag_interval(app: &mut App) -> Duration {
-    const FRAME: Duration = Duration::from_micros(16_667);
     let first = app.world().resource::<TerrainStats>().generation;
     let start = Instant::now();
     let mut frame = 0;
@@ -41,6 +52,13 @@ fn drag_interval(app: &mut App) -> Duration {
 }
 
 fn main() {
+    if std::env::args().nth(1).as_deref() != Some("endless") {
+        patch();
+    }
+    endless();
+}
+
+fn patch() {
     println!(
         "| resolution | change -> mesh and image ready (median of 7) | of which the job | drag: a new terrain every |"
     );
@@ -70,4 +88,125 @@ fn main() {
             drag.as_secs_f64() * 1e3
         );
     }
+}
+
+/// The chunks on screen and the parameter generation each shows.
+fn shown_chunks(app: &mut App) -> HashMap<ChunkKey, u64> {
+    let mut q = app.world_mut().query::<(&TerrainPiece, &Visibility)>();
+    q.iter(app.world())
+        .filter(|(_, v)| **v != Visibility::Hidden)
+        .filter_map(|(p, _)| match (p.spec.key, p.shown) {
+            (PieceKey::Chunk(key), Some((generation, _))) => Some((key, generation)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Median and 99th percentile in milliseconds.
+fn percentiles(mut times: Vec<Duration>) -> (f64, f64) {
+    times.sort();
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e3;
+    (at(0.5), at(0.99))
+}
+
+/// Runs `frames` frames at 60 Hz with the focus at `x(frame)`; returns the update times and the
+/// longest wait of a chunk within two chunk sizes of the focus.
+fn fly(app: &mut App, frames: u32, x: impl Fn(u32) -> f32) -> (Vec<Duration>, Duration) {
+    let mut updates = Vec::new();
+    // When each wanted chunk was first wanted, and first shown.
+    let mut wanted: HashMap<ChunkKey, (Instant, Option<Instant>)> = HashMap::new();
+    let mut longest_wait = Duration::ZERO;
+    let start = Instant::now();
+    for frame in 0..frames {
+        let mut q = app.world_mut().query_filtered::<&mut Transform, With<TerrainFocus>>();
+        q.single_mut(app.world_mut()).unwrap().translation.x = x(frame);
+        let before = Instant::now();
+        app.update();
+        updates.push(before.elapsed());
+        // How long each chunk near the focus waited from being wanted to being shown.
+        let shown = shown_chunks(app);
+        let desired: Vec<_> = app.world().resource::<TerrainJobs>().desired().to_vec();
+        let now = Instant::now();
+        let mut still_wanted = HashSet::new();
+        for d in &desired {
+            let PieceKey::Chunk(key) = d.spec.key else { continue };
+            still_wanted.insert(key);
+            let (since, shown_at) = wanted.entry(key).or_insert((now, None));
+            if shown.contains_key(&key) && shown_at.is_none() {
+                *shown_at = Some(now);
+            }
+            if d.distance < 128.0 {
+                longest_wait = longest_wait.max(shown_at.unwrap_or(now) - *since);
+            }
+        }
+        wanted.retain(|key, _| still_wanted.contains(key));
+        std::thread::sleep((start + FRAME * (frame + 1)).saturating_duration_since(Instant::now()));
+    }
+    (updates, longest_wait)
+}
+
+fn endless() {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
+        .init_asset::<Mesh>()
+        .init_asset::<Image>()
+        .insert_resource(TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() })
+        .add_plugins(TerrainPlugin::default());
+    app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
+    until_generated(&mut app, 0);
+    let (idle, _) = fly(&mut app, 300, |_| 0.0);
+    // 200 units per second: 200 / 60 per frame, for 30 s (6 km).
+    let (flying, longest_wait) = fly(&mut app, 1800, |frame| frame as f32 * 200.0 / 60.0);
+    let (idle_median, idle_p99) = percentiles(idle);
+    let (fly_median, fly_p99) = percentiles(flying);
+    println!();
+    println!("| endless, 64-unit chunks, 65 vertices, view 1000, 4 levels | median | 99th percentile |");
+    println!("|---|---|---|");
+    println!("| main-thread update, focus at rest (300 frames) | {idle_median:.2} ms | {idle_p99:.2} ms |");
+    println!(
+        "| main-thread update, focus at 200 units/s (1800 frames) | {fly_median:.2} ms | {fly_p99:.2} ms |"
+    );
+    println!(
+        "longest wait of a chunk within 128 units of the flying focus: {:.0} ms; {} chunks shown, {} chunk jobs run",
+        longest_wait.as_secs_f64() * 1e3,
+        app.world().resource::<TerrainStats>().pieces_shown,
+        app.world().resource::<TerrainJobs>().jobs_started()
+    );
+
+    // A parameter change: the time until every chunk within 250 units shows it, and all do.
+    let focus_x = 1799.0 * 200.0 / 60.0;
+    fly(&mut app, 120, |_| focus_x);
+    let before = shown_chunks(&mut app);
+    let old = before.values().copied().max().unwrap_or(0);
+    app.world_mut().resource_mut::<TerrainParams>().noise.seed = 4242;
+    let start = Instant::now();
+    let (mut near_done, mut all_done) = (None, None);
+    let mut frame = 0;
+    while all_done.is_none() && start.elapsed() < Duration::from_secs(30) {
+        app.update();
+        frame += 1;
+        let shown = shown_chunks(&mut app);
+        let desired: Vec<_> = app.world().resource::<TerrainJobs>().desired().to_vec();
+        let new_everywhere = |limit: f64| {
+            desired.iter().filter(|d| d.distance < limit).all(|d| match d.spec.key {
+                PieceKey::Chunk(key) => shown.get(&key).is_some_and(|&g| g > old),
+                PieceKey::Patch => true,
+            })
+        };
+        if near_done.is_none() && new_everywhere(250.0) {
+            near_done = Some(start.elapsed());
+        }
+        if new_everywhere(f64::INFINITY) {
+            all_done = Some(start.elapsed());
+        }
+        std::thread::sleep((start + FRAME * frame).saturating_duration_since(Instant::now()));
+    }
+    let ms =
+        |d: Option<Duration>| d.map_or("over 30 s".into(), |d| format!("{:.0} ms", d.as_secs_f64() * 1e3));
+    println!(
+        "parameter change: every chunk within 250 units replaced after {}, all {} chunks after {}",
+        ms(near_done),
+        before.len(),
+        ms(all_done)
+    );
 }

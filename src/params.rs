@@ -21,13 +21,14 @@ pub const CHUNK_SIZE_RANGE: (f32, f32) = (1.0, 1e5);
 pub const CHUNK_VERTICES_RANGE: (u32, u32) = (3, 257);
 
 /// Which pieces of terrain exist: one patch, or chunks streamed around the foci.
-#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[reflect(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 pub enum TerrainLayout {
     /// One square of [`TerrainParams::resolution`] vertices per side, [`TerrainParams::world_size`]
     /// wide, centred on the [`Terrain`](crate::Terrain) entity. Post-processing sees the patch
     /// as the whole map (stretch by its min and max, the island over its square).
+    #[default]
     Patch,
     /// Chunks around every [`TerrainFocus`](crate::TerrainFocus), to the horizon. A chunk at
     /// level of detail `L` is `chunk_size · 2^L` wide with `chunk_vertices` per side, so the
@@ -48,12 +49,6 @@ pub enum TerrainLayout {
         /// Levels of detail, `1..=16`.
         lod_levels: u32,
     },
-}
-
-impl Default for TerrainLayout {
-    fn default() -> Self {
-        TerrainLayout::Patch
-    }
 }
 
 impl TerrainLayout {

@@ -1,0 +1,139 @@
+//! Endless terrain: chunks streamed around the camera to the horizon, finer near the point the
+//! camera looks at, with distance fog that ends where the chunks do, and the inspector.
+//!
+//! ```text
+//! cargo run --example endless
+//! ```
+//!
+//! Drag with the left button to pan over new ground (the ground under the cursor follows it),
+//! with the right button to orbit, scroll to zoom. The inspector's Layout section sets the chunk
+//! size, vertices per chunk, view distance and levels of detail; its readout shows how many
+//! chunks are shown, queued and building.
+
+#[path = "support/mod.rs"]
+mod support;
+
+use bevy::light::CascadeShadowConfigBuilder;
+use bevy::pbr::{DistanceFog, FogFalloff};
+use bevy::prelude::*;
+use bevy_noise_terrain::TerrainJobs;
+use bevy_noise_terrain::camera::{Orbit, TerrainCamera, TerrainCameraPlugin};
+use bevy_noise_terrain::core::{Fractal, NoiseSettings, PostProcess};
+use bevy_noise_terrain::inspector::TerrainInspectorPlugin;
+use bevy_noise_terrain::prelude::*;
+
+const SKY: Color = Color::srgb(0.62, 0.76, 0.92);
+
+/// Hills and valleys with lakes: gradient fBm, one map unit is 2 km.
+fn world() -> TerrainParams {
+    TerrainParams {
+        layout: TerrainLayout::ENDLESS,
+        noise: NoiseSettings {
+            fractal: Fractal::Fbm,
+            octaves: 9,
+            frequency: 3.0,
+            persistence: 0.5,
+            seed: 11,
+            ..default()
+        },
+        post: PostProcess { power: 1.5, ..default() },
+        world_size: 2000.0,
+        height_scale: 420.0,
+        water_level: 0.16,
+        ..default()
+    }
+}
+
+fn main() -> AppExit {
+    App::new()
+        .add_plugins(DefaultPlugins.set(WindowPlugin {
+            primary_window: Some(Window {
+                title: "bevy_noise_terrain: endless".into(),
+                resolution: (1280, 800).into(),
+                ..default()
+            }),
+            ..default()
+        }))
+        .insert_resource(ClearColor(SKY))
+        .insert_resource(GlobalAmbientLight {
+            color: Color::srgb(0.75, 0.82, 1.0),
+            brightness: 500.0,
+            ..default()
+        })
+        .insert_resource(world())
+        .add_plugins((TerrainPlugin::default(), TerrainInspectorPlugin::default(), TerrainCameraPlugin))
+        .add_plugins(support::ScreenshotPlugin {
+            ready: |world| world.resource::<TerrainStats>().generation > 0,
+        })
+        .add_systems(Startup, setup)
+        .add_systems(Update, (follow_view_distance, follow_focus).after(TerrainSystems::Apply))
+        .run()
+}
+
+/// The water: a sheet at the water level under the camera's focus, as wide as the view.
+#[derive(Component)]
+struct Water;
+
+fn setup(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    let mut camera = TerrainCamera::new(Orbit {
+        focus: Vec3::new(0.0, 60.0, 0.0),
+        yaw: 0.6,
+        pitch: 0.38,
+        distance: 650.0,
+    });
+    camera.distance_limits = (5.0, 3000.0);
+    commands.spawn((
+        Camera3d::default(),
+        camera,
+        DistanceFog { color: SKY, falloff: FogFalloff::Linear { start: 500.0, end: 1000.0 }, ..default() },
+    ));
+    commands.spawn((
+        DirectionalLight { illuminance: 9_000.0, shadow_maps_enabled: true, ..default() },
+        // A low sun from the side: slopes read as light and shade.
+        Transform::from_xyz(-80.0, 40.0, 30.0).looking_at(Vec3::ZERO, Vec3::Y),
+        CascadeShadowConfigBuilder { maximum_distance: 1200.0, first_cascade_far_bound: 150.0, ..default() }
+            .build(),
+    ));
+    commands.spawn((
+        Water,
+        Mesh3d(meshes.add(Plane3d::default().mesh().size(1.0, 1.0))),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: Color::srgba(0.12, 0.32, 0.55, 0.75),
+            alpha_mode: AlphaMode::Blend,
+            perceptual_roughness: 0.08,
+            reflectance: 0.6,
+            ..default()
+        })),
+        Transform::default(),
+    ));
+}
+
+/// The fog thickens over the second half of the view distance and is opaque where the chunks
+/// end, so the terrain fades into the sky instead of stopping at an edge.
+fn follow_view_distance(jobs: Res<TerrainJobs>, mut fog: Single<&mut DistanceFog>) {
+    let Some(TerrainLayout::Endless { view_distance, .. }) = jobs.params().map(|p| p.layout) else { return };
+    let falloff = FogFalloff::Linear { start: view_distance * 0.45, end: view_distance * 0.95 };
+    if !matches!(fog.falloff, FogFalloff::Linear { end, .. } if end == view_distance * 0.95) {
+        fog.falloff = falloff;
+    }
+}
+
+/// Keeps the water under the camera's focus, at the water level, as wide as the view.
+fn follow_focus(
+    jobs: Res<TerrainJobs>,
+    camera: Single<&TerrainCamera>,
+    mut water: Single<&mut Transform, With<Water>>,
+) {
+    let Some(p) = jobs.params() else { return };
+    let view = match p.layout {
+        TerrainLayout::Endless { view_distance, .. } => view_distance,
+        TerrainLayout::Patch => p.world_size / 2.0,
+    };
+    let focus = camera.current.focus;
+    water.translation = Vec3::new(focus.x, p.water_level * p.height_scale, focus.z);
+    water.scale = Vec3::new(2.0 * view, 1.0, 2.0 * view);
+}
