@@ -11,10 +11,17 @@
 //! use bevy_noise_terrain::prelude::*;
 //!
 //! fn main() {
-//!     App::new()
-//!         .add_plugins((DefaultPlugins, TerrainPlugin::default()))
-//!         .insert_resource(TerrainParams { resolution: 512, ..default() })
-//!         .run();
+//!     let world = TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 1500.0, height_scale: 120.0, ..default() };
+//!     App::new().add_plugins((DefaultPlugins, TerrainPlugin::default())).insert_resource(world)
+//!         .add_systems(Startup, |mut commands: Commands| {
+//!             commands.spawn((Camera3d::default(), TerrainFocus::default(), Transform::from_xyz(0.0, 200.0, 0.0)));
+//!         })
+//!         .add_systems(Update, fly).run();
+//! }
+//!
+//! fn fly(ground: TerrainQuery, mut camera: Single<&mut Transform, With<Camera3d>>) {
+//!     camera.translation.x += 2.0; // new chunks stream in ahead, old ones go behind
+//!     if let Some(h) = ground.height_at(camera.translation.x, camera.translation.z) { camera.translation.y = h + 50.0; }
 //! }
 //! ```
 //!
