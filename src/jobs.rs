@@ -3,16 +3,16 @@
 //!
 //! Every piece is a child entity of the [`Terrain`] entity with a [`TerrainPiece`] (what it is,
 //! what it shows, its job) and, once built, a [`PieceHeights`]. Each frame:
-//! 1. [`select_pieces`]: the layout says which pieces should exist (nearest first); missing
+//! 1. `select_pieces`: the layout says which pieces should exist (nearest first); missing
 //!    ones are spawned hidden, unwanted ones are marked retiring (they stay on screen).
-//! 2. [`drive_jobs`]: finished jobs are applied, at most [`APPLY_BUDGET`] a frame so that no
+//! 2. `drive_jobs`: finished jobs are applied, at most [`APPLY_BUDGET`] a frame so that no
 //!    frame waits; then jobs start for the nearest pieces that are out of date, at most
 //!    [`MAX_JOBS_IN_FLIGHT`] at a time. A piece has at most one job: a parameter change during
 //!    a job waits for it, so intermediate terrains appear during a slider drag and results are
 //!    applied in order. (Dropping a running job does not stop a CPU-bound task mid-way.)
-//! 3. [`swap_pieces`]: a retiring piece goes once every wanted piece over its square has been
+//! 3. `swap_pieces`: a retiring piece goes once every wanted piece over its square has been
 //!    built, and those appear in the same frame; its assets go to a small pool for new pieces.
-//! 4. [`update_stats`]: [`TerrainStats`] and [`TerrainGenerated`].
+//! 4. `update_stats`: [`TerrainStats`] and [`TerrainGenerated`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
