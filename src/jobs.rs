@@ -132,8 +132,8 @@ pub struct TerrainValidation(pub Vec<Clamped>);
 pub struct TerrainJobs {
     /// The validated parameters, and their generation (one per effective change).
     params: Option<(Arc<TerrainParams>, u64)>,
-    /// The parameters the layout was last selected for, and the foci.
-    selected_for: Option<(u64, Vec<[f64; 2]>)>,
+    /// The terrain entity, parameter generation and foci the layout was last selected for.
+    selected_for: Option<(Entity, u64, Vec<[f64; 2]>)>,
     desired: Vec<DesiredPiece>,
     index: HashMap<PieceKey, Entity>,
     /// Pieces taken out of the index by a layout change, to be marked retiring.
@@ -253,14 +253,24 @@ pub(crate) fn select_pieces(
     }
     let now = foci_in(root_at, &foci);
     let finest = params.layout.lod_settings().map_or(f64::INFINITY, |lod| lod.chunk_size);
-    let unchanged = jobs.selected_for.as_ref().is_some_and(|(g, before)| {
-        *g == generation && (params.layout.lod_settings().is_none() || !foci_moved(before, &now, finest))
-    });
+    let (same_root, unchanged) = match &jobs.selected_for {
+        Some((r, g, before)) => (
+            *r == root,
+            *r == root
+                && *g == generation
+                && (params.layout.lod_settings().is_none() || !foci_moved(before, &now, finest)),
+        ),
+        None => (true, false),
+    };
     if unchanged {
         return;
     }
+    if !same_root {
+        // A new terrain entity: the old one's pieces went with it.
+        jobs.index.clear();
+    }
     jobs.desired = desired_pieces(&params, &now);
-    jobs.selected_for = Some((generation, now));
+    jobs.selected_for = Some((root, generation, now));
     let mut wanted = HashMap::with_capacity(jobs.desired.len());
     for desired in &jobs.desired {
         wanted.insert(desired.spec.key, desired.spec.stitch);
@@ -339,7 +349,6 @@ pub(crate) fn drive_jobs(
         let generation = *generation;
         let Some(result) = check_ready(task) else { continue };
         piece.job = None;
-        jobs.in_flight -= 1;
         match result {
             Ok(build) => {
                 applied += 1;
@@ -374,6 +383,8 @@ pub(crate) fn drive_jobs(
     }
 
     let Some((params, generation)) = jobs.params.clone() else { return };
+    // Counted, not tracked: a piece despawned by someone else takes its job with it.
+    jobs.in_flight = pieces.iter().filter(|(_, piece, _, _)| piece.job.is_some()).count();
     jobs.queued = 0;
     for desired in &jobs.desired {
         let Some(&entity) = jobs.index.get(&desired.spec.key) else { continue };
@@ -486,9 +497,6 @@ pub(crate) fn swap_pieces(
                     image: piece.image.clone(),
                     material: piece.material.clone(),
                 });
-            }
-            if piece.job.is_some() {
-                jobs.in_flight -= 1;
             }
             commands.entity(entity).despawn();
         } else {

@@ -106,15 +106,6 @@ fn edge(n: usize, side: Side) -> Vec<usize> {
         .collect()
 }
 
-fn opposite(side: Side) -> Side {
-    match side {
-        Side::West => Side::East,
-        Side::East => Side::West,
-        Side::North => Side::South,
-        Side::South => Side::North,
-    }
-}
-
 #[test]
 fn chunks_appear_around_the_focus_and_their_count_stays_steady_over_10_km() {
     let mut app = app_with(endless());
@@ -164,7 +155,7 @@ fn neighbours_share_edges_and_joins_between_levels_are_stitched() {
         for side in Side::ALL {
             if let Some(other) = chunks.get(&key.neighbour(side)) {
                 // Same level: bit-identical positions (in world space) and normals.
-                for (a, b) in edge(n, side).into_iter().zip(edge(n, opposite(side))) {
+                for (a, b) in edge(n, side).into_iter().zip(edge(n, side.opposite())) {
                     let pa = chunk.translation + Vec3::from_array(chunk.positions[a]);
                     let pb = other.translation + Vec3::from_array(other.positions[b]);
                     assert_eq!(pa, pb, "{key:?} {side:?}");
@@ -177,7 +168,7 @@ fn neighbours_share_edges_and_joins_between_levels_are_stitched() {
             {
                 // One level coarser: every fine edge vertex lies on the coarse edge.
                 let along = |p: Vec3| if matches!(side, Side::West | Side::East) { p.z } else { p.x };
-                let coarse_edge: Vec<Vec3> = edge(n, opposite(side))
+                let coarse_edge: Vec<Vec3> = edge(n, side.opposite())
                     .into_iter()
                     .map(|i| coarse.translation + Vec3::from_array(coarse.positions[i]))
                     .collect();

@@ -290,3 +290,19 @@ fn out_of_range_parameters_are_clamped_and_never_panic() {
         assert!(fields.contains(&field), "{field} not reported in {fields:?}");
     }
 }
+
+#[test]
+fn a_terrain_despawned_mid_job_and_spawned_again_is_rebuilt() {
+    let mut app = headless_app(small_params());
+    settle(&mut app);
+    let mut params = small_params();
+    params.noise.seed = 5;
+    *app.world_mut().resource_mut::<TerrainParams>() = params.clone();
+    app.update();
+    assert!(app.world().resource::<TerrainJobs>().is_busy(), "a job runs");
+    let root = app.world_mut().query_filtered::<Entity, With<Terrain>>().single(app.world()).unwrap();
+    app.world_mut().despawn(root);
+    app.world_mut().spawn((Terrain, Transform::from_xyz(10.0, 0.0, 0.0)));
+    settle(&mut app);
+    assert_shows(&app, &params);
+}

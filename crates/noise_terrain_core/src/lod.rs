@@ -106,6 +106,16 @@ impl Side {
         }
     }
 
+    /// The side facing this one across an edge: what a neighbour calls the same edge.
+    pub fn opposite(self) -> Side {
+        match self {
+            Side::West => Side::East,
+            Side::East => Side::West,
+            Side::North => Side::South,
+            Side::South => Side::North,
+        }
+    }
+
     fn index(self) -> usize {
         match self {
             Side::West => 0,

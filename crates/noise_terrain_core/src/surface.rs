@@ -381,15 +381,6 @@ mod tests {
             .collect()
     }
 
-    fn opposite(side: Side) -> Side {
-        match side {
-            Side::West => Side::East,
-            Side::East => Side::West,
-            Side::North => Side::South,
-            Side::South => Side::North,
-        }
-    }
-
     #[test]
     fn neighbours_of_one_level_share_their_edge_bit_for_bit() {
         let settings = NoiseSettings { octaves: 6, seed: 5, ..Default::default() };
@@ -399,7 +390,7 @@ mod tests {
             let b = a.neighbour(side);
             let (sa, ca) = chunk(&settings, a, n, Stitch::NONE);
             let (sb, cb) = chunk(&settings, b, n, Stitch::NONE);
-            let (ea, eb) = (edge(&sa, ca, n, side), edge(&sb, cb, n, opposite(side)));
+            let (ea, eb) = (edge(&sa, ca, n, side), edge(&sb, cb, n, side.opposite()));
             for ((pa, na), (pb, nb)) in ea.iter().zip(&eb) {
                 assert_eq!(pa.map(f64::to_bits), pb.map(f64::to_bits), "{side:?}");
                 assert_eq!(na.map(f32::to_bits), nb.map(f32::to_bits), "{side:?}");
@@ -428,7 +419,7 @@ mod tests {
             let (sf, cf) = chunk(&settings, fine, n, Stitch::NONE.with(side, true));
             let (sc, cc) = chunk(&settings, coarse, n, Stitch::NONE);
             let fine_edge = edge(&sf, cf, n, side);
-            let coarse_edge = edge(&sc, cc, n, opposite(side));
+            let coarse_edge = edge(&sc, cc, n, side.opposite());
             // Position along the edge: z for west and east edges, x for north and south.
             let along = |p: &[f64; 3]| if matches!(side, Side::West | Side::East) { p[2] } else { p[0] };
             for (k, (p, normal)) in fine_edge.iter().enumerate() {
