@@ -26,13 +26,13 @@ pub struct AxisCell {
 impl AxisCell {
     /// Splits `x` into cell and fraction. The split happens in `f64` and uses `floor`, so negative
     /// coordinates land in the cell to their left and the fraction stays precise far from 0; only
-    /// the fraction is converted to `f32`. With `period = Some(p)` the indices wrap modulo `p`.
+    /// the fraction is converted to `f32`. With `period = Some(p)` the indices wrap modulo `p`;
+    /// a period of 0 or above `i32::MAX` (more cells than a coordinate can reach) is no period.
     #[inline(always)]
     pub fn new(x: f64, period: Option<u32>) -> Self {
         let (i, f) = split(x);
-        match period {
-            Some(p) if p > 0 => {
-                let p = p as i32;
+        match usable_period(period) {
+            Some(p) => {
                 let i0 = i.rem_euclid(p);
                 let i1 = if i0 + 1 == p { 0 } else { i0 + 1 };
                 Self { i0, i1, f }
@@ -40,6 +40,13 @@ impl AxisCell {
             _ => Self { i0: i, i1: i + 1, f },
         }
     }
+}
+
+/// A lattice period as an `i32`, or `None` for no period: 0, and periods above `i32::MAX`, which
+/// no cell index reaches (coordinates are clamped to ±1e9), tile nothing.
+#[inline(always)]
+pub(crate) fn usable_period(period: Option<u32>) -> Option<i32> {
+    period.and_then(|p| i32::try_from(p).ok()).filter(|&p| p > 0)
 }
 
 /// The unwrapped cell index and fraction of `x` (sanitised). After the clamp to
@@ -97,6 +104,16 @@ mod tests {
         let c = AxisCell::new(-0.5, Some(4));
         assert_eq!((c.i0, c.i1), (3, 0));
         assert_eq!(AxisCell::new(9.25, Some(4)), AxisCell::new(1.25, Some(4)));
+    }
+
+    #[test]
+    fn periods_beyond_i32_are_no_period() {
+        for p in [1u32 << 31, u32::MAX, 0] {
+            for x in [-0.5, 7.25, -1e9, 1e9] {
+                assert_eq!(AxisCell::new(x, Some(p)), AxisCell::new(x, None), "period {p}, x {x}");
+            }
+        }
+        assert_eq!(AxisCell::new(-0.5, Some(i32::MAX as u32)).i0, i32::MAX - 1);
     }
 
     #[test]

@@ -122,13 +122,11 @@ impl NoiseSettings {
             persistence: clamp_or(self.persistence, PERSISTENCE_RANGE, default.persistence),
             frequency: clamp_or(self.frequency, FREQUENCY_RANGE, default.frequency),
             offset: DVec2::new(sanitize(self.offset.x), sanitize(self.offset.y)),
-            period: self.period.filter(|&p| p > 0).map(|p| p.min(MAX_PERIOD)),
+            // Simplex noise has no square period: a period would be silently ignored.
+            period: self.period.filter(|&p| p > 0 && self.basis.supports_period()).map(|p| p.min(MAX_PERIOD)),
             fractal_offset: clamp_or(self.fractal_offset, FRACTAL_OFFSET_RANGE, default.fractal_offset),
             gain: clamp_or(self.gain, GAIN_RANGE, default.gain),
-            worley: Worley {
-                jitter: clamp_or(self.worley.jitter, (0.0, 1.0), default.worley.jitter),
-                ..self.worley
-            },
+            worley: Worley { jitter: self.worley.jitter(), ..self.worley },
             warp: self.warp.clamped(),
             ..*self
         }
@@ -150,7 +148,12 @@ impl NoiseSettings {
         check("persistence", format!("{:?}", self.persistence), format!("{:?}", used.persistence));
         check("frequency", format!("{:?}", self.frequency), format!("{:?}", used.frequency));
         check("offset", format!("{:?}", self.offset), format!("{:?}", used.offset));
-        check("period", format!("{:?}", self.period), format!("{:?}", used.period));
+        if self.period.is_some() && !self.basis.supports_period() {
+            let used = format!("none ({} noise cannot tile)", self.basis.name());
+            check("period", format!("{:?}", self.period), used);
+        } else {
+            check("period", format!("{:?}", self.period), format!("{:?}", used.period));
+        }
         check("fractal_offset", format!("{:?}", self.fractal_offset), format!("{:?}", used.fractal_offset));
         check("gain", format!("{:?}", self.gain), format!("{:?}", used.gain));
         check("worley.jitter", format!("{:?}", self.worley.jitter), format!("{:?}", used.worley.jitter));
@@ -555,6 +558,36 @@ mod tests {
         assert_eq!(fields, ["octaves", "lacunarity", "frequency"]);
         assert_eq!(s.validate()[0].to_string(), "octaves 0 is out of range, using 1");
         assert_eq!(s.clamped().frequency, 4.0);
+    }
+
+    #[test]
+    fn a_period_on_simplex_noise_is_reported_not_silently_ignored() {
+        let s = with(|s| {
+            s.basis = Basis::Simplex;
+            s.period = Some(4);
+        });
+        let report = s.validate();
+        assert_eq!(report.len(), 1, "{report:?}");
+        assert_eq!(report[0].field, "period");
+        assert!(report[0].used.contains("simplex noise cannot tile"), "{}", report[0]);
+        assert_eq!(s.clamped().period, None);
+        assert!(with(|s| s.period = Some(4)).validate().is_empty(), "gradient noise tiles");
+    }
+
+    #[test]
+    fn a_nan_jitter_follows_one_rule_everywhere() {
+        let s = with(|s| {
+            s.basis = Basis::Worley;
+            s.worley.jitter = f32::NAN;
+        });
+        let default = NoiseSettings { basis: Basis::Worley, ..NoiseSettings::default() };
+        assert_eq!(s.clamped().worley.jitter, Worley::default().jitter);
+        assert_eq!(s.worley.jitter(), Worley::default().jitter);
+        // The point path (which reads the jitter unclamped) and the clamped settings agree.
+        for k in 0..50 {
+            let (x, y) = (k as f64 * 0.173, k as f64 * -0.091);
+            assert_eq!(s.sample(x, y), default.sample(x, y));
+        }
     }
 
     #[test]

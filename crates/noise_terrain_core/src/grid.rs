@@ -31,8 +31,10 @@ use crate::field::{FieldSampler, NoiseSettings};
 use crate::fractal::Fractal;
 use crate::isa::Isa;
 
-/// Per-thread buffers for one row.
+/// Per-thread buffers for one row segment of up to `width` pixels.
 struct RowScratch {
+    width: usize,
+    xs: Vec<f64>,
     i0: Vec<i32>,
     sums: Vec<f32>,
     f1: Vec<f32>,
@@ -49,6 +51,8 @@ struct RowScratch {
 impl RowScratch {
     fn new(width: usize, octaves: usize) -> Self {
         Self {
+            width,
+            xs: Vec::with_capacity(width),
             i0: vec![0; width],
             sums: vec![0.0; width],
             f1: vec![0.0; width],
@@ -91,61 +95,83 @@ pub fn fill_uninit(sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeU
     fill_uninit_with(Isa::best(), sampler, window, out);
 }
 
+/// Rows wider than this are filled in segments of this many pixels, so that the per-thread
+/// scratch (a dozen buffers a row wide) stays small whatever the width.
+const MAX_SEGMENT: usize = 4096;
+
 /// [`fill_uninit`] with the row path compiled for `isa`, which the CPU must support.
 fn fill_uninit_with(isa: Isa, sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeUninit<f32>]) {
     assert!(isa.is_supported(), "{isa:?} is not supported by this CPU");
     let width = window.width as usize;
-    assert_eq!(out.len(), width * window.height as usize, "output does not match the window");
-    if width == 0 {
+    assert_eq!(out.len() as u64, width as u64 * u64::from(window.height), "output does not match the window");
+    if out.is_empty() {
         return;
     }
     let octaves = sampler.fractal.octave_count() as usize;
-    // Every row shares the x positions: the same operations as `FieldSampler::sample`.
+    let segment = width.min(MAX_SEGMENT);
+    // The x positions of a segment: the same operations as `FieldSampler::sample`.
     let s = &sampler.settings;
-    let xs: Vec<f64> = (0..width)
-        .map(|i| {
+    let x_positions = |first: usize, len: usize, xs: &mut Vec<f64>| {
+        xs.clear();
+        xs.extend((first..first + len).map(|i| {
             ((window.origin[0] as f64 + i as f64) / window.pixels_per_unit + s.offset.x) * s.frequency as f64
-        })
-        .collect();
+        }));
+    };
+    // Every row shares them when a row is one segment.
+    let mut shared = Vec::new();
+    if width == segment {
+        x_positions(0, width, &mut shared);
+    }
     let write_row = |scratch: &mut RowScratch, j: usize, out: &mut [MaybeUninit<f32>]| {
-        fill_row(RowJob { sampler, window, xs: &xs, j, isa }, out, scratch);
+        if width == segment {
+            fill_row(RowJob { sampler, window, xs: &shared, first: 0, j, isa }, out, scratch);
+            return;
+        }
+        let mut xs = std::mem::take(&mut scratch.xs);
+        for (k, out) in out.chunks_mut(segment).enumerate() {
+            let first = k * segment;
+            x_positions(first, out.len(), &mut xs);
+            fill_row(RowJob { sampler, window, xs: &xs, first, j, isa }, out, scratch);
+        }
+        scratch.xs = xs;
     };
     #[cfg(feature = "parallel")]
     {
         use rayon::prelude::*;
         out.par_chunks_mut(width).enumerate().for_each_init(
-            || RowScratch::new(width, octaves),
+            || RowScratch::new(segment, octaves),
             |scratch, (j, out)| write_row(scratch, j, out),
         );
     }
     #[cfg(not(feature = "parallel"))]
     {
-        let mut scratch = RowScratch::new(width, octaves);
+        let mut scratch = RowScratch::new(segment, octaves);
         for (j, out) in out.chunks_mut(width).enumerate() {
             write_row(&mut scratch, j, out);
         }
     }
 }
 
-/// One row to fill: the field, the window, the x positions every row shares, the row index and
-/// the instruction set to fill it with.
+/// One row (or one segment of a row) to fill: the field, the window, the x positions of the
+/// segment's pixels, its first pixel, the row index and the instruction set to fill it with.
 #[derive(Clone, Copy)]
 struct RowJob<'a> {
     sampler: &'a FieldSampler,
     window: GridWindow,
     xs: &'a [f64],
+    first: usize,
     j: usize,
     isa: Isa,
 }
 
 /// Writes every element of `row`.
 fn fill_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
-    let RowJob { sampler, window, j, .. } = job;
+    let RowJob { sampler, window, first, j, .. } = job;
     let s = &sampler.settings;
     let row_path = !s.warp.is_active();
     if !row_path {
         let y = (window.origin[1] as f64 + j as f64) / window.pixels_per_unit;
-        for (i, h) in row.iter_mut().enumerate() {
+        for (i, h) in (first..).zip(row.iter_mut()) {
             h.write(sampler.sample((window.origin[0] as f64 + i as f64) / window.pixels_per_unit, y));
         }
         return;
@@ -179,6 +205,9 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     let RowJob { sampler, window, xs, j, .. } = job;
     let s = &sampler.settings;
     let width = row.len();
+    // Every loop below zips the row with scratch buffers: as long as they are at least as long,
+    // every element of the row is written.
+    assert!(width <= scratch.width && xs.len() == width, "a row segment longer than its scratch");
     // The same operations as `FieldSampler::sample`, so the same positions.
     let py =
         ((window.origin[1] as f64 + j as f64) / window.pixels_per_unit + s.offset.y) * s.frequency as f64;
@@ -189,7 +218,9 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
         let lattice = &sampler.lattices[k];
         match s.basis {
             Basis::Simplex => simplex_layer(lattice, xs, scale, py * scale, scratch, layer),
-            _ => cell_layer(s, lattice, xs, scale, py * scale, scratch, layer),
+            Basis::Value | Basis::Gradient | Basis::Worley => {
+                cell_layer(s, lattice, xs, scale, py * scale, scratch, layer)
+            }
         }
         scale *= s.lacunarity as f64;
     }
@@ -265,7 +296,7 @@ fn cell_layer(
     let mut columns = WorleyColumns { first: i64::MIN };
     let mut start = 0;
     while start < width {
-        let end = run_end(&scratch.i0, start, lattice.period.is_none());
+        let end = run_end(&scratch.i0[..width], start, lattice.period.is_none());
         let x0 = scratch.i0[start];
         let x1 = if lattice.period.is_some() { scratch.i1[start] } else { x0 + 1 };
         let (fx, u) = (&scratch.fx[start..end], &scratch.u[start..end]);
@@ -293,7 +324,8 @@ fn cell_layer(
                     *o = blend_values_2d(&c, u, v) * 2.0 - 1.0;
                 }
             }
-            _ => {
+            Basis::Simplex => unreachable!("simplex noise has its own row path"),
+            Basis::Worley => {
                 // Worley's neighbourhood needs the unwrapped cell (a periodic lattice wraps `i0`).
                 let cell = (split(xs[start] * scale).0, split(py));
                 columns.update(s, lattice, cell, scratch);
@@ -389,7 +421,7 @@ fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row
                 h.write(sampler.to_unit.apply(sum));
             }
         }
-        _ => {
+        Fractal::None | Fractal::Ridged | Fractal::Hybrid | Fractal::Hetero => {
             for (i, h) in row.iter_mut().enumerate() {
                 h.write(sampler.to_unit.apply(fractal.raw(|k, _| layers[k as usize * width + i])));
             }

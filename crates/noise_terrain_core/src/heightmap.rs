@@ -103,10 +103,7 @@ impl Heightmap {
     /// [`HeightmapError::Empty`]. With the frame of a map generated with a border (see
     /// [`generate_region`](Self::generate_region)) this is the map without its border.
     pub fn crop(&self, frame: Frame) -> Result<Self, HeightmapError> {
-        let x0 = frame.x.min(self.width);
-        let y0 = frame.y.min(self.height);
-        let width = frame.width.min(self.width - x0);
-        let height = frame.height.min(self.height - y0);
+        let Frame { x: x0, y: y0, width, height } = frame.clipped_to(self.width, self.height);
         check_size(width, height)?;
         let mut samples = Vec::with_capacity(width as usize * height as usize);
         for y in y0..y0 + height {

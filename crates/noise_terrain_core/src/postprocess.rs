@@ -81,6 +81,16 @@ pub struct Frame {
     pub height: u32,
 }
 
+impl Frame {
+    /// The part of the frame inside a `width × height` map (empty where they do not meet): any
+    /// frame is safe to walk after this, however large its size or position.
+    pub fn clipped_to(self, width: u32, height: u32) -> Frame {
+        let x = self.x.min(width);
+        let y = self.y.min(height);
+        Frame { x, y, width: self.width.min(width - x), height: self.height.min(height - y) }
+    }
+}
+
 fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
     let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
     t * t * (3.0 - 2.0 * t)
@@ -158,8 +168,9 @@ impl PostProcess {
     /// island's diameter.
     fn shape(&self, mut v: f32, (lo, hi): (f32, f32), [u, w]: [f32; 2]) -> f32 {
         if self.stretch {
-            let inv = if hi > lo { 1.0 / (hi - lo) } else { 0.0 };
-            v = (v - lo) * inv;
+            // A division, not a multiplication by the inverse: the highest height maps to
+            // exactly 1.
+            v = if hi > lo { (v - lo) / (hi - lo) } else { 0.0 };
         }
         if self.power != 1.0 {
             v = v.max(0.0).powf(self.power);
@@ -179,18 +190,18 @@ impl PostProcess {
     }
 }
 
-/// Min and max of the samples inside the frame.
+/// Min and max of the samples inside the frame (clipped to the map); `(0, 1)`, which stretches
+/// nothing, when no sample is inside.
 fn frame_range(map: &Heightmap, frame: Frame) -> (f32, f32) {
+    let frame = frame.clipped_to(map.width(), map.height());
     let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
     for j in frame.y..frame.y + frame.height {
-        for i in frame.x..frame.x + frame.width {
-            if let Some(h) = map.get(i, j) {
-                lo = lo.min(h);
-                hi = hi.max(h);
-            }
+        for &h in &map.row(j)[frame.x as usize..(frame.x + frame.width) as usize] {
+            lo = lo.min(h);
+            hi = hi.max(h);
         }
     }
-    (lo, hi)
+    if lo > hi { (0.0, 1.0) } else { (lo, hi) }
 }
 
 /// `levels` steps over `[0, 1]`: a flat part for the first `sharpness` of each step, then a ramp
@@ -304,5 +315,32 @@ mod tests {
         let far = processed([40, 0], 8, 64.0);
         assert!(far.samples().iter().all(|&h| h == 0.0), "{:?}", far.samples());
         assert!(a.get(40, 40).unwrap() > 0.0);
+    }
+
+    #[test]
+    fn frames_of_any_size_and_position_are_clipped_to_the_map() {
+        let before = noise_map(16);
+        let stretch = PostProcess { stretch: true, island_strength: 1.0, ..Default::default() };
+        for frame in [
+            Frame { x: 2, y: u32::MAX - 1, width: 5, height: 10 },
+            Frame { x: 0, y: 0, width: u32::MAX, height: u32::MAX },
+            Frame { x: u32::MAX, y: u32::MAX, width: u32::MAX, height: u32::MAX },
+            Frame { x: 3, y: 3, width: 0, height: 0 },
+        ] {
+            let mut map = before.clone();
+            stretch.apply_in_frame(&mut map, frame);
+            assert!(map.samples().iter().all(|h| h.is_finite()), "{frame:?}");
+            let clipped = frame.clipped_to(16, 16);
+            assert!(clipped.x + clipped.width <= 16 && clipped.y + clipped.height <= 16);
+        }
+        assert_eq!(
+            Frame { x: 10, y: 4, width: 100, height: 3 }.clipped_to(16, 16),
+            Frame { x: 10, y: 4, width: 6, height: 3 }
+        );
+        let mut whole = before.clone();
+        let only_stretch = PostProcess { stretch: true, ..Default::default() };
+        only_stretch.apply_in_frame(&mut whole, Frame { x: 0, y: 0, width: u32::MAX, height: u32::MAX });
+        let s = whole.stats();
+        assert_eq!((s.min, s.max), (0.0, 1.0), "a frame over the whole map stretches the whole map");
     }
 }

@@ -75,23 +75,25 @@ impl Warp {
     }
 
     /// The displaced position of `(x, y)` (in base lattice units) for a field with `seed` and
-    /// lattice `period`. The warp tiles with the field when `period · frequency` is an integer.
-    /// Call only on a clamped warp.
+    /// lattice `period`: each axis moves by at most the (clamped) amplitude. The warp tiles with
+    /// the field when `period · frequency` is an integer. Out-of-range parameters are clamped
+    /// first (see [`clamped`](Self::clamped)).
     #[inline]
     pub fn displace(&self, seed: u32, period: Option<u32>, x: f64, y: f64) -> (f64, f64) {
-        if !self.is_active() {
+        let w = self.clamped();
+        if !w.is_active() {
             return (x, y);
         }
         let (x, y) = (sanitize(x), sanitize(y));
-        let f = self.frequency as f64;
+        let f = w.frequency as f64;
         let period = period.and_then(|p| {
             let cells = p as f64 * f;
             (cells >= 1.0 && (cells - cells.round()).abs() < 1e-9).then_some(cells.round() as u32)
         });
         let (wx, wy) = (x * f, y * f);
-        let a = self.amplitude as f64;
-        let dx = self.component(seed.wrapping_add(SEED_X), period, wx, wy) as f64;
-        let dy = self.component(seed.wrapping_add(SEED_Y), period, wx, wy) as f64;
+        let a = w.amplitude as f64;
+        let dx = w.component(seed.wrapping_add(SEED_X), period, wx, wy) as f64;
+        let dy = w.component(seed.wrapping_add(SEED_Y), period, wx, wy) as f64;
         (x + a * dx, y + a * dy)
     }
 }
@@ -125,5 +127,17 @@ mod tests {
         assert_eq!(w, Warp { amplitude: MAX_WARP_AMPLITUDE, frequency: 1.0, octaves: 1 });
         let (x, y) = w.displace(0, None, 1e12, f64::NAN);
         assert!(x.is_finite() && y.is_finite());
+    }
+
+    #[test]
+    fn an_unclamped_warp_is_clamped_inside() {
+        // u32::MAX octaves would loop for minutes, and an amplitude of 1e6 moves points a million
+        // cells: both are clamped, so the move stays within the largest amplitude.
+        let wild = Warp { amplitude: 1e6, frequency: 1e9, octaves: u32::MAX };
+        let start = std::time::Instant::now();
+        let (x, y) = wild.displace(3, None, 0.3, 0.7);
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+        assert!((x - 0.3).abs() <= MAX_WARP_AMPLITUDE as f64 && (y - 0.7).abs() <= MAX_WARP_AMPLITUDE as f64);
+        assert_eq!((x, y), wild.clamped().displace(3, None, 0.3, 0.7));
     }
 }

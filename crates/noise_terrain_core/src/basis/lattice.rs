@@ -1,6 +1,6 @@
 //! What every lattice basis needs besides the position: seed, fade curve and period.
 
-use crate::coord::AxisCell;
+use crate::coord::{AxisCell, usable_period};
 use crate::fade::Fade;
 
 /// The lattice a basis function is evaluated on: which random numbers (seed), how corners are
@@ -12,7 +12,7 @@ pub struct Lattice {
     /// Curve applied to the position inside a cell before blending.
     pub fade: Fade,
     /// With `Some(p)`, corner indices wrap modulo `p` on every axis and the noise tiles every `p`
-    /// units. `None` (or `Some(0)`) is an unbounded lattice.
+    /// units. `None`, `Some(0)` and periods above `i32::MAX` are an unbounded lattice.
     pub period: Option<u32>,
 }
 
@@ -25,9 +25,9 @@ impl Lattice {
     /// A lattice index, wrapped into `0..period` when the lattice is periodic.
     #[inline(always)]
     pub(crate) fn wrap(&self, i: i64) -> i32 {
-        match self.period {
-            Some(p) if p > 0 => i.rem_euclid(p as i64) as i32,
-            _ => i as i32,
+        match usable_period(self.period) {
+            Some(p) => i.rem_euclid(i64::from(p)) as i32,
+            None => i as i32,
         }
     }
 
@@ -35,6 +35,28 @@ impl Lattice {
     #[inline(always)]
     pub(crate) fn axis(&self, x: f64) -> AxisCell {
         AxisCell::new(x, self.period)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::basis::{Basis, Worley};
+
+    #[test]
+    fn a_period_beyond_i32_is_no_period_for_every_basis() {
+        let worley = Worley::default();
+        for basis in Basis::ALL {
+            let huge = Lattice { period: Some(1 << 31), ..Lattice::new(7, Fade::Quintic) };
+            let none = Lattice::new(7, Fade::Quintic);
+            for (x, y) in [(-0.5, 0.25), (3.7, -2.2), (-1e6, 5e5)] {
+                let (a, b) = (basis.unit_2d(&huge, &worley, x, y), basis.unit_2d(&none, &worley, x, y));
+                assert_eq!(a.to_bits(), b.to_bits(), "{basis:?} at ({x}, {y})");
+                let (a, b) =
+                    (basis.unit_3d(&huge, &worley, x, y, -x), basis.unit_3d(&none, &worley, x, y, -x));
+                assert_eq!(a.to_bits(), b.to_bits(), "{basis:?} at ({x}, {y}, {})", -x);
+            }
+        }
     }
 }
 

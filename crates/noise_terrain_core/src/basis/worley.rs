@@ -171,8 +171,9 @@ impl Default for Worley {
 }
 
 impl Worley {
+    /// The jitter in `[0, 1]`; NaN becomes the default's (the one rule: [`NoiseSettings::clamped`](crate::NoiseSettings::clamped) uses it too).
     pub(crate) fn jitter(&self) -> f32 {
-        clamp_or(self.jitter, (0.0, 1.0), 0.0)
+        clamp_or(self.jitter, (0.0, 1.0), Worley::default().jitter)
     }
 
     /// The distance bounds `(B1, B2)` in `dims` dimensions, in the metric's own units.

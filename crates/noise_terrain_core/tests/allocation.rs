@@ -1,0 +1,71 @@
+//! Small inputs never make huge allocations: peak heap use measured with a counting allocator.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::mem::MaybeUninit;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use noise_terrain_core::grid::{GridWindow, fill_uninit};
+use noise_terrain_core::{Heightmap, NoiseSettings};
+
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// The tests share the counters: one at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the counters only observe.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        // SAFETY: the caller's contract for `alloc` is passed on as it is.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: `ptr` was allocated by `System` with this layout (see `alloc`).
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The peak heap use above what was in use before `f` ran.
+fn peak_of(f: impl FnOnce()) -> usize {
+    let before = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    f();
+    PEAK.load(Ordering::Relaxed) - before
+}
+
+#[test]
+fn a_very_wide_map_needs_little_more_than_its_output() {
+    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let settings = NoiseSettings { octaves: 3, ..Default::default() };
+    let width = 1u32 << 24;
+    let output = width as usize * 4;
+    let mut map = None;
+    let peak = peak_of(|| map = Some(Heightmap::generate(&settings, width, 1).unwrap()));
+    // Before rows were filled in segments, the x positions and each thread's row buffers came to
+    // about 20 times the output here.
+    assert!(peak < output + (16 << 20), "peak {} MiB for a {} MiB map", peak >> 20, output >> 20);
+    let map = map.unwrap();
+    for i in [0, 4095, 4096, 4097, 1 << 20, width - 1] {
+        let expected = settings.sample(i as f64 / width as f64, 0.0);
+        assert_eq!(map.get(i, 0).unwrap().to_bits(), expected.to_bits(), "pixel {i}");
+    }
+}
+
+#[test]
+fn an_empty_fill_allocates_nothing_whatever_its_width() {
+    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let sampler = NoiseSettings::default().sampler();
+    let window = GridWindow { origin: [0, 0], width: u32::MAX, height: 0, pixels_per_unit: 1.0 };
+    let mut out: [MaybeUninit<f32>; 0] = [];
+    let peak = peak_of(|| fill_uninit(&sampler, window, &mut out));
+    assert!(peak < 1 << 20, "{} bytes for an empty fill", peak);
+}
