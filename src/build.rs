@@ -139,13 +139,15 @@ impl TerrainBuffers {
     }
 }
 
-/// The patch of `params` (validated with [`TerrainParams::validated`]), whatever its layout:
-/// for use without an app (tools, servers, tests).
+/// The patch of `params`, whatever its layout: for use without an app (tools, servers, tests).
+/// Out-of-range parameters are clamped as the plugin clamps them ([`TerrainParams::validated`]).
 pub fn build_terrain(params: TerrainParams) -> Result<PieceBuild, HeightmapError> {
     build_piece(&params, PieceSpec { key: PieceKey::Patch, stitch: Stitch::NONE }, TerrainBuffers::default())
 }
 
-/// Builds one piece for validated parameters, into the memory of an earlier one.
+/// Builds one piece, into the memory of an earlier one. Out-of-range parameters are clamped
+/// first ([`TerrainParams::validated`]: a no-op for the plugin's own jobs, which run on validated
+/// parameters), so no size overflows.
 ///
 /// The patch samples the field as [`Heightmap::generate`] does at its resolution, with a
 /// one-sample border for the normals, and post-processes it as one map. A chunk samples its
@@ -158,6 +160,8 @@ pub fn build_piece(
     reuse: TerrainBuffers,
 ) -> Result<PieceBuild, HeightmapError> {
     let start = Instant::now();
+    let (params, _) = params.validated();
+    let params = &params;
     let geometry = spec.key.geometry(params);
     let n = geometry.vertices;
     let (padded, border) = match spec.key {
@@ -219,6 +223,15 @@ mod tests {
         match mesh.attribute(Mesh::ATTRIBUTE_POSITION) {
             Some(VertexAttributeValues::Float32x3(p)) => p.clone(),
             other => panic!("positions: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn extreme_resolutions_are_clamped_not_overflowed() {
+        for resolution in [u32::MAX, u32::MAX - 1, 0] {
+            let build = build_terrain(TerrainParams { resolution, ..default() }).unwrap();
+            let n = build.heights.width();
+            assert!((crate::params::MIN_RESOLUTION..=crate::params::MAX_RESOLUTION).contains(&n), "{n}");
         }
     }
 

@@ -398,13 +398,15 @@ mod tests {
         // 200 random settings x 5000 points = 10^6 samples.
         for _ in 0..200 {
             let s = NoiseSettings {
-                basis: Basis::ALL[(rng.next_u64() % 4) as usize],
-                fractal: Fractal::ALL[(rng.next_u64() % 6) as usize],
+                basis: Basis::ALL[(rng.next_u64() % Basis::ALL.len() as u64) as usize],
+                fractal: Fractal::ALL[(rng.next_u64() % Fractal::ALL.len() as u64) as usize],
                 fractal_offset: rng.range(0.0, 2.0) as f32,
                 gain: rng.range(0.0, 8.0) as f32,
                 worley: Worley {
-                    return_type: crate::basis::WorleyReturn::ALL[(rng.next_u64() % 4) as usize],
-                    metric: crate::basis::DistanceMetric::ALL[(rng.next_u64() % 4) as usize],
+                    return_type: crate::basis::WorleyReturn::ALL
+                        [(rng.next_u64() % crate::basis::WorleyReturn::ALL.len() as u64) as usize],
+                    metric: crate::basis::DistanceMetric::ALL
+                        [(rng.next_u64() % crate::basis::DistanceMetric::ALL.len() as u64) as usize],
                     jitter: rng.range(0.0, 1.0) as f32,
                 },
                 warp: Warp {

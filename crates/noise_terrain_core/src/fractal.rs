@@ -455,7 +455,9 @@ mod tests {
                 }
                 value
             }
-            _ => unreachable!(),
+            Fractal::None | Fractal::Fbm | Fractal::Billow => {
+                unreachable!("not one of Musgrave's multifractals")
+            }
         }
     }
 

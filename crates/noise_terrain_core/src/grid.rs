@@ -546,9 +546,9 @@ mod tests {
     fn settings_strategy() -> impl Strategy<Value = NoiseSettings> {
         (
             (
-                0..4usize,
-                0..5usize,
-                0..6usize,
+                0..Basis::ALL.len(),
+                0..Fade::ALL.len(),
+                0..Fractal::ALL.len(),
                 1u32..=12,
                 1.0f32..4.0,
                 0.0f32..1.5,
@@ -556,7 +556,12 @@ mod tests {
                 any::<u32>(),
             ),
             (-1e3f64..1e3, -1e3f64..1e3, any::<bool>(), prop::option::of(1u32..16), 0.0f32..2.0, 0.0f32..8.0),
-            (0.0f32..1.0, 0..4usize, 0..4usize, prop::option::of(0.0f32..3.0)),
+            (
+                0.0f32..1.0,
+                0..WorleyReturn::ALL.len(),
+                0..DistanceMetric::ALL.len(),
+                prop::option::of(0.0f32..3.0),
+            ),
         )
             .prop_map(
                 |(
@@ -608,6 +613,53 @@ mod tests {
                         prop_assert_eq!(got.to_bits(), expected.to_bits(), "{:?} pixel {},{}", isa, i, j);
                     }
                 }
+            }
+        }
+    }
+
+    /// Pixel spacings and origins no sane caller uses: negative, zero, NaN or infinite pixels per
+    /// unit, origins near and past the ±1e9 coordinate limit.
+    fn strange_window() -> impl Strategy<Value = GridWindow> {
+        let ppu = prop_oneof![
+            Just(0.0),
+            Just(-0.0),
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(f64::MIN_POSITIVE),
+            -1e3f64..-1e-3,
+            1e-12f64..1e-6,
+            1e6f64..1e12,
+        ];
+        let origin =
+            prop_oneof![-2_000_000_000i64..2_000_000_000, Just(i64::MIN / 2), Just(i64::MAX / 2), -10i64..10];
+        (origin.clone(), origin, 1u32..40, 1u32..4, ppu).prop_map(|(x, y, width, height, ppu)| GridWindow {
+            origin: [x, y],
+            width,
+            height,
+            pixels_per_unit: ppu,
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Strange windows neither panic nor leave the documented range, and the grid stays what
+        /// point sampling gives at the same (sanitised) coordinates.
+        #[test]
+        fn strange_windows_stay_in_range_and_equal_point_sampling(s in settings_strategy(), window in strange_window()) {
+            let sampler = s.sampler();
+            let (lo, hi) = s.value_bounds();
+            let mut out = vec![f32::NAN; (window.width * window.height) as usize];
+            fill(&sampler, window, &mut out);
+            let map = Heightmap::generate_region(&s, window.origin, window.width, window.height, window.pixels_per_unit).unwrap();
+            prop_assert_eq!(map.samples().iter().map(|h| h.to_bits()).collect::<Vec<_>>(), out.iter().map(|h| h.to_bits()).collect::<Vec<_>>());
+            for (k, &h) in out.iter().enumerate() {
+                prop_assert!(h.is_finite() && (lo..=hi).contains(&h), "pixel {}: {} outside [{}, {}]", k, h, lo, hi);
+                let (i, j) = ((k as u32 % window.width) as f64, (k as u32 / window.width) as f64);
+                let at = |origin: i64, i: f64| (origin as f64 + i) / window.pixels_per_unit;
+                let expected = sampler.sample(at(window.origin[0], i), at(window.origin[1], j));
+                prop_assert_eq!(h.to_bits(), expected.to_bits(), "pixel {}", k);
             }
         }
     }

@@ -46,9 +46,9 @@ fn wild_f64() -> impl Strategy<Value = f64> {
 fn settings() -> impl Strategy<Value = NoiseSettings> {
     (
         (
-            0..4usize,
-            0..5usize,
-            0..6usize,
+            0..Basis::ALL.len(),
+            0..Fade::ALL.len(),
+            0..Fractal::ALL.len(),
             prop_oneof![Just(0u32), Just(1000), any::<u32>(), 0u32..14],
             wild_f32(),
             wild_f32(),
@@ -63,7 +63,14 @@ fn settings() -> impl Strategy<Value = NoiseSettings> {
             wild_f32(),
             wild_f32(),
         ),
-        (wild_f32(), 0..4usize, 0..4usize, wild_f32(), wild_f32(), any::<u32>()),
+        (
+            wild_f32(),
+            0..WorleyReturn::ALL.len(),
+            0..DistanceMetric::ALL.len(),
+            wild_f32(),
+            wild_f32(),
+            any::<u32>(),
+        ),
     )
         .prop_map(
             |(
@@ -170,7 +177,14 @@ proptest! {
         match Heightmap::generate(&s, w, h) {
             Ok(mut map) => {
                 post.apply(&mut map);
-                prop_assert!(map.samples().iter().all(|v| v.is_finite()));
+                // Stretch and terraces end in [0, 1]; otherwise the field's range, raised to the
+                // redistribution power.
+                let p = post.clamped();
+                let (_, field_hi) = height_range(&s);
+                let hi = if p.stretch || p.terraces > 1 { 1.0 } else { field_hi.max(1.0).powf(p.power) * (1.0 + 1e-5) };
+                for &v in map.samples() {
+                    prop_assert!(v.is_finite() && (0.0..=hi).contains(&v), "{} outside [0, {}] for {:?}", v, hi, p);
+                }
             }
             Err(e) => prop_assert!(w == 0 || h == 0 || w as u64 * h as u64 > noise_terrain_core::heightmap::MAX_SAMPLES, "{e}"),
         }

@@ -137,7 +137,7 @@ impl DistanceMetric {
     pub fn from_ordering(self, v: f32) -> f32 {
         match self {
             DistanceMetric::Euclidean => v.sqrt(),
-            _ => v,
+            DistanceMetric::EuclideanSquared | DistanceMetric::Manhattan | DistanceMetric::Chebyshev => v,
         }
     }
 
@@ -342,7 +342,7 @@ mod tests {
         let lattice = Lattice::new(4, Fade::Quintic);
         let mut rng = SplitMix(17);
         for _ in 0..20_000 {
-            let metric = DistanceMetric::ALL[(rng.next_u64() % 4) as usize];
+            let metric = DistanceMetric::ALL[(rng.next_u64() % DistanceMetric::ALL.len() as u64) as usize];
             let jitter = rng.range(0.0, 1.0) as f32;
             let (x, y) = (rng.range(-100.0, 100.0), rng.range(-100.0, 100.0));
             let (f1, f2) = brute_force_2d(&lattice, &settings(WorleyReturn::F1, metric, jitter), x, y);
@@ -370,8 +370,8 @@ mod tests {
         let mut rng = SplitMix(3);
         for [x, y, z] in random_points(200_000, 6, 1e3) {
             let w = settings(
-                WorleyReturn::ALL[(rng.next_u64() % 4) as usize],
-                DistanceMetric::ALL[(rng.next_u64() % 4) as usize],
+                WorleyReturn::ALL[(rng.next_u64() % WorleyReturn::ALL.len() as u64) as usize],
+                DistanceMetric::ALL[(rng.next_u64() % DistanceMetric::ALL.len() as u64) as usize],
                 rng.range(0.0, 1.0) as f32,
             );
             let (a, b) = (worley_2d(&lattice, &w, x, y), worley_3d(&lattice, &w, x, y, z));
