@@ -38,6 +38,12 @@ impl Lattice {
     }
 }
 
+/// `a + t (b - a)`: exact at `t = 0`, which keeps gradient noise exactly 0 on lattice points.
+#[inline(always)]
+pub(crate) fn lerp(a: f32, b: f32, t: f32) -> f32 {
+    a + t * (b - a)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,10 +64,4 @@ mod tests {
             }
         }
     }
-}
-
-/// `a + t (b - a)`: exact at `t = 0`, which keeps gradient noise exactly 0 on lattice points.
-#[inline(always)]
-pub(crate) fn lerp(a: f32, b: f32, t: f32) -> f32 {
-    a + t * (b - a)
 }
