@@ -53,20 +53,23 @@ pub(crate) fn usable_period(period: Option<u32>) -> Option<i32> {
 /// `±COORDINATE_LIMIT` the floor fits an `i32`, and so does the next index.
 #[inline(always)]
 pub fn split(x: f64) -> (i32, f32) {
-    split_in_range(sanitize(x))
+    // SAFETY: `sanitize` returns a number within ±COORDINATE_LIMIT, never NaN.
+    unsafe { split_in_range(sanitize(x)) }
 }
 
-/// [`split`] for `x` already within `±COORDINATE_LIMIT` and not NaN, where sanitising changes
-/// nothing: rows whose ends are in range skip it for every point. Crate-private: out of range
-/// the unchecked conversion below is undefined behaviour. The callers check the range once per
-/// row, not per point (a per-point check stops the loop from vectorising, even in debug builds).
+/// [`split`] without sanitising, for a row whose ends are in range: it skips the clamp for every
+/// point (a per-point check stops the row loop from vectorising).
+///
+/// # Safety
+/// `x` must be within `±COORDINATE_LIMIT` and not NaN: the floor is converted without a check,
+/// which is undefined behaviour for values that do not fit an `i32`.
 #[inline(always)]
-pub(crate) fn split_in_range(x: f64) -> (i32, f32) {
+pub(crate) unsafe fn split_in_range(x: f64) -> (i32, f32) {
     let floor = x.floor();
     // `x - floor` can round up to exactly 1.0 in f32 for x just below an integer.
     let f = ((x - floor) as f32).min(1.0 - f32::EPSILON / 2.0);
-    // SAFETY: the caller or `sanitize` keeps x within ±1e9 and not NaN, so the floor is an integer that fits an
-    // i32. The unchecked conversion vectorises (a saturating `as` does not).
+    // SAFETY: by the caller's contract |x| <= 1e9, so the floor is an integer that fits an i32.
+    // The unchecked conversion vectorises (a saturating `as` does not).
     (unsafe { floor.to_int_unchecked::<i32>() }, f)
 }
 

@@ -187,17 +187,18 @@ fn fill_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch)
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn lattice_row_avx2(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
-    lattice_row(job, row, scratch);
+/// The row path compiled with a level's target features (listed once, in `isa.rs`).
+macro_rules! row_kernel {
+    ($name:ident [$($feature:tt),+]) => {
+        #[cfg(target_arch = "x86_64")]
+        $(#[target_feature(enable = $feature)])+
+        fn $name(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
+            lattice_row(job, row, scratch);
+        }
+    };
 }
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
-fn lattice_row_avx512(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
-    lattice_row(job, row, scratch);
-}
+crate::isa::avx2_features!(row_kernel!(lattice_row_avx2));
+crate::isa::avx512_features!(row_kernel!(lattice_row_avx512));
 
 /// The row path: every octave's layer of the row, then the fractal over them.
 #[inline(always)]
@@ -242,7 +243,9 @@ fn simplex_layer(
     let outputs = scratch.i0.iter_mut().zip(&mut scratch.i1).zip(scratch.fx.iter_mut().zip(&mut scratch.u));
     if py.abs() <= COORDINATE_LIMIT && row_in_range(xs, scale) {
         for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
-            (*i, *j, *x0, *y0) = skew_2d_in_range(x * scale, py);
+            // SAFETY: `py` is in range (checked just above, which fails for NaN) and so is every
+            // `x · scale` of the row (see `row_in_range`).
+            (*i, *j, *x0, *y0) = unsafe { skew_2d_in_range(x * scale, py) };
         }
     } else {
         for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
@@ -272,7 +275,8 @@ fn cell_layer(
         // The common case in a loop that vectorises; periodic lattices wrap per pixel.
         None if row_in_range(xs, scale) => {
             for ((&x, i0), fx) in xs.iter().zip(&mut scratch.i0).zip(&mut scratch.fx) {
-                (*i0, *fx) = split_in_range(x * scale);
+                // SAFETY: every `x · scale` of the row is in range and not NaN (`row_in_range`).
+                (*i0, *fx) = unsafe { split_in_range(x * scale) };
             }
         }
         None => {
@@ -429,8 +433,17 @@ fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row
     }
 }
 
-/// Whether every `x · scale` of the row is within `±COORDINATE_LIMIT` (and not NaN): x grows
-/// along a row, so its ends decide.
+/// Whether every `x · scale` of the row is within `±COORDINATE_LIMIT` and none is NaN, from its
+/// two ends. Why the ends decide, for any pixel spacing:
+///
+/// `xs[i] = ((origin + i) / ppu + offset) · frequency`, with `origin + i` exact integers rising
+/// with `i`, `offset` finite and `frequency` and `scale` finite and positive (clamped settings).
+/// IEEE rounding is monotone, so for a finite non-zero `ppu` (positive or negative) the row is
+/// monotone: rising or falling, every value lies between the two ends. `ppu = ±inf` makes every
+/// quotient 0 (the numerators are finite): a constant row. `ppu = ±0` makes every quotient
+/// infinite except `0 / 0 = NaN`; a row that holds that pixel and others has infinite ends,
+/// and one that holds only it has a NaN end, so the check fails either way. NaN `ppu` makes
+/// every value NaN. In every case where both ends pass, every pixel lies between them.
 #[inline(always)]
 fn row_in_range(xs: &[f64], scale: f64) -> bool {
     let ends = [xs[0] * scale, xs[xs.len() - 1] * scale];

@@ -5,6 +5,28 @@
 //! The copies give the same bits: Rust never fuses a multiply and an add on its own, so every
 //! level performs the same IEEE operations, only more lanes at a time.
 
+/// The target features of the AVX2 level, written once: `avx2_features!(m!(args))` expands to
+/// `m!(args ["avx2", "fma"])`, for the run-time check here and the compiled kernel in `grid.rs`.
+macro_rules! avx2_features {
+    ($callback:ident!($($args:tt)*)) => { $callback! { $($args)* ["avx2", "fma"] } };
+}
+
+/// The target features of the AVX-512 level, written once (see [`avx2_features`]).
+macro_rules! avx512_features {
+    ($callback:ident!($($args:tt)*)) => {
+        $callback! { $($args)* ["avx512f", "avx512vl", "avx512dq", "avx512bw", "avx2", "fma"] }
+    };
+}
+
+/// Whether this CPU has every feature of a list.
+#[cfg(target_arch = "x86_64")]
+macro_rules! all_detected {
+    // `tt`, not `literal`: the standard macro matches the feature names token by token.
+    ([$($feature:tt),+]) => { true $(&& std::arch::is_x86_feature_detected!($feature))+ };
+}
+
+pub(crate) use {avx2_features, avx512_features};
+
 /// An instruction-set level the row path is compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Isa {
@@ -33,17 +55,9 @@ impl Isa {
         match self {
             Isa::Baseline => true,
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => {
-                std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-            }
+            Isa::Avx2 => avx2_features!(all_detected!()),
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => {
-                Isa::Avx2.is_supported()
-                    && std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx512vl")
-                    && std::arch::is_x86_feature_detected!("avx512dq")
-                    && std::arch::is_x86_feature_detected!("avx512bw")
-            }
+            Isa::Avx512 => avx512_features!(all_detected!()),
         }
     }
 

@@ -69,19 +69,26 @@ fn gradient_dot_2d(hash: u32, dx: f32, dy: f32) -> f32 {
 /// `f32` lanes in one loop halves the vector width.
 #[inline(always)]
 pub(crate) fn skew_2d(x: f64, y: f64) -> (i32, i32, f32, f32) {
-    skew_2d_in_range(sanitize(x), sanitize(y))
+    // SAFETY: `sanitize` returns a number within ±COORDINATE_LIMIT, never NaN.
+    unsafe { skew_2d_in_range(sanitize(x), sanitize(y)) }
 }
 
-/// [`skew_2d`] for coordinates already within `±`[`COORDINATE_LIMIT`](crate::coord::COORDINATE_LIMIT) (and not NaN), where
-/// sanitising changes nothing: a row whose ends are in range skips it for every point.
+/// [`skew_2d`] without sanitising, for a row whose ends are in range: it skips the clamp for
+/// every point.
+///
+/// # Safety
+/// `x` and `y` must be within `±`[`COORDINATE_LIMIT`](crate::coord::COORDINATE_LIMIT) and not
+/// NaN: the cell indices are converted without a check, which is undefined behaviour for values
+/// that do not fit an `i32`.
 #[inline(always)]
-pub(crate) fn skew_2d_in_range(x: f64, y: f64) -> (i32, i32, f32, f32) {
+pub(crate) unsafe fn skew_2d_in_range(x: f64, y: f64) -> (i32, i32, f32, f32) {
     let s = (x + y) * F2;
     let (i, j) = ((x + s).floor(), (y + s).floor());
     let t = (i + j) * G2;
     // Offsets from the first corner are small: only they go to f32.
     let (x0, y0) = ((x - (i - t)) as f32, (y - (j - t)) as f32);
-    // SAFETY: after `sanitize`, |x + s| <= 1e9 · (1 + 2 F2) < 2^31, so the floors fit an i32.
+    // SAFETY: by the caller's contract |x|, |y| <= 1e9, so |x + s| <= 1e9 · (1 + 2 F2) < 2^31 and
+    // the floors fit an i32.
     let (i, j) = unsafe { (i.to_int_unchecked::<i32>(), j.to_int_unchecked::<i32>()) };
     (i, j, x0, y0)
 }
