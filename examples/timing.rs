@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
-use bevy_noise_terrain::core::lod::ChunkKey;
+use bevy_noise_terrain::core::ChunkKey;
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{PieceKey, TerrainJobs};
 

@@ -4,10 +4,10 @@
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
-use noise_terrain_core::lod::{ChunkKey, Stitch, chunk_window};
-use noise_terrain_core::postprocess::Frame;
-use noise_terrain_core::surface::{Surface, SurfaceLayout, fold_stitched_edges};
+use noise_terrain_core::Frame;
+use noise_terrain_core::{ChunkKey, Stitch, chunk_window};
 use noise_terrain_core::{HeightStats, Heightmap, HeightmapError};
+use noise_terrain_core::{Surface, SurfaceLayout, fold_stitched_edges};
 
 use crate::mesh::terrain_mesh_from;
 use crate::params::{TerrainLayout, TerrainParams};

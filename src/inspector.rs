@@ -94,7 +94,7 @@ struct OctaveTiles {
     textures: Vec<egui::TextureHandle>,
 }
 
-/// The grey image of octave `i`'s raw layer over the map (seed 000's tiles).
+/// The grey image of octave `i`'s raw layer over the map (a tile under the panel).
 pub fn octave_tile(settings: &NoiseSettings, i: u32, size: u32) -> egui::ColorImage {
     let grey: Vec<u8> = Heightmap::generate_octave(settings, i, size, size)
         .map(|m| m.samples().iter().map(|h| (h.clamp(0.0, 1.0) * 255.0).round() as u8).collect())

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
-use noise_terrain_core::lod::Stitch;
+use noise_terrain_core::Stitch;
 use noise_terrain_core::{Clamped, HeightStats, Heightmap, HeightmapError};
 
 use crate::build::{PieceBuild, PieceGeometry, PieceKey, PieceSpec, TerrainBuffers, build_piece};

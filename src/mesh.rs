@@ -3,7 +3,7 @@
 use bevy::asset::RenderAssetUsages;
 use bevy::mesh::{Indices, PrimitiveTopology, VertexAttributeValues};
 use bevy::prelude::*;
-use noise_terrain_core::surface::Surface;
+use noise_terrain_core::Surface;
 
 /// Wraps a [`Surface`]'s arrays (positions, normals, UVs, `u32` indices) in a Bevy mesh,
 /// without copying them. The mesh keeps its data in the main world too, so that the plugin can

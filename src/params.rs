@@ -2,9 +2,9 @@
 
 use bevy::prelude::*;
 use bevy::reflect::reflect_remote;
-use noise_terrain_core::field::clamp_or;
-use noise_terrain_core::lod::{LodSettings, MAX_LOD_LEVELS};
+use noise_terrain_core::clamp_or;
 use noise_terrain_core::{Clamped, ColorRamp, NoiseSettings, PostProcess};
+use noise_terrain_core::{LodSettings, MAX_LOD_LEVELS};
 
 /// Fewest vertices per side of the terrain grid.
 pub const MIN_RESOLUTION: u32 = 2;
@@ -32,7 +32,7 @@ pub enum TerrainLayout {
     Patch,
     /// Chunks around every [`TerrainFocus`](crate::TerrainFocus), to the horizon. A chunk at
     /// level of detail `L` is `chunk_size · 2^L` wide with `chunk_vertices` per side, so the
-    /// resolution halves with each level (a quadtree: see [`noise_terrain_core::lod`]); edges
+    /// resolution halves with each level (a quadtree: see [`noise_terrain_core::select_chunks`]); edges
     /// that meet a coarser neighbour are stitched to it. [`TerrainParams::world_size`] is the
     /// world size of one map unit (the patch's width), `resolution` is not used, and
     /// post-processing works in world space: stretch maps the field's computed bounds (not a

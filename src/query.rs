@@ -3,7 +3,7 @@
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
-use noise_terrain_core::raycast::{GridPlacement, raycast_grid};
+use noise_terrain_core::{GridPlacement, raycast_grid};
 
 use crate::jobs::{PieceHeights, Terrain, TerrainPiece};
 

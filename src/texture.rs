@@ -34,7 +34,7 @@ pub fn terrain_image_reusing(
     rgba_image(map, texels)
 }
 
-/// A grey image of a map whose values are in `[0, 1]`: seed 000's octave tiles.
+/// A grey image of a map whose values are in `[0, 1]`: the inspector's octave tiles.
 pub fn grey_image(map: &Heightmap) -> Image {
     rgba_image(map, ColorRamp::grey().paint(map))
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
-use bevy_noise_terrain::core::lod::{ChunkKey, Side};
+use bevy_noise_terrain::core::{ChunkKey, Side};
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{PieceHeights, PieceKey, TerrainJobs, TerrainValidation};
 

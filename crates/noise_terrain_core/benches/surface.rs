@@ -7,7 +7,7 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
-use noise_terrain_core::surface::Surface;
+use noise_terrain_core::Surface;
 use noise_terrain_core::{ColorRamp, Heightmap, NoiseSettings};
 
 const SIZE: u32 = 1024;

@@ -4,17 +4,17 @@
 /// the cell index fits an `i32` and the fraction keeps 1e-7 precision in `f64`.
 pub const COORDINATE_LIMIT: f64 = 1e9;
 
-/// Seed 000's `sane()`: NaN becomes 0, everything else is clamped to `±COORDINATE_LIMIT`
+/// A coordinate the split can take: NaN becomes 0, everything else is clamped to `±COORDINATE_LIMIT`
 /// (so the infinities become the limits).
 #[inline(always)]
-pub fn sanitize(x: f64) -> f64 {
+pub(crate) fn sanitize(x: f64) -> f64 {
     if x.is_nan() { 0.0 } else { x.clamp(-COORDINATE_LIMIT, COORDINATE_LIMIT) }
 }
 
 /// One axis of a lattice cell: the two corner indices (already wrapped when the noise is periodic)
 /// and the fractional position `f` in `[0, 1)` from the lower corner.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct AxisCell {
+pub(crate) struct AxisCell {
     /// Index of the lower corner.
     pub i0: i32,
     /// Index of the upper corner (`i0 + 1`, or 0 where a period wraps).
@@ -29,7 +29,7 @@ impl AxisCell {
     /// the fraction is converted to `f32`. With `period = Some(p)` the indices wrap modulo `p`;
     /// a period of 0 or above `i32::MAX` (more cells than a coordinate can reach) is no period.
     #[inline(always)]
-    pub fn new(x: f64, period: Option<u32>) -> Self {
+    pub(crate) fn new(x: f64, period: Option<u32>) -> Self {
         let (i, f) = split(x);
         match usable_period(period) {
             Some(p) => {
@@ -52,7 +52,7 @@ pub(crate) fn usable_period(period: Option<u32>) -> Option<i32> {
 /// The unwrapped cell index and fraction of `x` (sanitised). After the clamp to
 /// `±COORDINATE_LIMIT` the floor fits an `i32`, and so does the next index.
 #[inline(always)]
-pub fn split(x: f64) -> (i32, f32) {
+pub(crate) fn split(x: f64) -> (i32, f32) {
     // SAFETY: `sanitize` returns a number within ±COORDINATE_LIMIT, never NaN.
     unsafe { split_in_range(sanitize(x)) }
 }

@@ -3,7 +3,7 @@
 /// How the fractional position inside a lattice cell is bent before blending the corners.
 ///
 /// The curve decides whether the lattice shows: a curve whose slope is not zero at the cell border
-/// leaves a visible crease there (seed 000's "pyramids and diamonds").
+/// leaves a visible crease there: pyramids and diamonds in value noise.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 pub enum Fade {
@@ -16,7 +16,7 @@ pub enum Fade {
     /// `t³(t(6t - 15) + 10)` (Perlin 2002): slope and curvature 0 at both ends. The default.
     #[default]
     Quintic,
-    /// `(1 - cos(πt)) / 2` (seed 001): slope 0 at both ends, curvature ±π²/2 there.
+    /// `(1 - cos(πt)) / 2`: slope 0 at both ends, curvature ±π²/2 there.
     Cosine,
 }
 
@@ -74,7 +74,7 @@ impl Fade {
     }
 }
 
-crate::basis::parse_by_name!(Fade);
+crate::names::parse_by_name!(Fade);
 
 #[cfg(test)]
 mod tests {

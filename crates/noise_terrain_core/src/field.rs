@@ -3,6 +3,7 @@
 use glam::DVec2;
 
 use crate::basis::{Basis, Lattice, Worley};
+use crate::clamp::clamp_or;
 use crate::coord::sanitize;
 use crate::fade::Fade;
 use crate::fractal::{self, Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, RawToUnit};
@@ -102,12 +103,6 @@ impl std::fmt::Display for Clamped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} {} is out of range, using {}", self.field, self.given, self.used)
     }
-}
-
-/// Clamps a parameter into `(lo, hi)`, with NaN becoming `fallback`: the one rule every
-/// parameter clamp of the crate (and of the plugin) follows.
-pub fn clamp_or(value: f32, (lo, hi): (f32, f32), fallback: f32) -> f32 {
-    if value.is_nan() { fallback } else { value.clamp(lo, hi) }
 }
 
 impl NoiseSettings {
@@ -232,7 +227,7 @@ impl NoiseSettings {
         self.sampler().sample(x, y)
     }
 
-    /// The height along a line (seed 001's 1-D profile): the 1-D basis at `x`, same fractal.
+    /// The height along a line (a 1-D profile): the 1-D basis at `x`, same fractal.
     pub fn sample_1d(&self, x: f64) -> f32 {
         self.sampler().sample_1d(x)
     }
@@ -244,7 +239,7 @@ impl NoiseSettings {
     }
 
     /// The raw layer of octave `i` at `(x, y)`, in `[0, 1]`, before its amplitude is applied and
-    /// without warp: seed 000's grey octave tiles.
+    /// without warp: what a grey tile of one octave shows.
     pub fn octave(&self, i: u32, x: f64, y: f64) -> f32 {
         let s = self.clamped();
         let f = s.octave_frequency(i);

@@ -1,4 +1,4 @@
-//! Fractal sums of a basis: octaves of rising frequency and falling amplitude (seed 000, seed 002).
+//! Fractal sums of a basis: octaves of rising frequency and falling amplitude.
 
 /// The fewest octaves a fractal sums.
 pub const MIN_OCTAVES: u32 = 1;
@@ -6,7 +6,7 @@ pub const MIN_OCTAVES: u32 = 1;
 /// (2^11 times the base frequency at lacunarity 2) and adds only flicker.
 pub const MAX_OCTAVES: u32 = 12;
 /// How much the seed moves per octave, so that no octave is a compressed copy of another.
-pub const OCTAVE_SEED_STEP: u32 = 1013;
+pub(crate) const OCTAVE_SEED_STEP: u32 = 1013;
 
 /// How the octaves of a field are combined.
 ///
@@ -57,7 +57,7 @@ impl Fractal {
     }
 }
 
-crate::basis::parse_by_name!(Fractal);
+crate::names::parse_by_name!(Fractal);
 
 /// Musgrave's loops stop once the running weight falls to this; later octaves add nothing visible.
 const WEIGHT_CUTOFF: f32 = 0.001;
@@ -129,7 +129,7 @@ impl FractalParams {
     }
 
     /// Musgrave's raw value. `noise(i, scale)` is octave `i` in `[-1, 1]` at the position times
-    /// `scale = lacunarityⁱ`. fBm's raw value sums layers mapped to `[0, 1]`, as seed 000 does.
+    /// `scale = lacunarityⁱ`. fBm's raw value sums layers mapped to `[0, 1]`.
     #[inline(always)]
     pub fn raw(&self, mut noise: impl FnMut(u32, f64) -> f32) -> f32 {
         let octaves = self.octave_count();
@@ -282,13 +282,13 @@ impl RawToUnit {
 }
 
 /// Clamps an octave count to `MIN_OCTAVES..=MAX_OCTAVES`.
-pub fn clamp_octaves(octaves: u32) -> u32 {
+pub(crate) fn clamp_octaves(octaves: u32) -> u32 {
     octaves.clamp(MIN_OCTAVES, MAX_OCTAVES)
 }
 
 /// The seed of octave `i`: `seed + 1013·i`, wrapping.
 #[inline(always)]
-pub fn octave_seed(seed: u32, i: u32) -> u32 {
+pub(crate) fn octave_seed(seed: u32, i: u32) -> u32 {
     seed.wrapping_add(OCTAVE_SEED_STEP.wrapping_mul(i))
 }
 
@@ -309,7 +309,7 @@ pub fn amplitude_sum(octaves: u32, persistence: f32) -> f32 {
 /// With integer lacunarity `L` this is `period · Lⁱ`, so every octave keeps the field's period and
 /// the sum tiles exactly. With a fractional lacunarity it is `round(period · Lⁱ)` and the octaves
 /// only approximately share a period. `None` when the period does not fit an `i32` lattice.
-pub fn octave_period(period: Option<u32>, lacunarity: f32, i: u32) -> Option<u32> {
+pub(crate) fn octave_period(period: Option<u32>, lacunarity: f32, i: u32) -> Option<u32> {
     let p = period.filter(|&p| p > 0)? as f64;
     let scaled = (p * (lacunarity as f64).powi(i as i32)).round();
     (scaled >= 1.0 && scaled <= i32::MAX as f64).then_some(scaled as u32)

@@ -82,16 +82,16 @@ pub struct GridWindow {
 }
 
 /// Fills `out` (`width × height`, row-major) with the sampler's heights over `window`.
-pub fn fill(sampler: &FieldSampler, window: GridWindow, out: &mut [f32]) {
-    // SAFETY: `MaybeUninit<f32>` has the layout of `f32`, and `fill_uninit` only writes
+pub fn fill_grid(sampler: &FieldSampler, window: GridWindow, out: &mut [f32]) {
+    // SAFETY: `MaybeUninit<f32>` has the layout of `f32`, and `fill_grid_uninit` only writes
     // initialised values, so `out` stays initialised.
     let out = unsafe { &mut *(out as *mut [f32] as *mut [MaybeUninit<f32>]) };
-    fill_uninit(sampler, window, out);
+    fill_grid_uninit(sampler, window, out);
 }
 
-/// [`fill`] into memory that need not be initialised: every element is written. A fresh buffer
+/// [`fill_grid`] into memory that need not be initialised: every element is written. A fresh buffer
 /// then needs no zeroing first, which would be serial work in front of the parallel rows.
-pub fn fill_uninit(sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeUninit<f32>]) {
+pub fn fill_grid_uninit(sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeUninit<f32>]) {
     fill_uninit_with(Isa::best(), sampler, window, out);
 }
 
@@ -99,7 +99,7 @@ pub fn fill_uninit(sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeU
 /// scratch (a dozen buffers a row wide) stays small whatever the width.
 const MAX_SEGMENT: usize = 4096;
 
-/// [`fill_uninit`] with the row path compiled for `isa`, which the CPU must support.
+/// [`fill_grid_uninit`] with the row path compiled for `isa`, which the CPU must support.
 fn fill_uninit_with(isa: Isa, sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeUninit<f32>]) {
     assert!(isa.is_supported(), "{isa:?} is not supported by this CPU");
     let width = window.width as usize;
@@ -664,7 +664,7 @@ mod tests {
             let sampler = s.sampler();
             let (lo, hi) = s.value_bounds();
             let mut out = vec![f32::NAN; (window.width * window.height) as usize];
-            fill(&sampler, window, &mut out);
+            fill_grid(&sampler, window, &mut out);
             let map = Heightmap::generate_region(&s, window.origin, window.width, window.height, window.pixels_per_unit).unwrap();
             prop_assert_eq!(map.samples().iter().map(|h| h.to_bits()).collect::<Vec<_>>(), out.iter().map(|h| h.to_bits()).collect::<Vec<_>>());
             for (k, &h) in out.iter().enumerate() {
@@ -688,7 +688,7 @@ mod tests {
                 let sampler = s.sampler();
                 let window = GridWindow { origin: [-7, 3], width: 300, height: 12, pixels_per_unit: 23.0 };
                 let mut out = vec![0.0; 300 * 12];
-                fill(&sampler, window, &mut out);
+                fill_grid(&sampler, window, &mut out);
                 for (k, h) in out.iter().enumerate() {
                     let (i, j) = ((k % 300) as f64 - 7.0, (k / 300) as f64 + 3.0);
                     assert_eq!(

@@ -13,7 +13,7 @@ const PRIME_SEED: u32 = 0x27D4_EB2F;
 /// Final avalanche (Chris Wellons' `lowbias32`): every input bit flips each output bit with
 /// probability close to 1/2, so neighbouring lattice points get unrelated values.
 #[inline(always)]
-pub const fn mix(mut h: u32) -> u32 {
+pub(crate) const fn mix(mut h: u32) -> u32 {
     h ^= h >> 16;
     h = h.wrapping_mul(0x7FEB_352D);
     h ^= h >> 15;
@@ -24,38 +24,38 @@ pub const fn mix(mut h: u32) -> u32 {
 
 /// Hash of a 1-D lattice coordinate and a seed.
 #[inline(always)]
-pub const fn hash1(x: i32, seed: u32) -> u32 {
+pub(crate) const fn hash1(x: i32, seed: u32) -> u32 {
     mix(seed.wrapping_mul(PRIME_SEED) ^ (x as u32).wrapping_mul(PRIME_X))
 }
 
 /// Hash of a 2-D lattice coordinate and a seed.
 #[inline(always)]
-pub const fn hash2(x: i32, y: i32, seed: u32) -> u32 {
+pub(crate) const fn hash2(x: i32, y: i32, seed: u32) -> u32 {
     hash2_spread(spread_x(x), spread_y(y), seed)
 }
 
 /// The x coordinate's share of [`hash2`]. `spread_x(x + 1) == spread_x(x) + spread_x(1)`
 /// (wrapping), so neighbouring lattice points need an addition, not a multiplication.
 #[inline(always)]
-pub const fn spread_x(x: i32) -> u32 {
+pub(crate) const fn spread_x(x: i32) -> u32 {
     (x as u32).wrapping_mul(PRIME_X)
 }
 
 /// The y coordinate's share of [`hash2`]; see [`spread_x`].
 #[inline(always)]
-pub const fn spread_y(y: i32) -> u32 {
+pub(crate) const fn spread_y(y: i32) -> u32 {
     (y as u32).wrapping_mul(PRIME_Y)
 }
 
 /// [`hash2`] from the spread coordinates.
 #[inline(always)]
-pub const fn hash2_spread(x: u32, y: u32, seed: u32) -> u32 {
+pub(crate) const fn hash2_spread(x: u32, y: u32, seed: u32) -> u32 {
     mix(seed.wrapping_mul(PRIME_SEED) ^ x ^ y)
 }
 
 /// Hash of a 3-D lattice coordinate and a seed.
 #[inline(always)]
-pub const fn hash3(x: i32, y: i32, z: i32, seed: u32) -> u32 {
+pub(crate) const fn hash3(x: i32, y: i32, z: i32, seed: u32) -> u32 {
     mix(seed.wrapping_mul(PRIME_SEED)
         ^ (x as u32).wrapping_mul(PRIME_X)
         ^ (y as u32).wrapping_mul(PRIME_Y)
@@ -65,7 +65,7 @@ pub const fn hash3(x: i32, y: i32, z: i32, seed: u32) -> u32 {
 /// Maps a hash to a lattice value in `[0, 1)`: the upper 24 bits divided by 2^24, which an `f32`
 /// holds exactly.
 #[inline(always)]
-pub fn unit_value(hash: u32) -> f32 {
+pub(crate) fn unit_value(hash: u32) -> f32 {
     (hash >> 8) as f32 * (1.0 / 16_777_216.0)
 }
 

@@ -2,8 +2,8 @@
 
 use crate::chunks::map_chunks;
 use crate::field::NoiseSettings;
+use crate::frame::Frame;
 use crate::grid::{self, GridWindow};
-use crate::postprocess::Frame;
 
 /// Samples per chunk of [`Heightmap::stats`] and [`Heightmap::overflow_fraction`].
 const STATS_CHUNK: usize = 1 << 16;
@@ -63,7 +63,7 @@ pub struct Heightmap {
 }
 
 /// Checks a requested size against the limits.
-pub fn check_size(width: u32, height: u32) -> Result<(), HeightmapError> {
+pub(crate) fn check_size(width: u32, height: u32) -> Result<(), HeightmapError> {
     if width == 0 || height == 0 {
         Err(HeightmapError::Empty { width, height })
     } else if width as u64 * height as u64 > MAX_SAMPLES {
@@ -144,8 +144,8 @@ impl Heightmap {
         let len = width as usize * height as usize;
         let mut samples = Vec::with_capacity(len);
         let window = GridWindow { origin, width, height, pixels_per_unit };
-        grid::fill_uninit(&settings.sampler(), window, &mut samples.spare_capacity_mut()[..len]);
-        // SAFETY: `fill_uninit` wrote all `len` samples.
+        grid::fill_grid_uninit(&settings.sampler(), window, &mut samples.spare_capacity_mut()[..len]);
+        // SAFETY: `fill_grid_uninit` wrote all `len` samples.
         unsafe { samples.set_len(len) };
         Ok(Self { width, height, samples })
     }
@@ -210,7 +210,7 @@ impl Heightmap {
         HeightStats { min, max, mean: (sum / self.samples.len() as f64) as f32 }
     }
 
-    /// The share of samples above 1: what seed 000 paints orange when normalisation is off.
+    /// The share of samples above 1 (reachable when normalisation is off).
     pub fn overflow_fraction(&self) -> f32 {
         let above =
             map_chunks(&self.samples, STATS_CHUNK, |chunk| chunk.iter().filter(|&&h| h > 1.0).count());

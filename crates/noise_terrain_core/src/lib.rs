@@ -1,18 +1,26 @@
 //! Coherent noise for terrain, without Bevy.
 //!
-//! - [`hash`]: seeded integer hashing, the only source of randomness.
-//! - [`Fade`]: interpolation curves (step, linear, cubic, quintic, cosine).
-//! - [`basis`]: value, gradient (Perlin), simplex and Worley noise.
-//! - [`fractal`]: fBm, billow, ridged and hybrid multifractals, heterogeneous terrain.
-//! - [`Warp`]: domain warp (offset turbulence).
-//! - [`PostProcess`]: stretch, redistribution, island mask, terraces.
-//! - [`NoiseSettings`]: plain data describing a field; `sample(x, y)` gives its height.
-//! - [`Heightmap`]: a grid of heights with statistics.
+//! The public API is what the crate root exports (the modules are private):
+//! - [`NoiseSettings`]: plain data describing a field; [`NoiseSettings::sample`] gives its height
+//!   at a point, [`FieldSampler`] samples many points. Its parts: [`Basis`] (value, gradient,
+//!   simplex, [`Worley`]), [`Fade`], [`Fractal`] (fBm, billow, Musgrave's multifractals), [`Warp`]
+//!   (domain warp). The single-layer functions ([`value_2d`], [`gradient_2d_noise`],
+//!   [`simplex_2d`], [`worley_2d`], ...) take a [`Lattice`]. Randomness comes only from hashing a
+//!   seed with lattice coordinates.
+//! - [`Heightmap`]: a grid of heights with statistics and encodings; [`fill_grid`] fills any
+//!   [`GridWindow`] of a field's pixel lattice on all cores, bit for bit what point sampling gives.
+//! - [`PostProcess`]: stretch, redistribution, island mask, terraces, over a [`Frame`] or in world
+//!   space.
 //! - [`ColorRamp`]: heights to colours, water through meadow to snow.
-//! - [`surface::Surface`]: a heightmap as vertex and index arrays for a renderer, with edges
-//!   stitched to coarser neighbours.
-//! - [`lod`]: which chunks of an endless terrain exist around a focus, at which level of detail.
-//! - [`raycast`]: ray casts against a height grid's triangles.
+//! - [`Surface`]: a heightmap as vertex and index arrays for a renderer, with edges stitched to
+//!   coarser neighbours ([`SurfaceLayout`], [`Stitch`]).
+//! - [`select_chunks`]: which chunks ([`ChunkKey`]) of an endless terrain exist around a focus,
+//!   at which level of detail; [`chunk_window`] says where a chunk samples the field.
+//! - [`GridPlacement`] and [`raycast_grid`]: height queries and ray casts against a height grid's
+//!   triangles.
+//!
+//! Every parameter has a documented range; out-of-range values are clamped by one rule
+//! ([`clamp_or`]: NaN takes the default) and [`NoiseSettings::validate`] names each change.
 //!
 //! ```
 //! use noise_terrain_core::{Heightmap, NoiseSettings};
@@ -25,31 +33,51 @@
 //! ```
 #![warn(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
+#![warn(unreachable_pub)]
 
-pub mod basis;
+mod basis;
 mod chunks;
-pub mod coord;
-pub mod fade;
-pub mod field;
-pub mod fractal;
-pub mod grid;
-pub mod hash;
-pub mod heightmap;
+mod clamp;
+mod coord;
+mod fade;
+mod field;
+mod fractal;
+mod frame;
+mod grid;
+mod hash;
+mod heightmap;
 mod isa;
-pub mod lod;
-pub mod postprocess;
-pub mod ramp;
-pub mod raycast;
-pub mod surface;
+mod lod;
+mod names;
+mod postprocess;
+mod ramp;
+mod raycast;
+mod surface;
 #[cfg(test)]
 mod test_support;
-pub mod warp;
+mod warp;
 
-pub use basis::{Basis, DistanceMetric, Lattice, Worley, WorleyReturn};
+pub use basis::{
+    Basis, DistanceMetric, Lattice, Worley, WorleyReturn, gradient_1d, gradient_2d_noise, gradient_3d_noise,
+    simplex_2d, simplex_3d, value_1d, value_2d, value_3d, worley_2d, worley_3d,
+};
+pub use clamp::clamp_or;
+pub use coord::COORDINATE_LIMIT;
 pub use fade::Fade;
-pub use field::{Clamped, FieldSampler, NoiseSettings};
-pub use fractal::{Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, amplitude_sum};
-pub use heightmap::{HeightStats, Heightmap, HeightmapError};
+pub use field::{
+    Clamped, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, FieldSampler, GAIN_RANGE, LACUNARITY_RANGE, MAX_PERIOD,
+    NoiseSettings, PERSISTENCE_RANGE,
+};
+pub use fractal::{Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, RawToUnit, amplitude_sum};
+pub use frame::Frame;
+pub use grid::{GridWindow, fill_grid, fill_grid_uninit};
+pub use heightmap::{HeightStats, Heightmap, HeightmapError, MAX_SAMPLES};
+pub use lod::{
+    ChunkKey, Corner, LodSettings, MAX_LOD_LEVELS, MAX_ROOTS_ACROSS, SPLIT_DISTANCE, SelectedChunk, Side,
+    Stitch, chunk_window, select_chunks,
+};
 pub use postprocess::{IslandShape, PostProcess};
 pub use ramp::{ColorRamp, OVERFLOW_COLOR, RampStop};
-pub use warp::Warp;
+pub use raycast::{GridPlacement, raycast_grid};
+pub use surface::{Surface, SurfaceLayout, fold_stitched_edges};
+pub use warp::{MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, WARP_FREQUENCY_RANGE, Warp};

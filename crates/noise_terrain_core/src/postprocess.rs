@@ -1,7 +1,8 @@
-//! Post-processing of a whole [`Heightmap`] (seed 002): stretch, redistribution, island mask,
+//! Post-processing of a whole [`Heightmap`]: stretch, redistribution, island mask,
 //! terraces. Applied in that order.
 
-use crate::field::clamp_or;
+use crate::clamp::clamp_or;
+use crate::frame::Frame;
 use crate::grid::GridWindow;
 use crate::heightmap::Heightmap;
 
@@ -29,15 +30,15 @@ impl IslandShape {
     }
 }
 
-crate::basis::parse_by_name!(IslandShape);
+crate::names::parse_by_name!(IslandShape);
 
 /// Whole-map post-processing. The default changes nothing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serialize", serde(default))]
 pub struct PostProcess {
-    /// Map the map's actual min and max to 0 and 1 (seed 000: "stretch the range before
-    /// colouring").
+    /// Map the map's actual min and max to 0 and 1: gradient fBm rarely comes near either end,
+    /// and a colour ramp then shows little water or snow.
     pub stretch: bool,
     /// Redistribution `h^power`, `[0.1, 10]`: above 1 flattens lowlands and sharpens peaks.
     pub power: f32,
@@ -64,30 +65,6 @@ impl Default for PostProcess {
             terraces: 0,
             terrace_sharpness: 0.7,
         }
-    }
-}
-
-/// The part of a map that counts as "the map" (the rest is a border, e.g. for normals): the
-/// island mask is laid over it and stretch reads its min and max.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Frame {
-    /// First column of the frame.
-    pub x: u32,
-    /// First row of the frame.
-    pub y: u32,
-    /// Columns in the frame.
-    pub width: u32,
-    /// Rows in the frame.
-    pub height: u32,
-}
-
-impl Frame {
-    /// The part of the frame inside a `width × height` map (empty where they do not meet): any
-    /// frame is safe to walk after this, however large its size or position.
-    pub fn clipped_to(self, width: u32, height: u32) -> Frame {
-        let x = self.x.min(width);
-        let y = self.y.min(height);
-        Frame { x, y, width: self.width.min(width - x), height: self.height.min(height - y) }
     }
 }
 

@@ -1,9 +1,9 @@
-//! Colour ramps that turn heights into map colours (seed 000: water through meadow to snow).
+//! Colour ramps that turn heights into map colours: water through meadow to snow.
 
 use crate::Heightmap;
 use crate::chunks::for_each_chunk;
 
-/// Colour for heights above 1 when normalisation is off (seed 000's chip N): orange.
+/// Colour for heights above 1 (reachable when normalisation is off): orange.
 pub const OVERFLOW_COLOR: [u8; 3] = [255, 140, 0];
 
 /// One colour at one position of a ramp.

@@ -1,10 +1,10 @@
-//! Domain warp (offset turbulence, seed 002): the sample position is displaced by a secondary
+//! Domain warp (offset turbulence): the sample position is displaced by a secondary
 //! noise per axis before the field is evaluated.
 
 use crate::basis::{Lattice, gradient_2d_noise};
+use crate::clamp::clamp_or;
 use crate::coord::sanitize;
 use crate::fade::Fade;
-use crate::field::clamp_or;
 use crate::fractal::{amplitude_sum, octave_period, octave_seed};
 
 /// The most octaves of warp noise.

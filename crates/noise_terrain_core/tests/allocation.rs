@@ -5,7 +5,7 @@ use std::mem::MaybeUninit;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use noise_terrain_core::grid::{GridWindow, fill_uninit};
+use noise_terrain_core::{GridWindow, fill_grid_uninit};
 use noise_terrain_core::{Heightmap, NoiseSettings};
 
 struct Counting;
@@ -66,6 +66,6 @@ fn an_empty_fill_allocates_nothing_whatever_its_width() {
     let sampler = NoiseSettings::default().sampler();
     let window = GridWindow { origin: [0, 0], width: u32::MAX, height: 0, pixels_per_unit: 1.0 };
     let mut out: [MaybeUninit<f32>; 0] = [];
-    let peak = peak_of(|| fill_uninit(&sampler, window, &mut out));
+    let peak = peak_of(|| fill_grid_uninit(&sampler, window, &mut out));
     assert!(peak < 1 << 20, "{} bytes for an empty fill", peak);
 }

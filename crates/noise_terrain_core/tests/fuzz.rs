@@ -186,7 +186,7 @@ proptest! {
                     prop_assert!(v.is_finite() && (0.0..=hi).contains(&v), "{} outside [0, {}] for {:?}", v, hi, p);
                 }
             }
-            Err(e) => prop_assert!(w == 0 || h == 0 || w as u64 * h as u64 > noise_terrain_core::heightmap::MAX_SAMPLES, "{e}"),
+            Err(e) => prop_assert!(w == 0 || h == 0 || w as u64 * h as u64 > noise_terrain_core::MAX_SAMPLES, "{e}"),
         }
     }
 }

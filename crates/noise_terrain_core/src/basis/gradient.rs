@@ -1,5 +1,5 @@
 //! Gradient (Perlin) noise: a random unit vector at every lattice point; each corner contributes
-//! the dot product of its vector with the offset from the corner to the point (seed 000).
+//! the dot product of its vector with the offset from the corner to the point.
 //!
 //! # Gradient sets
 //! - 1-D: a slope uniform in `[-1, 1)` from the lattice value.

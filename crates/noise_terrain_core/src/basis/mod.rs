@@ -95,21 +95,4 @@ impl Basis {
     }
 }
 
-/// Implements `FromStr` by matching `name()` against every item of `ALL`.
-macro_rules! parse_by_name {
-    ($($t:ty),*) => {$(
-        impl std::str::FromStr for $t {
-            type Err = String;
-
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                <$t>::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| {
-                    let names: Vec<_> = <$t>::ALL.iter().map(|v| v.name()).collect();
-                    format!("unknown {} `{s}` (expected one of: {})", stringify!($t), names.join(", "))
-                })
-            }
-        }
-    )*};
-}
-pub(crate) use parse_by_name;
-
-parse_by_name!(Basis, WorleyReturn, DistanceMetric);
+crate::names::parse_by_name!(Basis, WorleyReturn, DistanceMetric);

@@ -1,4 +1,4 @@
-//! Value noise: a random number at every lattice point, blended in between (seed 000).
+//! Value noise: a random number at every lattice point, blended in between.
 //!
 //! Output range: `[0, 1)`. Every output is a convex blend of lattice values, which are in `[0, 1)`.
 //! Highs and lows sit on the lattice points, so the grid stays faintly visible even with a smooth
@@ -7,7 +7,7 @@
 use super::lattice::{Lattice, lerp};
 use crate::hash::{hash1, hash2, hash3, unit_value};
 
-/// 1-D value noise at `x` (seed 001's map-generator profile), in `[0, 1)`.
+/// 1-D value noise at `x` (a terrain profile), in `[0, 1)`.
 pub fn value_1d(lattice: &Lattice, x: f64) -> f32 {
     let cx = lattice.axis(x);
     let s = lattice.seed;

@@ -1,5 +1,5 @@
 //! Worley (cellular) noise: one jittered feature point per lattice cell; the value is a function
-//! of the distances to the nearest feature points (seed 002).
+//! of the distances to the nearest feature points.
 //!
 //! # Jitter and the search neighbourhood
 //! The feature point of cell `i` lies in `[i + (1-j)/2, i + (1+j)/2]` on every axis, for jitter
@@ -24,8 +24,8 @@
 //! Worley noise tiles with the lattice's period; the fade curve is not used.
 
 use super::lattice::Lattice;
+use crate::clamp::clamp_or;
 use crate::coord::split;
-use crate::field::clamp_or;
 use crate::hash::{hash2, hash3, mix, unit_value};
 
 /// What Worley noise returns.
