@@ -117,6 +117,26 @@ impl PostProcess {
         }
     }
 
+    /// Applies every step to `map`, the part at pixel `at` of a `whole[0] × whole[1]` map: the
+    /// island is laid over the whole map and stretch maps `range` (the whole map's min and max,
+    /// when stretching) to `[0, 1]`. Bit for bit what [`apply`](Self::apply) gives the whole map
+    /// at the same pixels, so a map made part by part (tiles) equals the map made at once.
+    pub fn apply_in_part(&self, map: &mut Heightmap, at: [u32; 2], whole: [u32; 2], range: (f32, f32)) {
+        let s = self.clamped();
+        if !s.is_active() {
+            return;
+        }
+        let span = |n: u32| (n.max(2) - 1) as f32;
+        let width = map.width();
+        for (index, h) in map.samples_mut().iter_mut().enumerate() {
+            let (i, j) = (at[0] + index as u32 % width, at[1] + index as u32 / width);
+            // The same operations as `apply_in_frame` with the whole map as its frame.
+            let u = (i as f32 - 0.0) / span(whole[0]) - 0.5;
+            let w = (j as f32 - 0.0) / span(whole[1]) - 0.5;
+            *h = s.shape(*h, range, [u, w]);
+        }
+    }
+
     /// Applies every step in world space, so that any window of the same pixel lattice (any
     /// chunk of an endless terrain) gets the same values at the same points:
     /// - stretch maps `bounds` (the field's computed value bounds, see
@@ -319,5 +339,29 @@ mod tests {
         only_stretch.apply_in_frame(&mut whole, Frame { x: 0, y: 0, width: u32::MAX, height: u32::MAX });
         let s = whole.stats();
         assert_eq!((s.min, s.max), (0.0, 1.0), "a frame over the whole map stretches the whole map");
+    }
+
+    #[test]
+    fn a_map_post_processed_in_parts_equals_the_whole() {
+        let post = PostProcess {
+            stretch: true,
+            power: 1.3,
+            island_strength: 0.8,
+            terraces: 5,
+            ..Default::default()
+        };
+        let mut whole = noise_map(40);
+        let untouched = whole.clone();
+        post.apply(&mut whole);
+        let s = untouched.stats();
+        for (x, y, w, h) in [(0, 0, 16, 16), (16, 8, 24, 32), (39, 39, 1, 1)] {
+            let mut part = untouched.crop(Frame { x, y, width: w, height: h }).unwrap();
+            post.apply_in_part(&mut part, [x, y], [40, 40], (s.min, s.max));
+            for j in 0..h {
+                for i in 0..w {
+                    assert_eq!(part.get(i, j).unwrap().to_bits(), whole.get(x + i, y + j).unwrap().to_bits());
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,206 @@
+//! The flags every map-making subcommand shares: the noise field, its fractal, warp and
+//! post-processing, and the preset they override.
+
+use std::path::PathBuf;
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Args, error::ErrorKind};
+use glam::DVec2;
+use noise_terrain_core::{
+    Basis, DistanceMetric, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, Fade, Fractal, GAIN_RANGE, IslandShape,
+    LACUNARITY_RANGE, MAX_PERIOD, MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, NoiseSettings, PERSISTENCE_RANGE,
+    PostProcess, WARP_FREQUENCY_RANGE, WorleyReturn,
+};
+
+use crate::preset::Preset;
+
+/// A parser for one of our enums by the names its `name()` gives, listing them in `--help`.
+fn by_name<T>(all: &'static [T], name: fn(&T) -> &'static str) -> impl TypedValueParser<Value = T>
+where
+    T: Copy + Send + Sync + 'static,
+{
+    let names: Vec<&'static str> = all.iter().map(name).collect();
+    PossibleValuesParser::new(names)
+        .map(move |chosen| *all.iter().find(|v| name(v) == chosen).expect("listed"))
+}
+
+/// A parser for an `f32` within `[lo, hi]`: out of range is an error that names the range.
+pub(crate) fn within(
+    lo: f32,
+    hi: f32,
+) -> impl Fn(&str) -> Result<f32, String> + Clone + Send + Sync + 'static {
+    move |text| {
+        let value: f32 = text.trim().parse().map_err(|_| format!("`{text}` is not a number"))?;
+        if (lo..=hi).contains(&value) {
+            Ok(value)
+        } else {
+            Err(format!("{value} is outside the allowed range [{lo}, {hi}]"))
+        }
+    }
+}
+
+/// A parser for `X,Y`.
+fn pair(text: &str) -> Result<DVec2, String> {
+    let (x, y) = text.split_once(',').ok_or_else(|| format!("`{text}` is not X,Y"))?;
+    let number = |t: &str| t.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+    match (number(x), number(y)) {
+        (Some(x), Some(y)) if x.abs() <= 1e9 && y.abs() <= 1e9 => Ok(DVec2::new(x, y)),
+        _ => Err(format!("`{text}` is not two finite numbers within ±1e9")),
+    }
+}
+
+/// The noise field: every flag is optional and overrides the preset (or the default).
+#[derive(Args, Debug, Clone, Default)]
+pub struct NoiseArgs {
+    /// A RON preset (the plugin's and the inspector's format: its `noise`, `post`, `ramp`,
+    /// `water_level`, `height_scale` and `resolution` are used, other fields are accepted and
+    /// ignored). Flags override it.
+    #[arg(long, value_name = "FILE.ron", help_heading = "Noise")]
+    pub preset: Option<PathBuf>,
+    /// Basis noise [default: gradient].
+    #[arg(long, value_parser = by_name(&Basis::ALL, |b| b.name()), help_heading = "Noise")]
+    pub basis: Option<Basis>,
+    /// Fade curve of value and gradient noise [default: quintic].
+    #[arg(long, value_parser = by_name(&Fade::ALL, |f| f.name()), help_heading = "Noise")]
+    pub fade: Option<Fade>,
+    /// Seed of the hash, any u32 [default: 7].
+    #[arg(long, help_heading = "Noise")]
+    pub seed: Option<u32>,
+    /// Base frequency: lattice cells across the map's width, [1e-6, 1e6] [default: 4].
+    #[arg(long, value_name = "F", value_parser = within(FREQUENCY_RANGE.0, FREQUENCY_RANGE.1), help_heading = "Noise")]
+    pub frequency: Option<f32>,
+    /// Offset of the map in map units, each within ±1e9 [default: 0,0].
+    #[arg(long, value_name = "X,Y", value_parser = pair, allow_hyphen_values = true, help_heading = "Noise")]
+    pub offset: Option<DVec2>,
+    /// Tile every N lattice cells of the base frequency, 1..=1048576 (not with simplex noise,
+    /// which has no square period) [default: no period].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_PERIOD as i64), help_heading = "Noise")]
+    pub period: Option<u32>,
+
+    /// How octaves combine [default: fbm].
+    #[arg(long, value_parser = by_name(&Fractal::ALL, |f| f.name()), help_heading = "Fractal")]
+    pub fractal: Option<Fractal>,
+    /// Octaves summed, 1..=12 [default: 5].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=12), help_heading = "Fractal")]
+    pub octaves: Option<u32>,
+    /// Frequency factor per octave, [1, 8] [default: 2].
+    #[arg(long, value_name = "L", value_parser = within(LACUNARITY_RANGE.0, LACUNARITY_RANGE.1), help_heading = "Fractal")]
+    pub lacunarity: Option<f32>,
+    /// Amplitude factor per octave, [0, 2] [default: 0.5].
+    #[arg(long, value_name = "P", value_parser = within(PERSISTENCE_RANGE.0, PERSISTENCE_RANGE.1), help_heading = "Fractal")]
+    pub persistence: Option<f32>,
+    /// Do not divide fBm and billow by the amplitude sum (heights may exceed 1).
+    #[arg(long, help_heading = "Fractal")]
+    pub no_normalize: bool,
+    /// Musgrave's offset (ridged, hybrid, hetero), [0, 2] [default: 1].
+    #[arg(long, value_name = "O", value_parser = within(FRACTAL_OFFSET_RANGE.0, FRACTAL_OFFSET_RANGE.1), help_heading = "Fractal")]
+    pub fractal_offset: Option<f32>,
+    /// Musgrave's gain (ridged), [0, 8] [default: 2].
+    #[arg(long, value_name = "G", value_parser = within(GAIN_RANGE.0, GAIN_RANGE.1), help_heading = "Fractal")]
+    pub gain: Option<f32>,
+
+    /// What Worley noise returns [default: f1].
+    #[arg(long, value_parser = by_name(&WorleyReturn::ALL, |r| r.name()), help_heading = "Worley")]
+    pub worley_return: Option<WorleyReturn>,
+    /// How Worley noise measures distance [default: euclidean].
+    #[arg(long, value_parser = by_name(&DistanceMetric::ALL, |m| m.name()), help_heading = "Worley")]
+    pub worley_metric: Option<DistanceMetric>,
+    /// How far feature points stray from their cell centres, [0, 1] [default: 0.9].
+    #[arg(long, value_name = "J", value_parser = within(0.0, 1.0), help_heading = "Worley")]
+    pub jitter: Option<f32>,
+
+    /// Domain warp amount in base lattice cells, [0, 100]; 0 is off [default: 0].
+    #[arg(long, value_name = "A", value_parser = within(0.0, MAX_WARP_AMPLITUDE), help_heading = "Warp")]
+    pub warp: Option<f32>,
+    /// Warp noise frequency relative to the base frequency, [0.001, 1000] [default: 1].
+    #[arg(long, value_name = "F", value_parser = within(WARP_FREQUENCY_RANGE.0, WARP_FREQUENCY_RANGE.1), help_heading = "Warp")]
+    pub warp_frequency: Option<f32>,
+    /// Octaves of warp noise, 1..=8 [default: 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_WARP_OCTAVES as i64), help_heading = "Warp")]
+    pub warp_octaves: Option<u32>,
+
+    /// Map the map's min and max to 0 and 1.
+    #[arg(long, help_heading = "Post-processing")]
+    pub stretch: bool,
+    /// Redistribution h^E, [0.1, 10] [default: 1].
+    #[arg(long, value_name = "E", value_parser = within(0.1, 10.0), help_heading = "Post-processing")]
+    pub power: Option<f32>,
+    /// Island mask strength, [0, 1]; 0 is off [default: 0].
+    #[arg(long, value_name = "S", value_parser = within(0.0, 1.0), help_heading = "Post-processing")]
+    pub island: Option<f32>,
+    /// Island shape [default: radial].
+    #[arg(long, value_parser = by_name(&IslandShape::ALL, |s| s.name()), help_heading = "Post-processing")]
+    pub island_shape: Option<IslandShape>,
+    /// Width of the island's falloff as a share of the half-width, [0.01, 1] [default: 0.5].
+    #[arg(long, value_name = "W", value_parser = within(0.01, 1.0), help_heading = "Post-processing")]
+    pub island_width: Option<f32>,
+    /// Terrace levels, 0..=64; 0 or 1 is off [default: 0].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=64), help_heading = "Post-processing")]
+    pub terraces: Option<u32>,
+    /// Terrace flatness, [0, 1] [default: 0.7].
+    #[arg(long, value_name = "S", value_parser = within(0.0, 1.0), help_heading = "Post-processing")]
+    pub terrace_sharpness: Option<f32>,
+}
+
+/// A usage error in clap's format: exit code 2.
+fn usage(kind: ErrorKind, message: String) -> clap::Error {
+    use clap::CommandFactory;
+    crate::Cli::command().error(kind, message)
+}
+
+/// The field, post-processing and preset extras the flags describe.
+#[derive(Debug, Clone)]
+pub struct Field {
+    /// The noise field.
+    pub noise: NoiseSettings,
+    /// Its post-processing.
+    pub post: PostProcess,
+    /// What the preset brought beside them.
+    pub preset: Preset,
+}
+
+impl NoiseArgs {
+    /// The preset (or the defaults) with every given flag applied; a combination that cannot work
+    /// is a usage error (exit 2) that says why.
+    pub fn field(&self) -> Result<Field, clap::Error> {
+        let preset = match &self.preset {
+            Some(path) => {
+                Preset::load(path).map_err(|e| usage(ErrorKind::ValueValidation, format!("--preset: {e}")))?
+            }
+            None => Preset::without_file(),
+        };
+        let mut n = preset.noise;
+        let mut p = preset.post;
+        macro_rules! set {
+            ($($flag:ident => $target:expr),* $(,)?) => { $(if let Some(v) = self.$flag { $target = v; })* };
+        }
+        set! {
+            basis => n.basis, fade => n.fade, seed => n.seed, frequency => n.frequency, offset => n.offset,
+            fractal => n.fractal, octaves => n.octaves, lacunarity => n.lacunarity, persistence => n.persistence,
+            fractal_offset => n.fractal_offset, gain => n.gain, worley_return => n.worley.return_type,
+            worley_metric => n.worley.metric, jitter => n.worley.jitter, warp => n.warp.amplitude,
+            warp_frequency => n.warp.frequency, warp_octaves => n.warp.octaves, power => p.power,
+            island => p.island_strength, island_shape => p.island_shape, island_width => p.island_width,
+            terraces => p.terraces, terrace_sharpness => p.terrace_sharpness,
+        }
+        if self.period.is_some() {
+            n.period = self.period;
+        }
+        if self.no_normalize {
+            n.normalize = false;
+        }
+        if self.stretch {
+            p.stretch = true;
+        }
+        if n.period.is_some() && !n.basis.supports_period() {
+            return Err(usage(
+                ErrorKind::ArgumentConflict,
+                format!(
+                    "--period cannot be used with --basis {}: its triangle lattice has no square period (use value, gradient or worley noise to tile)",
+                    n.basis.name()
+                ),
+            ));
+        }
+        Ok(Field { noise: n, post: p, preset })
+    }
+}

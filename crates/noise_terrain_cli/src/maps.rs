@@ -1,0 +1,201 @@
+//! `heightmap`, `normals` and `color`: one map in memory, written as one file.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use glam::Vec3;
+use noise_terrain_core::{Frame, Heightmap, OVERFLOW_COLOR};
+
+use crate::args::{Field, NoiseArgs};
+use crate::output::{HeightFormat, encode_rgb_png, write_atomically};
+use crate::{Failure, map_size, summary};
+
+/// The size and file every map command takes.
+#[derive(Args, Debug, Clone)]
+pub struct MapArgs {
+    /// Map size: N for N x N, or WxH; at most 8192x8192 samples (`tiles` goes further)
+    /// [default: the preset's resolution, else 512].
+    #[arg(long, value_name = "N|WxH", value_parser = map_size)]
+    pub size: Option<(u32, u32)>,
+    /// The file to write.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+/// `heightmap`'s flags.
+#[derive(Args, Debug, Clone)]
+pub struct HeightmapArgs {
+    #[command(flatten)]
+    noise: NoiseArgs,
+    #[command(flatten)]
+    map: MapArgs,
+    /// Only octave K's raw layer, in [0, 1], without post-processing (K from 0).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..12))]
+    octave: Option<u32>,
+}
+
+/// How the surface is scaled for slopes: normal maps and hillshading.
+#[derive(Args, Debug, Clone)]
+pub struct ReliefArgs {
+    /// World height of a noise height of 1, [0, 1e5] [default: the preset's, else 24].
+    #[arg(long, value_name = "H", value_parser = crate::args::within(0.0, 1e5))]
+    height_scale: Option<f32>,
+    /// World width of the map, [0.01, 1e6] [default: 100, the plugin's patch].
+    #[arg(long, value_name = "W", value_parser = crate::args::within(0.01, 1e6), default_value_t = 100.0)]
+    world_size: f32,
+}
+
+/// `normals`' flags.
+#[derive(Args, Debug, Clone)]
+pub struct NormalsArgs {
+    #[command(flatten)]
+    noise: NoiseArgs,
+    #[command(flatten)]
+    map: MapArgs,
+    #[command(flatten)]
+    relief: ReliefArgs,
+    /// Green points down (DirectX, Unreal) instead of up (OpenGL, Unity, Godot).
+    #[arg(long)]
+    directx: bool,
+}
+
+/// `color`'s flags.
+#[derive(Args, Debug, Clone)]
+pub struct ColorArgs {
+    #[command(flatten)]
+    noise: NoiseArgs,
+    #[command(flatten)]
+    map: MapArgs,
+    #[command(flatten)]
+    relief: ReliefArgs,
+    /// Noise height of the shoreline, [0, 1] [default: the preset's, else 0.42].
+    #[arg(long, value_name = "L", value_parser = crate::args::within(0.0, 1.0))]
+    water_level: Option<f32>,
+    /// Shade slopes lit from the north-west, 45 degrees up.
+    #[arg(long)]
+    hillshade: bool,
+    /// Paint heights above 1 with the ramp's top colour instead of orange.
+    #[arg(long)]
+    no_overflow_color: bool,
+}
+
+/// The map of `field` with a one-sample border (for slopes), post-processed as one map.
+fn bordered_map(field: &Field, (w, h): (u32, u32)) -> Result<Heightmap, String> {
+    let mut padded = Heightmap::generate_region(&field.noise, [-1, -1], w + 2, h + 2, f64::from(w))
+        .map_err(|e| e.to_string())?;
+    field.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: w, height: h });
+    Ok(padded)
+}
+
+/// Unit normals (x east, y south, z up) of the bordered map's interior, from central differences
+/// of the heights.
+fn normals_of(padded: &Heightmap, height_scale: f32, world_size: f32) -> Vec<Vec3> {
+    let (w, h) = (padded.width() - 2, padded.height() - 2);
+    let step = world_size / (w.max(2) - 1) as f32;
+    let at = |x: u32, y: u32| padded.get(x, y).unwrap_or(0.0) * height_scale;
+    let mut out = Vec::with_capacity(w as usize * h as usize);
+    for y in 1..=h {
+        for x in 1..=w {
+            let dx = (at(x + 1, y) - at(x - 1, y)) / (2.0 * step);
+            let dy = (at(x, y + 1) - at(x, y - 1)) / (2.0 * step);
+            out.push(Vec3::new(-dx, -dy, 1.0).normalize());
+        }
+    }
+    out
+}
+
+fn size_of(map: &MapArgs, field: &Field) -> (u32, u32) {
+    map.size.unwrap_or_else(|| {
+        let n = field.preset.resolution.clamp(1, 8192);
+        (n, n)
+    })
+}
+
+/// `heightmap`.
+pub fn heightmap(a: &HeightmapArgs) -> Result<(), Failure> {
+    let format = HeightFormat::from_path(&a.map.out).map_err(|e| usage_error("--out", &e))?;
+    let field = a.noise.field()?;
+    let (w, h) = size_of(&a.map, &field);
+    let start = Instant::now();
+    let map = match a.octave {
+        Some(k) => Heightmap::generate_octave(&field.noise, k, w, h),
+        None => Heightmap::generate(&field.noise, w, h).map(|mut map| {
+            field.post.apply(&mut map);
+            map
+        }),
+    }
+    .map_err(|e| e.to_string())?;
+    write_atomically(&a.map.out, &format.encode(&map)?)?;
+    println!("{}", summary(w.into(), h.into(), map.stats(), start.elapsed().as_secs_f64() * 1e3));
+    Ok(())
+}
+
+/// `normals`.
+pub fn normals(a: &NormalsArgs) -> Result<(), Failure> {
+    check_png(&a.map.out)?;
+    let field = a.noise.field()?;
+    let (w, h) = size_of(&a.map, &field);
+    let start = Instant::now();
+    let padded = bordered_map(&field, (w, h))?;
+    let height_scale = a.relief.height_scale.unwrap_or(field.preset.height_scale);
+    let flip = if a.directx { -1.0 } else { 1.0 };
+    let rgb: Vec<u8> = normals_of(&padded, height_scale, a.relief.world_size)
+        .into_iter()
+        .flat_map(|n| {
+            // Tangent space: x east, y north (OpenGL) or south (DirectX), z out of the surface.
+            let n = Vec3::new(n.x, -n.y * flip, n.z);
+            n.to_array().map(|c| ((c * 0.5 + 0.5) * 255.0 + 0.5) as u8)
+        })
+        .collect();
+    write_atomically(&a.map.out, &encode_rgb_png(w, h, &rgb)?)?;
+    let heights = padded.crop(Frame { x: 1, y: 1, width: w, height: h }).map_err(|e| e.to_string())?;
+    println!("{}", summary(w.into(), h.into(), heights.stats(), start.elapsed().as_secs_f64() * 1e3));
+    Ok(())
+}
+
+/// `color`.
+pub fn color(a: &ColorArgs) -> Result<(), Failure> {
+    check_png(&a.map.out)?;
+    let field = a.noise.field()?;
+    let (w, h) = size_of(&a.map, &field);
+    let start = Instant::now();
+    let padded = bordered_map(&field, (w, h))?;
+    let heights = padded.crop(Frame { x: 1, y: 1, width: w, height: h }).map_err(|e| e.to_string())?;
+    let water = a.water_level.unwrap_or(field.preset.water_level);
+    let mut texels = field.preset.ramp.paint_heights(&heights, water, !a.no_overflow_color);
+    if a.hillshade {
+        let height_scale = a.relief.height_scale.unwrap_or(field.preset.height_scale);
+        // Light from the north-west (x west, y north in image space), 45 degrees up.
+        let light = Vec3::new(-1.0, -1.0, 2.0_f32.sqrt()).normalize();
+        let normals = normals_of(&padded, height_scale, a.relief.world_size);
+        for ((texel, n), &h) in texels.chunks_exact_mut(4).zip(normals).zip(heights.samples()) {
+            let shade = 0.35 + 0.65 * n.dot(light).max(0.0) / light.z;
+            // Water is flat: only the land is shaded.
+            if h >= water && texel[..3] != OVERFLOW_COLOR {
+                for c in &mut texel[..3] {
+                    *c = (*c as f32 * shade.min(1.25)).min(255.0) as u8;
+                }
+            }
+        }
+    }
+    let rgb: Vec<u8> = texels.chunks_exact(4).flat_map(|t| [t[0], t[1], t[2]]).collect();
+    write_atomically(&a.map.out, &encode_rgb_png(w, h, &rgb)?)?;
+    println!("{}", summary(w.into(), h.into(), heights.stats(), start.elapsed().as_secs_f64() * 1e3));
+    Ok(())
+}
+
+/// A usage error about one flag, in clap's format (exit code 2).
+pub(crate) fn usage_error(flag: &str, message: &str) -> Failure {
+    use clap::CommandFactory;
+    Failure::Usage(
+        crate::Cli::command().error(clap::error::ErrorKind::ValueValidation, format!("{flag}: {message}")),
+    )
+}
+
+fn check_png(path: &std::path::Path) -> Result<(), Failure> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("png") => Ok(()),
+        _ => Err(usage_error("--out", &format!("`{}` should end in .png", path.display()))),
+    }
+}

@@ -1,0 +1,298 @@
+//! The `noise-terrain` binary as a user runs it.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn tool() -> Command {
+    Command::cargo_bin("noise-terrain").unwrap()
+}
+
+/// A fresh folder for one test's files.
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("noise_terrain_cli_{name}_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the tool and returns its stdout; panics with its stderr if it failed.
+fn run(args: &[&str]) -> String {
+    let output = tool().args(args).output().unwrap();
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Width, height, colour type and bit depth of a PNG, and its pixel bytes.
+fn read_png(path: &Path) -> (u32, u32, png::ColorType, png::BitDepth, Vec<u8>) {
+    let mut reader = png::Decoder::new(std::fs::File::open(path).unwrap()).read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    (info.width, info.height, info.color_type, info.bit_depth, pixels)
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn floats(path: &Path) -> Vec<f32> {
+    std::fs::read(path).unwrap().chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+#[test]
+fn every_subcommand_writes_files_of_the_right_kind_and_size() {
+    let dir = folder("kinds");
+    let summary = run(&["heightmap", "--size", "40x30", "--out", s(&dir.join("h.png"))]);
+    assert!(
+        summary.starts_with("{\"width\":40,\"height\":30,\"min\":") && summary.contains("\"ms\":"),
+        "{summary}"
+    );
+    let (w, h, color, depth, _) = read_png(&dir.join("h.png"));
+    assert_eq!((w, h, color, depth), (40, 30, png::ColorType::Grayscale, png::BitDepth::Sixteen));
+    run(&["heightmap", "--size", "40x30", "--out", s(&dir.join("h.r16"))]);
+    assert_eq!(std::fs::metadata(dir.join("h.r16")).unwrap().len(), 40 * 30 * 2);
+    run(&["heightmap", "--size", "40x30", "--out", s(&dir.join("h.r32"))]);
+    assert_eq!(floats(&dir.join("h.r32")).len(), 40 * 30);
+    for command in ["normals", "color"] {
+        let out = dir.join(format!("{command}.png"));
+        run(&[command, "--size", "33", "--out", s(&out)]);
+        let (w, h, color, depth, pixels) = read_png(&out);
+        assert_eq!((w, h, color, depth), (33, 33, png::ColorType::Rgb, png::BitDepth::Eight), "{command}");
+        assert!(pixels.chunks(3).any(|p| p != &pixels[..3]), "{command}: one flat colour");
+    }
+    run(&["color", "--size", "33", "--hillshade", "--out", s(&dir.join("shaded.png"))]);
+    assert_ne!(read_png(&dir.join("shaded.png")).4, read_png(&dir.join("color.png")).4, "hillshading shades");
+    // Normals of a map point up on average: blue, the z channel, dominates.
+    let normals = read_png(&dir.join("normals.png")).4;
+    assert!(normals.chunks(3).all(|p| p[2] >= 128), "a normal points into the surface");
+    run(&["curve", "--samples", "50", "--out", s(&dir.join("c.csv"))]);
+    let csv = std::fs::read_to_string(dir.join("c.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 51);
+    assert_eq!(csv.lines().next(), Some("x,height"));
+    run(&["curve", "--plot-size", "300x100", "--out", s(&dir.join("c.png"))]);
+    let plot = read_png(&dir.join("c.png"));
+    assert_eq!((plot.0, plot.1), (300, 100));
+    run(&[
+        "tiles",
+        "--size",
+        "100",
+        "--tile",
+        "32",
+        "--overlap",
+        "1",
+        "--format",
+        "r16",
+        "--out-dir",
+        s(&dir.join("t")),
+    ]);
+    let tiles: Vec<_> = std::fs::read_dir(dir.join("t")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(tiles.len(), 16, "4 x 4 tiles of 32 cover 100");
+    assert!(tiles.iter().all(|t| std::fs::metadata(t).unwrap().len() == 33 * 33 * 2));
+    let info = run(&["info", "--fractal", "ridged"]);
+    assert!(info.contains("value bounds: [0, 1]") && info.contains("clamped: nothing"), "{info}");
+}
+
+#[test]
+fn help_names_every_flag() {
+    let noise = [
+        "--preset",
+        "--basis",
+        "--fade",
+        "--seed",
+        "--frequency",
+        "--offset",
+        "--period",
+        "--fractal",
+        "--octaves",
+        "--lacunarity",
+        "--persistence",
+        "--no-normalize",
+        "--fractal-offset",
+        "--gain",
+        "--worley-return",
+        "--worley-metric",
+        "--jitter",
+        "--warp",
+        "--warp-frequency",
+        "--warp-octaves",
+        "--stretch",
+        "--power",
+        "--island",
+        "--island-shape",
+        "--island-width",
+        "--terraces",
+        "--terrace-sharpness",
+    ];
+    let own: [(&str, &[&str]); 6] = [
+        ("heightmap", &["--size", "--out", "--octave"]),
+        ("normals", &["--size", "--out", "--height-scale", "--world-size", "--directx"]),
+        (
+            "color",
+            &[
+                "--size",
+                "--out",
+                "--height-scale",
+                "--world-size",
+                "--water-level",
+                "--hillshade",
+                "--no-overflow-color",
+            ],
+        ),
+        ("curve", &["--interpolation", "--samples", "--length", "--plot-size", "--out"]),
+        ("tiles", &["--size", "--tile", "--overlap", "--format", "--out-dir", "--quiet"]),
+        ("info", &[]),
+    ];
+    for (command, flags) in own {
+        let help = run(&[command, "--help"]);
+        for flag in noise.iter().chain(flags) {
+            assert!(help.contains(flag), "`{command} --help` does not name {flag}");
+        }
+        // Ranges and defaults are part of each line.
+        assert!(help.contains("1..=12 [default: 5]") && help.contains("[1, 8] [default: 2]"), "{command}");
+    }
+}
+
+#[test]
+fn bad_values_exit_2_naming_the_flag_and_the_range() {
+    let dir = folder("bad");
+    let out = dir.join("x.png");
+    for (args, expected) in [
+        (vec!["heightmap", "--octaves", "0"], "--octaves"),
+        (vec!["heightmap", "--lacunarity", "9"], "[1, 8]"),
+        (vec!["heightmap", "--frequency", "nan"], "--frequency"),
+        (vec!["heightmap", "--size", "100000"], "--size"),
+        (vec!["heightmap", "--basis", "perlin"], "--basis"),
+        (
+            vec!["heightmap", "--basis", "simplex", "--period", "4"],
+            "--period cannot be used with --basis simplex",
+        ),
+        (vec!["heightmap", "--offset", "1"], "--offset"),
+        (vec!["tiles", "--size", "64", "--tile", "8190", "--overlap", "16"], "--overlap"),
+        (vec!["heightmap", "--preset", "/no/such/preset.ron"], "--preset"),
+    ] {
+        let mut all = args.clone();
+        if all[0] == "tiles" {
+            all.extend(["--out-dir", s(&dir)]);
+        } else {
+            all.extend(["--out", s(&out)]);
+        }
+        let output = tool().args(&all).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: `{stderr}` does not say {expected}");
+    }
+    let wrong_extension = tool().args(["heightmap", "--out", s(&dir.join("x.tif"))]).output().unwrap();
+    assert_eq!(wrong_extension.status.code(), Some(2));
+    assert!(!out.exists(), "nothing was written");
+}
+
+#[test]
+fn tiles_side_by_side_equal_one_export_bit_for_bit() {
+    let dir = folder("mosaic");
+    let post = ["--stretch", "--island", "0.8", "--power", "1.3", "--terraces", "6", "--octaves", "6"];
+    let whole = dir.join("whole.r32");
+    let mut args = vec!["heightmap", "--size", "90x70", "--out", s(&whole)];
+    args.extend(post);
+    run(&args);
+    let whole = floats(&whole);
+    let tiles = dir.join("tiles");
+    for overlap in ["0", "1"] {
+        let mut args = vec![
+            "tiles",
+            "--size",
+            "90x70",
+            "--tile",
+            "32",
+            "--overlap",
+            overlap,
+            "--format",
+            "r32",
+            "--out-dir",
+            s(&tiles),
+        ];
+        args.extend(post);
+        run(&args);
+        let k: usize = overlap.parse().unwrap();
+        let side = 32 + k;
+        for row in 0..3usize {
+            for column in 0..3usize {
+                let tile = floats(&tiles.join(format!("tile_r{row:03}_c{column:03}.r32")));
+                assert_eq!(tile.len(), side * side);
+                for y in 0..side {
+                    for x in 0..side {
+                        let (gx, gy) = (column * 32 + x, row * 32 + y);
+                        if gx < 90 && gy < 70 {
+                            assert_eq!(
+                                tile[y * side + x].to_bits(),
+                                whole[gy * 90 + gx].to_bits(),
+                                "tile {row},{column} at {x},{y}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_preset_and_the_same_flags_give_the_same_bytes() {
+    let dir = folder("preset");
+    let preset = dir.join("p.ron");
+    std::fs::write(
+        &preset,
+        "(noise: (basis: Worley, fractal: Ridged, octaves: 4, seed: 99, worley: (return_type: F2MinusF1, jitter: 0.6)), \
+         post: (power: 1.5), resolution: 48, layout: Endless(chunk_size: 32.0, chunk_vertices: 33, view_distance: 500.0, lod_levels: 3))",
+    )
+    .unwrap();
+    let from_preset = dir.join("a.r32");
+    let from_flags = dir.join("b.r32");
+    run(&["heightmap", "--preset", s(&preset), "--out", s(&from_preset)]);
+    // Noise fields the preset's `noise` leaves out take the core's defaults, as the flags do.
+    run(&[
+        "heightmap",
+        "--size",
+        "48",
+        "--basis",
+        "worley",
+        "--fractal",
+        "ridged",
+        "--octaves",
+        "4",
+        "--seed",
+        "99",
+        "--worley-return",
+        "f2-f1",
+        "--jitter",
+        "0.6",
+        "--power",
+        "1.5",
+        "--out",
+        s(&from_flags),
+    ]);
+    assert!(std::fs::read(&from_preset).unwrap() == std::fs::read(&from_flags).unwrap(), "the files differ");
+    // Flags override the preset.
+    let overridden = dir.join("c.r32");
+    run(&["heightmap", "--preset", s(&preset), "--seed", "100", "--out", s(&overridden)]);
+    assert!(
+        std::fs::read(&overridden).unwrap() != std::fs::read(&from_preset).unwrap(),
+        "--seed had no effect"
+    );
+    // Every shipped preset loads.
+    let presets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/presets");
+    for entry in std::fs::read_dir(presets).unwrap() {
+        run(&["info", "--preset", s(&entry.unwrap().path())]);
+    }
+}
+
+#[test]
+fn a_failed_write_keeps_the_file_that_was_there() {
+    let dir = folder("keep");
+    let out = dir.join("h.r32");
+    std::fs::write(&out, b"precious").unwrap();
+    // A folder where the temporary file would go makes the write fail.
+    std::fs::create_dir(dir.join("h.r32.tmp")).unwrap();
+    let output = tool().args(["heightmap", "--size", "8", "--out", s(&out)]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(std::fs::read(&out).unwrap(), b"precious");
+}
