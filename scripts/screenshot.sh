@@ -3,6 +3,7 @@
 # screenshot with Bevy's screenshot API and exits. No GPU or display needed.
 #
 #   scripts/screenshot.sh terrain_3d docs/terrain_3d.png [example args...]
+#   FEATURES=avian scripts/screenshot.sh physics docs/physics.png
 #
 # Needs: apt-get install -y --no-install-recommends xvfb xauth mesa-vulkan-drivers libvulkan1 \
 #        libxkbcommon-x11-0 libx11-6 libxcursor1 libxrandr2 libxi6
@@ -13,7 +14,7 @@ shift 2
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/bevy_noise_terrain/target}"
 mkdir -p "$(dirname "$out")"
-cargo build --example "$example"
+cargo build --example "$example" ${FEATURES:+--features "$FEATURES"}
 
 display=":$((90 + RANDOM % 9))"
 Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp &

@@ -117,6 +117,10 @@ pub struct PieceBuild {
     pub image: Image,
     /// How long building took.
     pub elapsed: Duration,
+    /// Its heightfield collider and where the collider's centre lies relative to the piece's
+    /// entity, when one was asked for (see [`crate::physics`]).
+    #[cfg(feature = "avian")]
+    pub collider: Option<(avian3d::prelude::Collider, Vec3)>,
 }
 
 /// Memory of an earlier piece for a build to reuse: the mesh arrays and the texels.
@@ -210,6 +214,8 @@ pub fn build_piece(
         mesh,
         image,
         elapsed: start.elapsed(),
+        #[cfg(feature = "avian")]
+        collider: None,
     })
 }
 

@@ -62,6 +62,11 @@ pub struct TerrainPiece {
     pub image: Handle<Image>,
     /// Its material, `None` without a renderer.
     pub material: Option<Handle<StandardMaterial>>,
+    /// Whether the build on screen has a collider (feature `avian`).
+    pub has_collider: bool,
+    /// The child entity holding its collider.
+    #[cfg(feature = "avian")]
+    collider: Option<Entity>,
     job: Option<(Task<Result<PieceBuild, HeightmapError>>, u64)>,
 }
 
@@ -295,6 +300,9 @@ pub(crate) fn select_pieces(
                     bounds: desired.bounds,
                     image: assets.image,
                     material: assets.material.clone(),
+                    has_collider: false,
+                    #[cfg(feature = "avian")]
+                    collider: None,
                     job: None,
                 };
                 let mut entity = commands.spawn((
@@ -338,6 +346,7 @@ pub(crate) fn drive_jobs(
     mut images: ResMut<Assets<Image>>,
     mut materials: Option<ResMut<Assets<StandardMaterial>>>,
     mut stats: ResMut<TerrainStats>,
+    #[cfg(feature = "avian")] colliders: Option<Res<crate::physics::TerrainColliders>>,
 ) {
     let jobs = &mut *jobs;
     let mut applied = 0;
@@ -389,7 +398,15 @@ pub(crate) fn drive_jobs(
     for desired in &jobs.desired {
         let Some(&entity) = jobs.index.get(&desired.spec.key) else { continue };
         let Ok((_, mut piece, _, _)) = pieces.get_mut(entity) else { continue };
-        if piece.job.is_some() || piece.shown == Some((generation, piece.spec.stitch)) {
+        #[cfg(feature = "avian")]
+        let wants_collider = colliders.as_ref().is_some_and(|c| {
+            desired.spec.key == crate::build::PieceKey::Patch || desired.distance < f64::from(c.distance)
+        });
+        #[cfg(not(feature = "avian"))]
+        let wants_collider = false;
+        let up_to_date =
+            piece.shown == Some((generation, piece.spec.stitch)) && piece.has_collider == wants_collider;
+        if piece.job.is_some() || up_to_date {
             continue;
         }
         if jobs.in_flight >= MAX_JOBS_IN_FLIGHT {
@@ -404,7 +421,21 @@ pub(crate) fn drive_jobs(
             }
             None => TerrainBuffers::default(),
         };
-        let task = AsyncComputeTaskPool::get().spawn(async move { build_piece(&params, spec, reuse) });
+        let task = AsyncComputeTaskPool::get().spawn(async move {
+            #[allow(unused_mut)]
+            let mut build = build_piece(&params, spec, reuse)?;
+            #[cfg(feature = "avian")]
+            if wants_collider {
+                build.collider = Some(crate::physics::heightfield_collider(
+                    &build.heights,
+                    &build.geometry,
+                    params.height_scale,
+                ));
+            }
+            #[cfg(not(feature = "avian"))]
+            let _ = wants_collider;
+            Ok(build)
+        });
         piece.job = Some((task, generation));
         jobs.in_flight += 1;
         jobs.started += 1;
@@ -457,6 +488,11 @@ fn apply(
         Vec3::new(g.translation[0] as f32, transform.translation.y, g.translation[1] as f32);
     piece.bounds = g.bounds();
     piece.shown = Some((generation, build.spec.stitch));
+    #[cfg(feature = "avian")]
+    {
+        piece.has_collider = build.collider.is_some();
+        crate::physics::swap_collider(commands, entity, &mut piece.collider, build.collider);
+    }
     commands.entity(entity).insert(PieceHeights {
         map: Arc::new(build.heights),
         geometry: g,

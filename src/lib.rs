@@ -39,6 +39,8 @@ pub mod jobs;
 pub mod layout;
 pub mod mesh;
 pub mod params;
+#[cfg(feature = "avian")]
+pub mod physics;
 pub mod pointer;
 pub mod query;
 pub mod texture;

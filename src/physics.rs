@@ -1,0 +1,160 @@
+//! avian3d colliders for every piece of terrain (cargo feature `avian`).
+//!
+//! Each piece within [`TerrainColliders::distance`] of a focus (the patch always) gets a static
+//! heightfield collider made from the very heights of its mesh. The collider is built in the
+//! piece's background job, beside the mesh, and swapped in by the same system in the same frame
+//! as the mesh: a mesh and its collider never disagree for a frame. Pieces farther away have no
+//! collider (bodies far from every focus have no ground; put a [`TerrainFocus`] on what must
+//! stand); a chunk that comes within the distance is rebuilt with one, nearest first, like any
+//! out-of-date piece.
+//!
+//! The collider lives on a child entity of the piece ([`TerrainCollider`]), centred on the
+//! piece, because avian's heightfield is centred on its entity while a chunk's entity sits at
+//! its corner. Its orientation and scale are pinned by tests: the outer `Vec` of heights runs
+//! along `x`, the inner along `z`, and the scale is `(side, height_scale, side)` with the
+//! heights in noise units.
+//!
+//! [`TerrainFocus`]: crate::TerrainFocus
+
+use avian3d::prelude::*;
+use bevy::prelude::*;
+use noise_terrain_core::Heightmap;
+
+use crate::TerrainSystems;
+use crate::build::PieceGeometry;
+use crate::jobs::{PieceHeights, Terrain, TerrainPiece};
+use crate::query::TerrainQuery;
+
+/// Adds colliders to the terrain pieces. Add avian's `PhysicsPlugins` yourself.
+#[derive(Debug, Clone)]
+pub struct TerrainPhysicsPlugin {
+    /// Chunks closer than this to a focus get colliders (world units); the patch always does.
+    pub collider_distance: f32,
+}
+
+impl Default for TerrainPhysicsPlugin {
+    fn default() -> Self {
+        Self { collider_distance: 300.0 }
+    }
+}
+
+/// Which pieces get colliders: those within `distance` of a focus (the patch always).
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Reflect)]
+#[reflect(Resource)]
+pub struct TerrainColliders {
+    /// World units from the nearest focus.
+    pub distance: f32,
+}
+
+/// Marks the child entity that holds a piece's collider.
+#[derive(Component, Debug, Default, Clone, Copy, Reflect)]
+#[reflect(Component, Default)]
+pub struct TerrainCollider;
+
+/// Marks a body that is lifted onto the ground when the terrain under it changes (a new seed can
+/// put the ground above a body that rested on the old one; a lower ground needs nothing: the
+/// plugin wakes sleeping bodies over changed pieces, and they fall). Its lowest point is put on the
+/// surface: give the distance from its origin down to its lowest point.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct KeepAboveTerrain {
+    /// From the body's origin down to its lowest point (a sphere's radius).
+    pub depth: f32,
+}
+
+impl Plugin for TerrainPhysicsPlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(TerrainColliders { distance: self.collider_distance })
+            .register_type::<TerrainColliders>()
+            .register_type::<TerrainCollider>()
+            .register_type::<KeepAboveTerrain>()
+            .add_systems(Update, follow_terrain_changes.after(TerrainSystems::Apply));
+    }
+}
+
+/// The heightfield collider of a piece, and where its centre lies relative to the piece's entity.
+pub fn heightfield_collider(
+    heights: &Heightmap,
+    geometry: &PieceGeometry,
+    height_scale: f32,
+) -> (Collider, Vec3) {
+    let (columns, rows) = (heights.width().max(2), heights.height().max(2));
+    // avian's heightfield: the outer `Vec` runs along x, the inner along z (pinned by a test).
+    let along_x: Vec<Vec<f32>> =
+        (0..columns).map(|x| (0..rows).map(|z| heights.get(x, z).unwrap_or(0.0)).collect()).collect();
+    let collider = Collider::heightfield(along_x, Vec3::new(geometry.size, height_scale, geometry.size));
+    let half = geometry.size / 2.0;
+    (collider, Vec3::new(geometry.origin[0] + half, 0.0, geometry.origin[1] + half))
+}
+
+/// Gives a piece its built collider (or takes it away), on the piece's collider child.
+pub(crate) fn swap_collider(
+    commands: &mut Commands,
+    piece: Entity,
+    child: &mut Option<Entity>,
+    collider: Option<(Collider, Vec3)>,
+) {
+    match (collider, *child) {
+        (Some((collider, centre)), Some(existing)) => {
+            commands.entity(existing).insert((collider, Transform::from_translation(centre)));
+        }
+        (Some((collider, centre)), None) => {
+            commands.entity(piece).insert(RigidBody::Static);
+            let id = commands
+                .spawn((TerrainCollider, collider, Transform::from_translation(centre), ChildOf(piece)))
+                .id();
+            *child = Some(id);
+        }
+        (None, Some(existing)) => {
+            commands.entity(existing).despawn();
+            *child = None;
+        }
+        (None, None) => {}
+    }
+}
+
+/// Wakes the sleeping bodies over pieces whose ground changed this frame (a body asleep on the
+/// old ground would hang in the air), and lifts [`KeepAboveTerrain`] bodies that ended up below
+/// the new ground.
+#[allow(clippy::type_complexity)]
+fn follow_terrain_changes(
+    mut commands: Commands,
+    changed: Query<&TerrainPiece, Changed<PieceHeights>>,
+    roots: Query<&GlobalTransform, With<Terrain>>,
+    terrain: TerrainQuery,
+    mut bodies: Query<
+        (Entity, &mut Transform, Option<&KeepAboveTerrain>, Has<Sleeping>, Option<&mut LinearVelocity>),
+        (With<RigidBody>, Without<TerrainPiece>),
+    >,
+) {
+    if changed.is_empty() {
+        return;
+    }
+    let to_local = roots.iter().next().copied().unwrap_or_default().affine().inverse();
+    let over_change = |p: Vec3| {
+        let local = to_local.transform_point3(p);
+        let (x, z) = (f64::from(local.x), f64::from(local.z));
+        changed.iter().any(|piece| {
+            let b = piece.bounds;
+            (b[0]..=b[2]).contains(&x) && (b[1]..=b[3]).contains(&z)
+        })
+    };
+    for (body, mut at, keep, sleeping, velocity) in &mut bodies {
+        let p = at.translation;
+        if !over_change(p) {
+            continue;
+        }
+        if sleeping {
+            commands.queue(WakeBody(body));
+        }
+        if let Some(keep) = keep
+            && let Some(ground) = terrain.height_at(p.x, p.z)
+            && p.y - keep.depth < ground
+        {
+            at.translation.y = ground + keep.depth;
+            if let Some(mut v) = velocity {
+                v.0.y = v.0.y.max(0.0);
+            }
+        }
+    }
+}
