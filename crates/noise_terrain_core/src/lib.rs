@@ -39,6 +39,7 @@ mod basis;
 mod chunks;
 mod clamp;
 mod coord;
+mod erosion;
 mod fade;
 mod field;
 mod fractal;
@@ -63,6 +64,10 @@ pub use basis::{
 };
 pub use clamp::clamp_or;
 pub use coord::COORDINATE_LIMIT;
+pub use erosion::{
+    Erosion, ErosionError, ErosionMaps, ErosionTotals, Hydraulic, MAX_DROPLETS, MAX_THERMAL_ITERATIONS,
+    Thermal, erode,
+};
 pub use fade::Fade;
 pub use field::{
     Clamped, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, FieldSampler, GAIN_RANGE, LACUNARITY_RANGE, MAX_PERIOD,
