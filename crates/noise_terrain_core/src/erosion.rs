@@ -442,20 +442,19 @@ pub fn erode(
     let t = s.thermal;
     if t.iterations > 0 && width >= 2 && height >= 2 {
         let talus = t.talus_angle.to_radians().tan();
-        let mut next = cells.clone();
-        let mut flows = vec![[0.0f32; 2]; cells.len()];
+        let mut grid = ThermalGrid::new(&cells, width, height);
         let step = (cells.len() as f64 / 64.0).max(1.0);
         for iteration in 0..t.iterations {
             if cancel.load(Ordering::Relaxed) {
                 return Err(ErosionError::Cancelled);
             }
-            thermal_step(&cells, &mut next, &mut flows, width, height, talus, t.amount);
-            std::mem::swap(&mut cells, &mut next);
+            grid.step(talus, t.amount);
             done += step;
             if iteration % 8 == 7 {
                 progress((done / total_work) as f32);
             }
         }
+        grid.write_to(&mut cells);
     }
 
     for (h, c) in map.samples_mut().iter_mut().zip(&cells) {
@@ -477,83 +476,122 @@ pub fn erode(
     })
 }
 
-/// The 8 neighbours and their distances in cells.
-const NEIGHBOURS: [(i64, i64, f32); 8] = [
-    (-1, -1, std::f32::consts::SQRT_2),
-    (0, -1, 1.0),
-    (1, -1, std::f32::consts::SQRT_2),
-    (-1, 0, 1.0),
-    (1, 0, 1.0),
-    (-1, 1, std::f32::consts::SQRT_2),
-    (0, 1, 1.0),
-    (1, 1, std::f32::consts::SQRT_2),
-];
-
-/// What a cell sends down in one thermal iteration, as `(moved, total excess)`: `amount` of half
-/// its largest excess over the talus slope, shared by its lower neighbours in proportion to their
-/// excess (which a receiver recomputes from the heights, so that only two numbers per cell are
-/// kept).
-fn outflow(
-    cells: &[f32],
-    width: usize,
-    height: usize,
-    x: usize,
-    y: usize,
-    talus: f32,
-    amount: f32,
-) -> [f32; 2] {
-    let h = cells[y * width + x];
-    let (mut total, mut largest) = (0.0f32, 0.0f32);
-    for &(ox, oy, d) in &NEIGHBOURS {
-        let (nx, ny) = (x as i64 + ox, y as i64 + oy);
-        if nx < 0 || ny < 0 || nx as usize >= width || ny as usize >= height {
-            continue;
-        }
-        let drop = h - cells[ny as usize * width + nx as usize] - talus * d;
-        if drop > 0.0 {
-            total += drop;
-            largest = largest.max(drop);
-        }
-    }
-    // Half the largest excess at most, so that a cell never ends below a neighbour it fed.
-    [amount * largest * 0.5, total]
+/// The three padded rows around row `y` (of a map `pw` wide) as 3-wide windows, one per
+/// interior cell.
+fn padded_windows(data: &[f32], pw: usize, y: usize) -> impl Iterator<Item = ((&[f32], &[f32]), &[f32])> {
+    let row = |r: usize| &data[r * pw..(r + 1) * pw];
+    row(y - 1).windows(3).zip(row(y).windows(3)).zip(row(y + 1).windows(3))
 }
 
-/// One thermal iteration from `cells` into `next` (`flows` is scratch), row by row on all cores.
-fn thermal_step(
-    cells: &[f32],
-    next: &mut [f32],
-    flows: &mut [[f32; 2]],
+/// Height of the ring around the padded map: higher than any cell, so nothing flows out of the
+/// map and the loops need no bounds checks.
+const WALL: f32 = f32::MAX;
+
+/// Thermal erosion of `cells` (`width × height`, heights in cells).
+///
+/// Each iteration, every cell sends `amount` of half its largest excess over the talus slope to
+/// its lower neighbours, in proportion to their excess; every cell's sending is computed from
+/// the same state (a first pass keeps, per cell, what it sends and that over its total excess),
+/// and a second pass adds up what each cell receives. Both passes run row by row on all cores
+/// over a map padded with a wall, in loops that vectorise.
+struct ThermalGrid {
     width: usize,
-    height: usize,
-    talus: f32,
-    amount: f32,
-) {
-    for_each_chunk(flows, width, |y, row| {
-        for (x, f) in row.iter_mut().enumerate() {
-            *f = outflow(cells, width, height, x, y, talus, amount);
+    /// The heights with a one-cell wall around them, row-major, `width + 2` wide.
+    padded: Vec<f32>,
+    next: Vec<f32>,
+    /// Per padded cell: what it sends, and that over its total excess (0 on the wall).
+    sends: Vec<f32>,
+    ratios: Vec<f32>,
+}
+
+impl ThermalGrid {
+    fn new(cells: &[f32], width: usize, height: usize) -> Self {
+        let pw = width + 2;
+        let mut padded = vec![WALL; pw * (height + 2)];
+        for (y, row) in cells.chunks(width).enumerate() {
+            padded[(y + 1) * pw + 1..(y + 1) * pw + 1 + width].copy_from_slice(row);
         }
-    });
-    let flows = &*flows;
-    for_each_chunk(next, width, |y, row| {
-        for (x, out) in row.iter_mut().enumerate() {
-            let here = cells[y * width + x];
-            let mut received = 0.0;
-            for &(ox, oy, d) in &NEIGHBOURS {
-                let (nx, ny) = (x as i64 + ox, y as i64 + oy);
-                if nx < 0 || ny < 0 || nx as usize >= width || ny as usize >= height {
-                    continue;
-                }
-                let n = ny as usize * width + nx as usize;
-                let [moved, total] = flows[n];
-                let drop = cells[n] - here - talus * d;
-                if drop > 0.0 && total > 0.0 {
-                    received += moved * drop / total;
-                }
+        let len = padded.len();
+        Self { width, next: padded.clone(), padded, sends: vec![0.0; len], ratios: vec![0.0; len] }
+    }
+
+    fn step(&mut self, talus: f32, amount: f32) {
+        let pw = self.width + 2;
+        let rows = self.padded.len() / pw;
+        let padded = &self.padded;
+        let windows = |data, y| padded_windows(data, pw, y);
+        // The excess of `here` over each of its 8 neighbours (negative: no flow).
+        let diagonal = talus * std::f32::consts::SQRT_2;
+        let drops = move |here: f32, a: &[f32], h: &[f32], b: &[f32]| {
+            [
+                here - a[0] - diagonal,
+                here - a[1] - talus,
+                here - a[2] - diagonal,
+                here - h[0] - talus,
+                here - h[2] - talus,
+                here - b[0] - diagonal,
+                here - b[1] - talus,
+                here - b[2] - diagonal,
+            ]
+        };
+        // Pass 1: what every cell sends, and that over its total excess.
+        for_each_chunk(&mut self.sends[..], pw, |y, sends| {
+            if y == 0 || y + 1 >= rows {
+                return;
             }
-            *out = here - flows[y * width + x][0] + received;
+            for (send, ((a, h), b)) in sends[1..pw - 1].iter_mut().zip(windows(padded, y)) {
+                let (mut total, mut largest) = (0.0f32, 0.0f32);
+                for drop in drops(h[1], a, h, b) {
+                    let drop = drop.max(0.0);
+                    total += drop;
+                    largest = largest.max(drop);
+                }
+                *send = if total > 0.0 { amount * largest * 0.5 } else { 0.0 };
+            }
+        });
+        let sends = &self.sends;
+        for_each_chunk(&mut self.ratios[..], pw, |y, ratios| {
+            if y == 0 || y + 1 >= rows {
+                return;
+            }
+            let cells = windows(padded, y).zip(&sends[y * pw + 1..(y + 1) * pw - 1]);
+            for (ratio, (((a, h), b), &send)) in ratios[1..pw - 1].iter_mut().zip(cells) {
+                let total: f32 = drops(h[1], a, h, b).iter().map(|d| d.max(0.0)).sum();
+                *ratio = if total > 0.0 { send / total } else { 0.0 };
+            }
+        });
+        // Pass 2: what every cell keeps and receives: each neighbour sends its ratio times its
+        // own excess over this cell.
+        let ratios = &self.ratios;
+        for_each_chunk(&mut self.next[..], pw, |y, next| {
+            if y == 0 || y + 1 >= rows {
+                return;
+            }
+            let cells = windows(padded, y).zip(windows(ratios, y)).zip(&sends[y * pw + 1..(y + 1) * pw - 1]);
+            for (out, ((((a, h), b), ((ra, rh), rb)), &send)) in next[1..pw - 1].iter_mut().zip(cells) {
+                let here = h[1];
+                let neighbours = [a[0], a[1], a[2], h[0], h[2], b[0], b[1], b[2]];
+                let ratio = [ra[0], ra[1], ra[2], rh[0], rh[2], rb[0], rb[1], rb[2]];
+                let slope = [diagonal, talus, diagonal, talus, talus, diagonal, talus, diagonal];
+                let mut received = 0.0f32;
+                for k in 0..8 {
+                    let excess = (neighbours[k] - here - slope[k]).max(0.0);
+                    // The wall has ratio 0: the select keeps its huge height out of the sum.
+                    received += if ratio[k] > 0.0 { ratio[k] * excess } else { 0.0 };
+                }
+                *out = here - send + received;
+            }
+        });
+        std::mem::swap(&mut self.padded, &mut self.next);
+    }
+
+    /// The heights without the wall.
+    fn write_to(&self, cells: &mut [f32]) {
+        let pw = self.width + 2;
+        for (y, row) in cells.chunks_mut(self.width).enumerate() {
+            row.copy_from_slice(&self.padded[(y + 1) * pw + 1..(y + 1) * pw + 1 + self.width]);
         }
-    });
+    }
 }
 
 #[cfg(test)]
