@@ -1,6 +1,10 @@
 //! Headless tests of the endless layout: chunks around a focus, levels of detail, stitching,
 //! parameter changes and queries.
 
+mod common;
+
+use common::settle;
+
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -34,25 +38,6 @@ fn app_with(params: TerrainParams) -> App {
         .add_plugins(TerrainPlugin::default());
     app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
     app
-}
-
-/// Updates until every wanted piece is built and shown (at most 60 s). A moved focus reaches
-/// the layout a frame later (transforms propagate after `Update`), so a few frames always run.
-fn settle(app: &mut App) {
-    let start = Instant::now();
-    for _ in 0..3 {
-        app.update();
-    }
-    loop {
-        app.update();
-        let jobs = app.world().resource::<TerrainJobs>();
-        let stats = app.world().resource::<TerrainStats>();
-        if !jobs.is_busy() && stats.pieces_shown == jobs.desired().len() && stats.pieces_shown > 0 {
-            app.update();
-            return;
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "the terrain did not settle");
-    }
 }
 
 fn move_focus(app: &mut App, to: Vec3) {

@@ -1,20 +1,16 @@
 //! Long runs in a headless app: 10,000 parameter edits of the patch, and ten minutes of
 //! simulated flight over endless terrain. The asset counts and the memory stay flat.
 
+mod common;
+
+use common::resident_bytes;
+
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy_noise_terrain::TerrainJobs;
 use bevy_noise_terrain::jobs::ASSET_POOL_SIZE;
 use bevy_noise_terrain::prelude::*;
-
-/// Resident memory of this process in bytes (Linux), or 0 where unknown.
-fn resident_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/statm")
-        .ok()
-        .and_then(|s| s.split_whitespace().nth(1).and_then(|pages| pages.parse::<u64>().ok()))
-        .map_or(0, |pages| pages * 4096)
-}
 
 #[test]
 fn ten_thousand_edits_keep_assets_and_memory_flat() {

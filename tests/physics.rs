@@ -2,7 +2,11 @@
 //! plugins and a fixed timestep advanced by hand.
 #![cfg(feature = "avian")]
 
-use std::time::{Duration, Instant};
+mod common;
+
+use common::{resident_bytes, settle};
+
+use std::time::Duration;
 
 use avian3d::prelude::*;
 use bevy::mesh::VertexAttributeValues;
@@ -14,7 +18,7 @@ use bevy_noise_terrain::physics::{
     KeepAboveTerrain, TerrainCollider, TerrainPhysicsPlugin, heightfield_collider,
 };
 use bevy_noise_terrain::prelude::*;
-use bevy_noise_terrain::{PieceHeights, TerrainJobs};
+use bevy_noise_terrain::PieceHeights;
 
 const STEP: f32 = 1.0 / 60.0;
 
@@ -39,24 +43,6 @@ fn app_with(params: TerrainParams) -> App {
     app.finish();
     app.cleanup();
     app
-}
-
-/// Updates until the terrain is built and shown and has its colliders (at most 60 s).
-fn settle(app: &mut App) {
-    let start = Instant::now();
-    for _ in 0..3 {
-        app.update();
-    }
-    loop {
-        app.update();
-        let jobs = app.world().resource::<TerrainJobs>();
-        let stats = app.world().resource::<TerrainStats>();
-        if !jobs.is_busy() && stats.pieces_shown == jobs.desired().len() {
-            app.update();
-            return;
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "the terrain did not settle");
-    }
 }
 
 fn ground(app: &mut App, x: f32, z: f32) -> Option<f32> {
@@ -241,13 +227,6 @@ fn after_a_parameter_change_a_resting_ball_settles_on_the_new_ground() {
         run_until_rest(&mut app, &balls, 60.0);
         assert_resting_on_the_ground(&mut app, &balls, 1.0);
     }
-}
-
-fn resident_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/statm")
-        .ok()
-        .and_then(|s| s.split_whitespace().nth(1).and_then(|pages| pages.parse::<u64>().ok()))
-        .map_or(0, |pages| pages * 4096)
 }
 
 #[test]

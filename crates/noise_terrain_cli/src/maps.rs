@@ -80,12 +80,44 @@ pub struct ColorArgs {
     no_overflow_color: bool,
 }
 
-/// The map of `field` with a one-sample border (for slopes), post-processed as one map.
-fn bordered_map(field: &Field, (w, h): (u32, u32)) -> Result<Heightmap, String> {
-    let mut padded = Heightmap::generate_region(&field.noise, [-1, -1], w + 2, h + 2, f64::from(w))
-        .map_err(|e| e.to_string())?;
-    field.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: w, height: h });
-    Ok(padded)
+/// A map made with a one-sample border (for slopes), post-processed as one map.
+struct ReliefMap {
+    field: Field,
+    size: (u32, u32),
+    /// The heights with their border.
+    padded: Heightmap,
+    /// The heights without it.
+    heights: Heightmap,
+    /// The world height of a noise height of 1.
+    height_scale: f32,
+    start: Instant,
+}
+
+impl ReliefMap {
+    /// The map the flags describe, checking first that `map.out` is a PNG.
+    fn new(noise: &NoiseArgs, map: &MapArgs, relief: &ReliefArgs) -> Result<Self, Failure> {
+        check_png(&map.out)?;
+        let field = noise.field()?;
+        let (w, h) = size_of(map, &field);
+        let start = Instant::now();
+        let mut padded = Heightmap::generate_region(&field.noise, [-1, -1], w + 2, h + 2, f64::from(w))
+            .map_err(|e| e.to_string())?;
+        field.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: w, height: h });
+        let heights = padded.crop(Frame { x: 1, y: 1, width: w, height: h }).map_err(|e| e.to_string())?;
+        let height_scale = relief.height_scale.unwrap_or(field.preset.height_scale);
+        Ok(Self { field, size: (w, h), padded, heights, height_scale, start })
+    }
+
+    /// Writes `rgb` as a PNG to `path` and prints the summary line.
+    fn finish(&self, path: &std::path::Path, rgb: &[u8]) -> Result<(), Failure> {
+        let (w, h) = self.size;
+        write_atomically(path, &encode_rgb_png(w, h, rgb)?)?;
+        println!(
+            "{}",
+            summary(w.into(), h.into(), self.heights.stats(), self.start.elapsed().as_secs_f64() * 1e3)
+        );
+        Ok(())
+    }
 }
 
 /// Unit normals (x east, y south, z up) of the bordered map's interior, from central differences
@@ -133,14 +165,9 @@ pub fn heightmap(a: &HeightmapArgs) -> Result<(), Failure> {
 
 /// `normals`.
 pub fn normals(a: &NormalsArgs) -> Result<(), Failure> {
-    check_png(&a.map.out)?;
-    let field = a.noise.field()?;
-    let (w, h) = size_of(&a.map, &field);
-    let start = Instant::now();
-    let padded = bordered_map(&field, (w, h))?;
-    let height_scale = a.relief.height_scale.unwrap_or(field.preset.height_scale);
+    let map = ReliefMap::new(&a.noise, &a.map, &a.relief)?;
     let flip = if a.directx { -1.0 } else { 1.0 };
-    let rgb: Vec<u8> = normals_of(&padded, height_scale, a.relief.world_size)
+    let rgb: Vec<u8> = normals_of(&map.padded, map.height_scale, a.relief.world_size)
         .into_iter()
         .flat_map(|n| {
             // Tangent space: x east, y north (OpenGL) or south (DirectX), z out of the surface.
@@ -148,28 +175,20 @@ pub fn normals(a: &NormalsArgs) -> Result<(), Failure> {
             n.to_array().map(|c| ((c * 0.5 + 0.5) * 255.0 + 0.5) as u8)
         })
         .collect();
-    write_atomically(&a.map.out, &encode_rgb_png(w, h, &rgb)?)?;
-    let heights = padded.crop(Frame { x: 1, y: 1, width: w, height: h }).map_err(|e| e.to_string())?;
-    println!("{}", summary(w.into(), h.into(), heights.stats(), start.elapsed().as_secs_f64() * 1e3));
-    Ok(())
+    map.finish(&a.map.out, &rgb)
 }
 
 /// `color`.
 pub fn color(a: &ColorArgs) -> Result<(), Failure> {
-    check_png(&a.map.out)?;
-    let field = a.noise.field()?;
-    let (w, h) = size_of(&a.map, &field);
-    let start = Instant::now();
-    let padded = bordered_map(&field, (w, h))?;
-    let heights = padded.crop(Frame { x: 1, y: 1, width: w, height: h }).map_err(|e| e.to_string())?;
-    let water = a.water_level.unwrap_or(field.preset.water_level);
-    let mut texels = field.preset.ramp.paint_heights(&heights, water, !a.no_overflow_color);
+    let map = ReliefMap::new(&a.noise, &a.map, &a.relief)?;
+    let preset = &map.field.preset;
+    let water = a.water_level.unwrap_or(preset.water_level);
+    let mut texels = preset.ramp.paint_heights(&map.heights, water, !a.no_overflow_color);
     if a.hillshade {
-        let height_scale = a.relief.height_scale.unwrap_or(field.preset.height_scale);
         // Light from the north-west (x west, y north in image space), 45 degrees up.
         let light = Vec3::new(-1.0, -1.0, 2.0_f32.sqrt()).normalize();
-        let normals = normals_of(&padded, height_scale, a.relief.world_size);
-        for ((texel, n), &h) in texels.chunks_exact_mut(4).zip(normals).zip(heights.samples()) {
+        let normals = normals_of(&map.padded, map.height_scale, a.relief.world_size);
+        for ((texel, n), &h) in texels.chunks_exact_mut(4).zip(normals).zip(map.heights.samples()) {
             let shade = 0.35 + 0.65 * n.dot(light).max(0.0) / light.z;
             // Water is flat: only the land is shaded.
             if h >= water && texel[..3] != OVERFLOW_COLOR {
@@ -180,9 +199,7 @@ pub fn color(a: &ColorArgs) -> Result<(), Failure> {
         }
     }
     let rgb: Vec<u8> = texels.chunks_exact(4).flat_map(|t| [t[0], t[1], t[2]]).collect();
-    write_atomically(&a.map.out, &encode_rgb_png(w, h, &rgb)?)?;
-    println!("{}", summary(w.into(), h.into(), heights.stats(), start.elapsed().as_secs_f64() * 1e3));
-    Ok(())
+    map.finish(&a.map.out, &rgb)
 }
 
 /// A usage error about one flag, in clap's format (exit code 2).
