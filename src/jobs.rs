@@ -14,7 +14,7 @@
 //!    built, and those appear in the same frame; its assets go to a small pool for new pieces.
 //! 4. `update_stats`: [`TerrainStats`] and [`TerrainGenerated`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -67,8 +67,12 @@ pub struct TerrainPiece {
     /// The child entity holding its collider.
     #[cfg(feature = "avian")]
     collider: Option<Entity>,
-    job: Option<(Task<Result<PieceBuild, HeightmapError>>, u64)>,
+    job: Option<PieceJob>,
 }
+
+/// A piece's running build, with the parameters and the generation it was started with (a
+/// stale build is shown with its own parameters until the next one lands).
+type PieceJob = (Task<Result<PieceBuild, HeightmapError>>, Arc<TerrainParams>, u64);
 
 impl TerrainPiece {
     /// Whether a build is running for the piece.
@@ -276,9 +280,9 @@ pub(crate) fn select_pieces(
     }
     jobs.desired = desired_pieces(&params, &now);
     jobs.selected_for = Some((root, generation, now));
-    let mut wanted = HashMap::with_capacity(jobs.desired.len());
+    let mut wanted = HashSet::with_capacity(jobs.desired.len());
     for desired in &jobs.desired {
-        wanted.insert(desired.spec.key, desired.spec.stitch);
+        wanted.insert(desired.spec.key);
         match jobs.index.get(&desired.spec.key).and_then(|&e| pieces.get_mut(e).ok()) {
             Some(mut piece) => {
                 piece.retiring = false;
@@ -321,13 +325,13 @@ pub(crate) fn select_pieces(
     }
     // Pieces no longer wanted stay on screen until their replacements show.
     for (key, &entity) in &jobs.index {
-        if !wanted.contains_key(key)
+        if !wanted.contains(key)
             && let Ok(mut piece) = pieces.get_mut(entity)
         {
             piece.retiring = true;
         }
     }
-    jobs.index.retain(|key, _| wanted.contains_key(key));
+    jobs.index.retain(|key, _| wanted.contains(key));
 }
 
 /// The material of a piece showing `image`.
@@ -354,16 +358,13 @@ pub(crate) fn drive_jobs(
         if applied >= APPLY_BUDGET {
             break;
         }
-        let Some((task, generation)) = piece.job.as_mut() else { continue };
-        let generation = *generation;
+        let Some((task, _, _)) = piece.job.as_mut() else { continue };
         let Some(result) = check_ready(task) else { continue };
-        piece.job = None;
+        let Some((_, params, generation)) = piece.job.take() else { continue };
         match result {
             Ok(build) => {
                 applied += 1;
                 stats.generation_time = build.elapsed;
-                let Some((params, _)) = &jobs.params else { continue };
-                let params = params.clone();
                 let recycled = apply(
                     build,
                     generation,
@@ -413,7 +414,7 @@ pub(crate) fn drive_jobs(
             jobs.queued += 1;
             continue;
         }
-        let (params, spec) = (params.clone(), piece.spec);
+        let (job_params, spec) = (params.clone(), piece.spec);
         let reuse = match jobs.spare.pop() {
             Some(buffers) => {
                 jobs.spare_used = Some(Instant::now());
@@ -421,7 +422,9 @@ pub(crate) fn drive_jobs(
             }
             None => TerrainBuffers::default(),
         };
+        let params_for_job = job_params.clone();
         let task = AsyncComputeTaskPool::get().spawn(async move {
+            let params = params_for_job;
             #[allow(unused_mut)]
             let mut build = build_piece(&params, spec, reuse)?;
             #[cfg(feature = "avian")]
@@ -436,7 +439,7 @@ pub(crate) fn drive_jobs(
             let _ = wants_collider;
             Ok(build)
         });
-        piece.job = Some((task, generation));
+        piece.job = Some((task, job_params, generation));
         jobs.in_flight += 1;
         jobs.started += 1;
     }

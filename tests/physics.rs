@@ -12,13 +12,13 @@ use avian3d::prelude::*;
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use bevy_noise_terrain::PieceHeights;
 use bevy_noise_terrain::build::PieceGeometry;
 use bevy_noise_terrain::core::Heightmap;
 use bevy_noise_terrain::physics::{
     KeepAboveTerrain, TerrainCollider, TerrainPhysicsPlugin, heightfield_collider,
 };
 use bevy_noise_terrain::prelude::*;
-use bevy_noise_terrain::PieceHeights;
 
 const STEP: f32 = 1.0 / 60.0;
 
