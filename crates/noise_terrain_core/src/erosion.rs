@@ -542,9 +542,10 @@ impl ThermalGrid {
             for (send, ((a, h), b)) in sends[1..pw - 1].iter_mut().zip(windows(padded, y)) {
                 let (mut total, mut largest) = (0.0f32, 0.0f32);
                 for drop in drops(h[1], a, h, b) {
-                    let drop = drop.max(0.0);
+                    // Selects, not `max`: they vectorise without NaN handling.
+                    let drop = if drop > 0.0 { drop } else { 0.0 };
                     total += drop;
-                    largest = largest.max(drop);
+                    largest = if drop > largest { drop } else { largest };
                 }
                 *send = if total > 0.0 { amount * largest * 0.5 } else { 0.0 };
             }
@@ -556,7 +557,7 @@ impl ThermalGrid {
             }
             let cells = windows(padded, y).zip(&sends[y * pw + 1..(y + 1) * pw - 1]);
             for (ratio, (((a, h), b), &send)) in ratios[1..pw - 1].iter_mut().zip(cells) {
-                let total: f32 = drops(h[1], a, h, b).iter().map(|d| d.max(0.0)).sum();
+                let total: f32 = drops(h[1], a, h, b).iter().map(|&d| if d > 0.0 { d } else { 0.0 }).sum();
                 *ratio = if total > 0.0 { send / total } else { 0.0 };
             }
         });
@@ -575,7 +576,8 @@ impl ThermalGrid {
                 let slope = [diagonal, talus, diagonal, talus, talus, diagonal, talus, diagonal];
                 let mut received = 0.0f32;
                 for k in 0..8 {
-                    let excess = (neighbours[k] - here - slope[k]).max(0.0);
+                    let excess = neighbours[k] - here - slope[k];
+                    let excess = if excess > 0.0 { excess } else { 0.0 };
                     // The wall has ratio 0: the select keeps its huge height out of the sum.
                     received += if ratio[k] > 0.0 { ratio[k] * excess } else { 0.0 };
                 }
