@@ -7,9 +7,10 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, error::ErrorKind};
 use glam::DVec2;
 use noise_terrain_core::{
-    Basis, DistanceMetric, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, Fade, Fractal, GAIN_RANGE, IslandShape,
-    LACUNARITY_RANGE, MAX_PERIOD, MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, NoiseSettings, PERSISTENCE_RANGE,
-    PostProcess, WARP_FREQUENCY_RANGE, WorleyReturn,
+    Basis, DistanceMetric, Erosion, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, Fade, Fractal, GAIN_RANGE,
+    Heightmap, Hydraulic, IslandShape, LACUNARITY_RANGE, MAX_DROPLETS, MAX_PERIOD, MAX_THERMAL_ITERATIONS,
+    MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, NoiseSettings, PERSISTENCE_RANGE, PostProcess, Thermal,
+    WARP_FREQUENCY_RANGE, WorleyReturn,
 };
 
 use crate::preset::Preset;
@@ -202,5 +203,83 @@ impl NoiseArgs {
             ));
         }
         Ok(Field { noise: n, post: p, preset })
+    }
+}
+
+/// Erosion of the map after post-processing (`heightmap`, `normals`, `color`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ErosionArgs {
+    /// Droplets of hydraulic erosion, 0..=10000000; 0 is off [default: the preset's, else 0].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=MAX_DROPLETS as i64), help_heading = "Erosion")]
+    pub droplets: Option<u32>,
+    /// Erosion brush radius in cells, [1, 8] [default: 3].
+    #[arg(long, value_name = "R", value_parser = within(1.0, 8.0), help_heading = "Erosion")]
+    pub erosion_radius: Option<f32>,
+    /// How much a droplet keeps its direction, [0, 0.99] [default: 0.05].
+    #[arg(long, value_name = "I", value_parser = within(0.0, 0.99), help_heading = "Erosion")]
+    pub inertia: Option<f32>,
+    /// Sediment capacity factor, [0, 64] [default: 4].
+    #[arg(long, value_name = "C", value_parser = within(0.0, 64.0), help_heading = "Erosion")]
+    pub capacity: Option<f32>,
+    /// Slope used for capacity on flat ground, [0, 1] [default: 0.01].
+    #[arg(long, value_name = "S", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
+    pub min_slope: Option<f32>,
+    /// Share of excess sediment deposited per step, [0, 1] [default: 0.3].
+    #[arg(long, value_name = "D", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
+    pub deposit: Option<f32>,
+    /// Share of free capacity eroded per step, [0, 1] [default: 0.3].
+    #[arg(long, value_name = "E", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
+    pub erode: Option<f32>,
+    /// Share of water evaporated per step, [0, 1] [default: 0.01].
+    #[arg(long, value_name = "V", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
+    pub evaporation: Option<f32>,
+    /// How fast droplets speed up downhill, [0, 64] [default: 4].
+    #[arg(long, value_name = "G", value_parser = within(0.0, 64.0), help_heading = "Erosion")]
+    pub gravity: Option<f32>,
+    /// Steps a droplet lives, 1..=128 [default: 30].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=128), help_heading = "Erosion")]
+    pub lifetime: Option<u32>,
+    /// Seed of the droplets' start points [default: 1].
+    #[arg(long, value_name = "S", help_heading = "Erosion")]
+    pub erosion_seed: Option<u32>,
+    /// Thermal erosion iterations, 0..=10000; 0 is off [default: 0].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=MAX_THERMAL_ITERATIONS as i64), help_heading = "Erosion")]
+    pub thermal_iterations: Option<u32>,
+    /// Steepest stable slope for thermal erosion, degrees, [1, 89] [default: 35].
+    #[arg(long, value_name = "DEG", value_parser = within(1.0, 89.0), help_heading = "Erosion")]
+    pub talus_angle: Option<f32>,
+    /// Share of the excess moved per thermal iteration, [0, 1] [default: 0.5].
+    #[arg(long, value_name = "A", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
+    pub thermal_amount: Option<f32>,
+    /// How many cells tall a height of 1 is for the simulation, [0.01, 1000]: the classic
+    /// droplet parameters suit gentle slopes, 1 to 3 [default: 2].
+    #[arg(long, value_name = "CELLS", default_value_t = 2.0, value_parser = within(0.01, 1000.0), help_heading = "Erosion")]
+    pub erosion_scale: f32,
+}
+
+impl ErosionArgs {
+    /// The preset's erosion with every given flag applied.
+    pub fn settings(&self, preset: &Erosion) -> Erosion {
+        let (mut h, mut t): (Hydraulic, Thermal) = (preset.hydraulic, preset.thermal);
+        macro_rules! set {
+            ($($flag:ident => $target:expr),* $(,)?) => { $(if let Some(v) = self.$flag { $target = v; })* };
+        }
+        set! {
+            droplets => h.droplets, erosion_radius => h.radius, inertia => h.inertia, capacity => h.capacity,
+            min_slope => h.min_slope, deposit => h.deposit, erode => h.erode, evaporation => h.evaporation,
+            gravity => h.gravity, lifetime => h.lifetime, erosion_seed => h.seed,
+            thermal_iterations => t.iterations, talus_angle => t.talus_angle, thermal_amount => t.amount,
+        }
+        Erosion { hydraulic: h, thermal: t }
+    }
+
+    /// Erodes `map` with these settings (a no-op when nothing erodes).
+    pub fn apply(&self, preset: &Erosion, map: &mut Heightmap) {
+        let settings = self.settings(preset);
+        if settings.is_active() {
+            let never = std::sync::atomic::AtomicBool::new(false);
+            // Not cancelled, so it cannot fail.
+            let _ = noise_terrain_core::erode(map, &settings, self.erosion_scale, &|_| {}, &never);
+        }
     }
 }

@@ -7,7 +7,7 @@ use clap::Args;
 use glam::Vec3;
 use noise_terrain_core::{Frame, Heightmap, OVERFLOW_COLOR};
 
-use crate::args::{Field, NoiseArgs};
+use crate::args::{ErosionArgs, Field, NoiseArgs};
 use crate::output::{HeightFormat, encode_rgb_png, write_atomically};
 use crate::{Failure, map_size, summary};
 
@@ -28,6 +28,8 @@ pub struct MapArgs {
 pub struct HeightmapArgs {
     #[command(flatten)]
     noise: NoiseArgs,
+    #[command(flatten)]
+    erosion: ErosionArgs,
     #[command(flatten)]
     map: MapArgs,
     /// Only octave K's raw layer, in [0, 1], without post-processing (K from 0).
@@ -52,6 +54,8 @@ pub struct NormalsArgs {
     #[command(flatten)]
     noise: NoiseArgs,
     #[command(flatten)]
+    erosion: ErosionArgs,
+    #[command(flatten)]
     map: MapArgs,
     #[command(flatten)]
     relief: ReliefArgs,
@@ -65,6 +69,8 @@ pub struct NormalsArgs {
 pub struct ColorArgs {
     #[command(flatten)]
     noise: NoiseArgs,
+    #[command(flatten)]
+    erosion: ErosionArgs,
     #[command(flatten)]
     map: MapArgs,
     #[command(flatten)]
@@ -95,7 +101,12 @@ struct ReliefMap {
 
 impl ReliefMap {
     /// The map the flags describe, checking first that `map.out` is a PNG.
-    fn new(noise: &NoiseArgs, map: &MapArgs, relief: &ReliefArgs) -> Result<Self, Failure> {
+    fn new(
+        noise: &NoiseArgs,
+        erosion: &ErosionArgs,
+        map: &MapArgs,
+        relief: &ReliefArgs,
+    ) -> Result<Self, Failure> {
         check_png(&map.out)?;
         let field = noise.field()?;
         let (w, h) = size_of(map, &field);
@@ -103,6 +114,7 @@ impl ReliefMap {
         let mut padded = Heightmap::generate_region(&field.noise, [-1, -1], w + 2, h + 2, f64::from(w))
             .map_err(|e| e.to_string())?;
         field.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: w, height: h });
+        erosion.apply(&field.preset.erosion, &mut padded);
         let heights = padded.crop(Frame { x: 1, y: 1, width: w, height: h }).map_err(|e| e.to_string())?;
         let height_scale = relief.height_scale.unwrap_or(field.preset.height_scale);
         Ok(Self { field, size: (w, h), padded, heights, height_scale, start })
@@ -154,6 +166,7 @@ pub fn heightmap(a: &HeightmapArgs) -> Result<(), Failure> {
         Some(k) => Heightmap::generate_octave(&field.noise, k, w, h),
         None => Heightmap::generate(&field.noise, w, h).map(|mut map| {
             field.post.apply(&mut map);
+            a.erosion.apply(&field.preset.erosion, &mut map);
             map
         }),
     }
@@ -165,7 +178,7 @@ pub fn heightmap(a: &HeightmapArgs) -> Result<(), Failure> {
 
 /// `normals`.
 pub fn normals(a: &NormalsArgs) -> Result<(), Failure> {
-    let map = ReliefMap::new(&a.noise, &a.map, &a.relief)?;
+    let map = ReliefMap::new(&a.noise, &a.erosion, &a.map, &a.relief)?;
     let flip = if a.directx { -1.0 } else { 1.0 };
     let rgb: Vec<u8> = normals_of(&map.padded, map.height_scale, a.relief.world_size)
         .into_iter()
@@ -180,7 +193,7 @@ pub fn normals(a: &NormalsArgs) -> Result<(), Failure> {
 
 /// `color`.
 pub fn color(a: &ColorArgs) -> Result<(), Failure> {
-    let map = ReliefMap::new(&a.noise, &a.map, &a.relief)?;
+    let map = ReliefMap::new(&a.noise, &a.erosion, &a.map, &a.relief)?;
     let preset = &map.field.preset;
     let water = a.water_level.unwrap_or(preset.water_level);
     let mut texels = preset.ramp.paint_heights(&map.heights, water, !a.no_overflow_color);

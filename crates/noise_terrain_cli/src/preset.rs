@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use noise_terrain_core::{ColorRamp, NoiseSettings, PostProcess};
+use noise_terrain_core::{ColorRamp, Erosion, NoiseSettings, PostProcess};
 use serde::Deserialize;
 
 /// The largest preset read: presets are a few hundred bytes; a bigger file is not one.
@@ -27,6 +27,8 @@ pub struct Preset {
     pub height_scale: f32,
     /// Vertices per side: the size when `--size` is not given.
     pub resolution: u32,
+    /// Erosion after post-processing (off unless the preset or the flags turn it on).
+    pub erosion: Erosion,
 }
 
 impl Default for Preset {
@@ -39,6 +41,7 @@ impl Default for Preset {
             water_level: 0.42,
             height_scale: 24.0,
             resolution: 256,
+            erosion: Erosion::default(),
         }
     }
 }

@@ -142,10 +142,32 @@ fn help_names_every_flag() {
         ("tiles", &["--size", "--tile", "--overlap", "--format", "--out-dir", "--quiet"]),
         ("info", &[]),
     ];
+    let erosion = [
+        "--droplets",
+        "--erosion-radius",
+        "--inertia",
+        "--capacity",
+        "--min-slope",
+        "--deposit",
+        "--erode",
+        "--evaporation",
+        "--gravity",
+        "--lifetime",
+        "--erosion-seed",
+        "--thermal-iterations",
+        "--talus-angle",
+        "--thermal-amount",
+        "--erosion-scale",
+    ];
     for (command, flags) in own {
         let help = run(&[command, "--help"]);
         for flag in noise.iter().chain(flags) {
             assert!(help.contains(flag), "`{command} --help` does not name {flag}");
+        }
+        if matches!(command, "heightmap" | "normals" | "color") {
+            for flag in erosion {
+                assert!(help.contains(flag), "`{command} --help` does not name {flag}");
+            }
         }
         // Ranges and defaults are part of each line.
         assert!(help.contains("1..=12 [default: 5]") && help.contains("[1, 8] [default: 2]"), "{command}");
@@ -295,4 +317,34 @@ fn a_failed_write_keeps_the_file_that_was_there() {
     let output = tool().args(["heightmap", "--size", "8", "--out", s(&out)]).output().unwrap();
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(std::fs::read(&out).unwrap(), b"precious");
+}
+
+#[test]
+fn erosion_changes_the_map_and_gives_the_same_bytes_every_run() {
+    let dir = folder("erosion");
+    let (plain, a, b) = (dir.join("plain.r32"), dir.join("a.r32"), dir.join("b.r32"));
+    run(&["heightmap", "--size", "96", "--out", s(&plain)]);
+    for out in [&a, &b] {
+        run(&[
+            "heightmap",
+            "--size",
+            "96",
+            "--droplets",
+            "20000",
+            "--thermal-iterations",
+            "5",
+            "--out",
+            s(out),
+        ]);
+    }
+    let (plain, a, b) = (floats(&plain), floats(&a), floats(&b));
+    assert!(a == b, "two runs differ");
+    assert!(a != plain, "nothing eroded");
+    assert!(a.iter().all(|h| h.is_finite()));
+    // Erosion is for whole maps: tiles do not take it.
+    let output = tool()
+        .args(["tiles", "--size", "64", "--tile", "32", "--droplets", "10", "--out-dir", s(&dir)])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
 }
