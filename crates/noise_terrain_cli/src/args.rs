@@ -253,8 +253,8 @@ pub struct ErosionArgs {
     pub thermal_amount: Option<f32>,
     /// How many cells tall a height of 1 is for the simulation, [0.01, 1000]: the classic
     /// droplet parameters suit gentle slopes, 1 to 3 [default: 2].
-    #[arg(long, value_name = "CELLS", default_value_t = 2.0, value_parser = within(0.01, 1000.0), help_heading = "Erosion")]
-    pub erosion_scale: f32,
+    #[arg(long, value_name = "CELLS", value_parser = within(0.01, 1000.0), help_heading = "Erosion")]
+    pub erosion_scale: Option<f32>,
 }
 
 impl ErosionArgs {
@@ -270,7 +270,7 @@ impl ErosionArgs {
             gravity => h.gravity, lifetime => h.lifetime, erosion_seed => h.seed,
             thermal_iterations => t.iterations, talus_angle => t.talus_angle, thermal_amount => t.amount,
         }
-        Erosion { hydraulic: h, thermal: t }
+        Erosion { hydraulic: h, thermal: t, scale: self.erosion_scale.unwrap_or(preset.scale) }
     }
 
     /// Erodes `map` with these settings (a no-op when nothing erodes).
@@ -279,7 +279,7 @@ impl ErosionArgs {
         if settings.is_active() {
             let never = std::sync::atomic::AtomicBool::new(false);
             // Not cancelled, so it cannot fail.
-            let _ = noise_terrain_core::erode(map, &settings, self.erosion_scale, &|_| {}, &never);
+            let _ = noise_terrain_core::erode(map, &settings, &|_| {}, &never);
         }
     }
 }

@@ -25,7 +25,7 @@ fn erosion(c: &mut Criterion) {
         group.bench_function(name, |b| {
             b.iter(|| {
                 let mut eroded = map.clone();
-                pool.install(|| black_box(erode(&mut eroded, &settings, 2.0, &|_| {}, &cancel).unwrap()));
+                pool.install(|| black_box(erode(&mut eroded, &settings, &|_| {}, &cancel).unwrap()));
             })
         });
     }

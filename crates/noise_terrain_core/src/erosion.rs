@@ -7,10 +7,10 @@
 //! climbs, evaporates, and dies after `lifetime` steps. Thermal erosion moves material from every
 //! cell to its lower neighbours wherever the slope is steeper than the talus angle.
 //!
-//! The simulation works in cells: a height of 1 is `vertical_scale` cells tall. The classic
+//! The simulation works in cells: a height of 1 is [`Erosion::scale`] cells tall. The classic
 //! parameters assume gentle slopes per cell (heights of `[0, 1]` over a few hundred cells, a
-//! vertical scale near 1 to 3); at true world slopes (tens of cells tall) the droplets carry so
-//! much that they flatten the map. The plugin and the command-line tool do not erode yet.
+//! scale near 1 to 3, the default 2); at true world slopes (tens of cells tall) the droplets carry
+//! so much that they flatten the map.
 //!
 //! Determinism: the map is cut into square tiles at least twice as wide as the farthest a droplet
 //! can reach (its lifetime in cells plus its brush radius). Tiles are processed in four phases
@@ -101,7 +101,7 @@ impl Default for Thermal {
 }
 
 /// Hydraulic erosion followed by thermal erosion. The default erodes nothing.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serialize", serde(default))]
 pub struct Erosion {
@@ -109,6 +109,15 @@ pub struct Erosion {
     pub hydraulic: Hydraulic,
     /// Scree.
     pub thermal: Thermal,
+    /// How many cells tall a height of 1 is for the simulation, `[0.01, 1000]`: the classic
+    /// droplet parameters suit gentle slopes, 1 to 3.
+    pub scale: f32,
+}
+
+impl Default for Erosion {
+    fn default() -> Self {
+        Self { hydraulic: Hydraulic::default(), thermal: Thermal::default(), scale: 2.0 }
+    }
 }
 
 /// What [`erode`] produces besides the eroded heights, one value per cell.
@@ -166,6 +175,7 @@ impl Erosion {
                 talus_angle: clamp_or(t.talus_angle, (1.0, 89.0), dt.talus_angle),
                 amount: clamp_or(t.amount, (0.0, 1.0), dt.amount),
             },
+            scale: clamp_or(self.scale, (0.01, 1000.0), 2.0),
         }
     }
 
@@ -332,18 +342,17 @@ fn brush(radius: f32) -> Vec<(i32, i32, f32)> {
 }
 
 /// Erodes `map` (heights in noise units) with `settings`: hydraulic erosion, then thermal. A
-/// height of 1 is `vertical_scale` cells tall. `progress` is called with the share done, from 0
+/// height of 1 is `settings.scale` cells tall. `progress` is called with the share done, from 0
 /// to 1; when `cancel` is set the function returns [`ErosionError::Cancelled`] promptly, with
 /// `map` half eroded (erode a copy where the original must survive).
 pub fn erode(
     map: &mut Heightmap,
     settings: &Erosion,
-    vertical_scale: f32,
     progress: &(dyn Fn(f32) + Sync),
     cancel: &AtomicBool,
 ) -> Result<ErosionMaps, ErosionError> {
     let s = settings.clamped();
-    let scale = if vertical_scale.is_finite() && vertical_scale > 0.0 { vertical_scale } else { 1.0 };
+    let scale = s.scale;
     let (width, height) = (map.width() as usize, map.height() as usize);
     let mut cells: Vec<f32> = map.samples().iter().map(|&h| h * scale).collect();
     let mut flow = vec![0.0f32; cells.len()];
@@ -610,7 +619,7 @@ mod tests {
     }
 
     fn run(map: &mut Heightmap, settings: &Erosion, scale: f32) -> ErosionMaps {
-        erode(map, settings, scale, &|_| {}, &AtomicBool::new(false)).unwrap()
+        erode(map, &Erosion { scale, ..*settings }, &|_| {}, &AtomicBool::new(false)).unwrap()
     }
 
     #[test]
@@ -754,7 +763,7 @@ mod tests {
         };
         let start = std::time::Instant::now();
         // Cancel as soon as the first progress report arrives.
-        let result = erode(&mut map, &settings, 50.0, &|_| cancel.store(true, Ordering::Relaxed), &cancel);
+        let result = erode(&mut map, &settings, &|_| cancel.store(true, Ordering::Relaxed), &cancel);
         assert_eq!(result, Err(ErosionError::Cancelled));
         assert!(start.elapsed() < std::time::Duration::from_secs(10), "{:?}", start.elapsed());
     }
