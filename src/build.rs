@@ -1,12 +1,13 @@
 //! The pure build: validated parameters and one piece of terrain in, heights, mesh and texture
 //! out. No ECS here: the plugin runs it in background jobs, and tools and tests call it directly.
 
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use noise_terrain_core::Frame;
 use noise_terrain_core::{ChunkKey, Stitch, chunk_window};
-use noise_terrain_core::{HeightStats, Heightmap, HeightmapError};
+use noise_terrain_core::{ErosionError, HeightStats, Heightmap, HeightmapError, erode};
 use noise_terrain_core::{Surface, SurfaceLayout, fold_stitched_edges};
 
 use crate::mesh::terrain_mesh_from;
@@ -123,6 +124,44 @@ pub struct PieceBuild {
     pub collider: Option<(avian3d::prelude::Collider, Vec3)>,
 }
 
+/// Why a build produced nothing.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// A size out of range (validation prevents it; a bug if it happens).
+    #[error(transparent)]
+    Heightmap(#[from] HeightmapError),
+    /// Cancelled through [`BuildControl::cancel`], mid-erosion: newer parameters wait.
+    #[error("the build was cancelled")]
+    Cancelled,
+}
+
+/// Shared with a running build: a flag that cancels it (erosion stops promptly) and how far
+/// its erosion is, for a progress bar.
+#[derive(Debug, Default)]
+pub struct BuildControl {
+    cancel: AtomicBool,
+    /// Erosion progress in millionths, `u32::MAX` while no erosion runs.
+    progress: AtomicU32,
+}
+
+impl BuildControl {
+    /// A control with nothing cancelled and no erosion running.
+    pub fn new() -> Self {
+        Self { cancel: AtomicBool::new(false), progress: AtomicU32::new(u32::MAX) }
+    }
+
+    /// Asks the build to stop.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// The share of the erosion done, `None` while none runs.
+    pub fn erosion_progress(&self) -> Option<f32> {
+        let p = self.progress.load(Ordering::Relaxed);
+        (p != u32::MAX).then(|| p as f32 / 1e6)
+    }
+}
+
 /// Memory of an earlier piece for a build to reuse: the mesh arrays and the texels.
 ///
 /// Fresh memory is expensive: the kernel faults in and clears every page, which at 1024 × 1024
@@ -145,13 +184,16 @@ impl TerrainBuffers {
 
 /// The patch of `params`, whatever its layout: for use without an app (tools, servers, tests).
 /// Out-of-range parameters are clamped as the plugin clamps them ([`TerrainParams::validated`]).
-pub fn build_terrain(params: TerrainParams) -> Result<PieceBuild, HeightmapError> {
-    build_piece(&params, PieceSpec { key: PieceKey::Patch, stitch: Stitch::NONE }, TerrainBuffers::default())
+pub fn build_terrain(params: TerrainParams) -> Result<PieceBuild, BuildError> {
+    let spec = PieceSpec { key: PieceKey::Patch, stitch: Stitch::NONE };
+    build_piece(&params, spec, TerrainBuffers::default(), &BuildControl::new())
 }
 
 /// Builds one piece, into the memory of an earlier one. Out-of-range parameters are clamped
 /// first ([`TerrainParams::validated`]: a no-op for the plugin's own jobs, which run on validated
-/// parameters), so no size overflows.
+/// parameters), so no size overflows. The patch is eroded after post-processing when
+/// `params.erosion` says so (chunks are not: erosion needs the whole map); `control` cancels
+/// the erosion and reports its progress.
 ///
 /// The patch samples the field as [`Heightmap::generate`] does at its resolution, with a
 /// one-sample border for the normals, and post-processes it as one map. A chunk samples its
@@ -162,7 +204,8 @@ pub fn build_piece(
     params: &TerrainParams,
     spec: PieceSpec,
     reuse: TerrainBuffers,
-) -> Result<PieceBuild, HeightmapError> {
+    control: &BuildControl,
+) -> Result<PieceBuild, BuildError> {
     let start = Instant::now();
     let (params, _) = params.validated();
     let params = &params;
@@ -172,6 +215,15 @@ pub fn build_piece(
         PieceKey::Patch => {
             let mut padded = Heightmap::generate_region(&params.noise, [-1, -1], n + 2, n + 2, f64::from(n))?;
             params.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: n, height: n });
+            if params.erosion.is_active() {
+                control.progress.store(0, Ordering::Relaxed);
+                let report = |share: f32| control.progress.store((share * 1e6) as u32, Ordering::Relaxed);
+                let eroded = erode(&mut padded, &params.erosion, &report, &control.cancel);
+                control.progress.store(u32::MAX, Ordering::Relaxed);
+                if let Err(ErosionError::Cancelled) = eroded {
+                    return Err(BuildError::Cancelled);
+                }
+            }
             (padded, 1)
         }
         PieceKey::Chunk(key) => {
@@ -252,9 +304,8 @@ mod tests {
         // A chunk's vertex heights are the field at its world position / world_size.
         let endless = TerrainParams { layout: TerrainLayout::ENDLESS, ..params };
         let key = ChunkKey { level: 2, x: -3, z: 1 };
-        let chunk =
-            build_piece(&endless, PieceSpec { key: PieceKey::Chunk(key), stitch: Stitch::NONE }, default())
-                .unwrap();
+        let spec = PieceSpec { key: PieceKey::Chunk(key), stitch: Stitch::NONE };
+        let chunk = build_piece(&endless, spec, default(), &BuildControl::new()).unwrap();
         assert_eq!(chunk.geometry.translation, [-768.0, 256.0]);
         assert_eq!(chunk.geometry.size, 256.0);
         let s: &NoiseSettings = &endless.noise;

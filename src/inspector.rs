@@ -202,7 +202,9 @@ fn readouts(ui: &mut egui::Ui, stats: &TerrainStats, jobs: &TerrainJobs, validat
         "{} pieces shown, {} queued, {} building   {} triangles",
         stats.pieces_shown, stats.pieces_queued, stats.pieces_building, stats.triangle_count
     ));
-    if jobs.is_busy() {
+    if let Some(done) = stats.erosion_progress {
+        ui.add(egui::ProgressBar::new(done).text(format!("eroding {:.0}%", done * 100.0)));
+    } else if jobs.is_busy() {
         ui.horizontal(|ui| {
             ui.spinner();
             ui.label("generating...");
@@ -309,8 +311,38 @@ fn layout_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     });
 }
 
+fn erosion_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
+    egui::CollapsingHeader::new("Erosion").show(ui, |ui| {
+        if matches!(p.layout, TerrainLayout::Endless { .. }) {
+            ui.label("Erosion needs the whole map: the patch layout only.");
+        }
+        let e = &mut p.erosion;
+        let h = &mut e.hydraulic;
+        ui.add(egui::Slider::new(&mut h.droplets, 0..=2_000_000).text("droplets").logarithmic(true));
+        ui.add(slider(&mut h.radius, 1.0..=8.0, "brush radius"));
+        ui.add(slider(&mut h.inertia, 0.0..=0.99, "inertia"));
+        ui.add(slider(&mut h.capacity, 0.0..=16.0, "capacity"));
+        ui.add(slider(&mut h.min_slope, 0.0..=0.1, "min slope"));
+        ui.add(slider(&mut h.deposit, 0.0..=1.0, "deposit"));
+        ui.add(slider(&mut h.erode, 0.0..=1.0, "erode"));
+        ui.add(slider(&mut h.evaporation, 0.0..=0.2, "evaporation"));
+        ui.add(slider(&mut h.gravity, 0.0..=16.0, "gravity"));
+        ui.add(egui::Slider::new(&mut h.lifetime, 1..=128).text("lifetime"));
+        ui.horizontal(|ui| {
+            ui.label("droplet seed");
+            ui.add(egui::DragValue::new(&mut h.seed));
+        });
+        let t = &mut e.thermal;
+        ui.add(egui::Slider::new(&mut t.iterations, 0..=500).text("thermal iterations"));
+        ui.add(slider(&mut t.talus_angle, 1.0..=89.0, "talus angle"));
+        ui.add(slider(&mut t.amount, 0.0..=1.0, "thermal amount"));
+        ui.add(slider(&mut e.scale, 0.1..=20.0, "cells per unit height").logarithmic(true));
+    });
+}
+
 fn terrain_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     layout_section(ui, p);
+    erosion_section(ui, p);
     egui::CollapsingHeader::new("Mesh and colours").default_open(true).show(ui, |ui| {
         ui.add(slider(&mut p.height_scale, 0.0..=100.0, "height scale"));
         ui.add(slider(&mut p.water_level, 0.0..=1.0, "water level"));

@@ -21,9 +21,11 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use noise_terrain_core::Stitch;
-use noise_terrain_core::{Clamped, HeightStats, Heightmap, HeightmapError};
+use noise_terrain_core::{Clamped, HeightStats, Heightmap};
 
-use crate::build::{PieceBuild, PieceGeometry, PieceKey, PieceSpec, TerrainBuffers, build_piece};
+use crate::build::{
+    BuildControl, BuildError, PieceBuild, PieceGeometry, PieceKey, PieceSpec, TerrainBuffers, build_piece,
+};
 use crate::layout::{DesiredPiece, TerrainFocus, desired_pieces, overlaps};
 use crate::mesh::take_surface;
 use crate::params::TerrainParams;
@@ -72,12 +74,17 @@ pub struct TerrainPiece {
 
 /// A piece's running build, with the parameters and the generation it was started with (a
 /// stale build is shown with its own parameters until the next one lands).
-type PieceJob = (Task<Result<PieceBuild, HeightmapError>>, Arc<TerrainParams>, u64);
+type PieceJob = (Task<Result<PieceBuild, BuildError>>, Arc<TerrainParams>, u64, Arc<BuildControl>);
 
 impl TerrainPiece {
     /// Whether a build is running for the piece.
     pub fn is_building(&self) -> bool {
         self.job.is_some()
+    }
+
+    /// How far the running build's erosion is, `None` while none runs.
+    pub fn erosion_progress(&self) -> Option<f32> {
+        self.job.as_ref().and_then(|(_, _, _, control)| control.erosion_progress())
     }
 }
 
@@ -118,6 +125,8 @@ pub struct TerrainStats {
     pub pieces_queued: usize,
     /// Jobs running.
     pub pieces_building: usize,
+    /// How far a running erosion is, `[0, 1]` (`None` while none runs).
+    pub erosion_progress: Option<f32>,
     /// The newest parameter generation every wanted piece shows: 1 for the first parameters,
     /// one more for each change (0 until the first terrain is complete).
     pub generation: u64,
@@ -358,9 +367,13 @@ pub(crate) fn drive_jobs(
         if applied >= APPLY_BUDGET {
             break;
         }
-        let Some((task, _, _)) = piece.job.as_mut() else { continue };
+        let Some((task, _, started_for, control)) = piece.job.as_mut() else { continue };
+        // Newer parameters wait behind this build: stop its erosion (the rest finishes fast).
+        if jobs.params.as_ref().is_some_and(|(_, current)| current > started_for) {
+            control.cancel();
+        }
         let Some(result) = check_ready(task) else { continue };
-        let Some((_, params, generation)) = piece.job.take() else { continue };
+        let Some((_, params, generation, _)) = piece.job.take() else { continue };
         match result {
             Ok(build) => {
                 applied += 1;
@@ -383,6 +396,8 @@ pub(crate) fn drive_jobs(
                     jobs.spare_used = Some(Instant::now());
                 }
             }
+            // Newer parameters are queued: nothing to show, the next job starts below.
+            Err(BuildError::Cancelled) => {}
             // Validation keeps sizes in range, so this is a bug; keep the last good piece.
             Err(e) => error!("terrain piece failed to build, keeping the last one: {e}"),
         }
@@ -423,10 +438,12 @@ pub(crate) fn drive_jobs(
             None => TerrainBuffers::default(),
         };
         let params_for_job = job_params.clone();
+        let control = Arc::new(BuildControl::new());
+        let control_for_job = control.clone();
         let task = AsyncComputeTaskPool::get().spawn(async move {
             let params = params_for_job;
             #[allow(unused_mut)]
-            let mut build = build_piece(&params, spec, reuse)?;
+            let mut build = build_piece(&params, spec, reuse, &control_for_job)?;
             #[cfg(feature = "avian")]
             if wants_collider {
                 build.collider = Some(crate::physics::heightfield_collider(
@@ -439,7 +456,7 @@ pub(crate) fn drive_jobs(
             let _ = wants_collider;
             Ok(build)
         });
-        piece.job = Some((task, job_params, generation));
+        piece.job = Some((task, job_params, generation, control));
         jobs.in_flight += 1;
         jobs.started += 1;
     }
@@ -564,7 +581,11 @@ pub(crate) fn update_stats(
         (f32::INFINITY, f32::NEG_INFINITY, 0.0f64, 0.0f64, 0usize);
     let (mut vertices, mut triangles, mut shown, mut queued) = (0, 0, 0, 0);
     let mut complete = u64::MAX;
+    let mut erosion_progress: Option<f32> = None;
     for (piece, visibility, heights) in &pieces {
+        if let Some(p) = piece.erosion_progress() {
+            erosion_progress = Some(erosion_progress.map_or(p, |q| q.min(p)));
+        }
         if !piece.retiring {
             complete = complete.min(piece.shown.map_or(0, |(g, _)| g));
             if piece.job.is_none() && piece.shown != Some((generation, piece.spec.stitch)) {
@@ -598,6 +619,7 @@ pub(crate) fn update_stats(
         pieces_shown: shown,
         pieces_queued: queued,
         pieces_building: jobs.in_flight,
+        erosion_progress,
         generation: complete.max(stats.generation),
     };
     if new.generation > stats.generation {

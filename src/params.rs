@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 use bevy::reflect::reflect_remote;
 use noise_terrain_core::clamp_or;
-use noise_terrain_core::{Clamped, ColorRamp, NoiseSettings, PostProcess};
+use noise_terrain_core::{Clamped, ColorRamp, Erosion, NoiseSettings, PostProcess};
 use noise_terrain_core::{LodSettings, MAX_LOD_LEVELS};
 
 /// Fewest vertices per side of the terrain grid.
@@ -112,6 +112,10 @@ pub struct TerrainParams {
     /// Whole-map post-processing: stretch, redistribution, island, terraces.
     #[reflect(remote = PostProcessReflect)]
     pub post: PostProcess,
+    /// Hydraulic and thermal erosion after post-processing (off by default). The patch only:
+    /// erosion needs the whole map, so the endless layout ignores it.
+    #[reflect(remote = ErosionReflect)]
+    pub erosion: Erosion,
     /// Which pieces of terrain exist: one patch (the default) or endless chunks.
     pub layout: TerrainLayout,
     /// Vertices per side of the patch (and texels per side of its texture), `2..=2048`. Not used
@@ -136,6 +140,7 @@ impl Default for TerrainParams {
         Self {
             noise: NoiseSettings { octaves: 6, frequency: 3.0, ..NoiseSettings::default() },
             post: PostProcess::default(),
+            erosion: Erosion::default(),
             layout: TerrainLayout::Patch,
             resolution: 256,
             world_size: 100.0,
@@ -155,6 +160,7 @@ impl TerrainParams {
         let used = TerrainParams {
             noise: self.noise.clamped(),
             post: self.post.clamped(),
+            erosion: self.erosion.clamped(),
             layout: self.layout.clamped(),
             resolution: self.resolution.clamp(MIN_RESOLUTION, MAX_RESOLUTION),
             world_size: clamp_or(self.world_size, WORLD_SIZE_RANGE, default.world_size),
@@ -169,6 +175,7 @@ impl TerrainParams {
         };
         note("post", format!("{:?}", self.post), format!("{:?}", used.post));
         note("layout", format!("{:?}", self.layout), format!("{:?}", used.layout));
+        note("erosion", format!("{:?}", self.erosion), format!("{:?}", used.erosion));
         note("resolution", self.resolution.to_string(), used.resolution.to_string());
         note("world_size", self.world_size.to_string(), used.world_size.to_string());
         note("height_scale", self.height_scale.to_string(), used.height_scale.to_string());
@@ -192,6 +199,13 @@ pub struct NoiseSettingsReflect;
 #[reflect(opaque, Clone)]
 #[allow(missing_docs)]
 pub struct PostProcessReflect;
+
+/// Reflection of the core's [`Erosion`] as one opaque value.
+#[reflect_remote(Erosion)]
+#[derive(Clone)]
+#[reflect(opaque, Clone)]
+#[allow(missing_docs)]
+pub struct ErosionReflect;
 
 /// Reflection of the core's [`ColorRamp`] as one opaque value.
 #[reflect_remote(ColorRamp)]

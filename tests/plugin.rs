@@ -306,3 +306,38 @@ fn a_terrain_despawned_mid_job_and_spawned_again_is_rebuilt() {
     settle(&mut app);
     assert_shows(&app, &params);
 }
+
+#[test]
+fn erosion_reaches_the_patch_and_a_change_cancels_a_running_one() {
+    use bevy_noise_terrain::core::{Erosion, Frame, Hydraulic, erode};
+    let mut params = small_params();
+    params.erosion = Erosion { hydraulic: Hydraulic { droplets: 4_000, ..default() }, ..default() };
+    let mut app = headless_app(params.clone());
+    settle(&mut app);
+    // What the core makes of the same map: the patch with its border, post-processed, eroded.
+    let n = params.resolution;
+    let mut padded = Heightmap::generate_region(&params.noise, [-1, -1], n + 2, n + 2, f64::from(n)).unwrap();
+    params.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: n, height: n });
+    let never = std::sync::atomic::AtomicBool::new(false);
+    erode(&mut padded, &params.erosion, &|_| {}, &never).unwrap();
+    let expected = padded.crop(Frame { x: 1, y: 1, width: n, height: n }).unwrap();
+    assert_eq!(patch(&app).2.map.samples(), expected.samples());
+    let plain = Heightmap::generate(&params.noise, n, n).unwrap();
+    assert_ne!(expected.samples(), plain.samples(), "the erosion changed nothing");
+
+    // A long erosion, then new parameters: the long one is cancelled, not waited for.
+    let mut long = TerrainParams { resolution: 512, ..params.clone() };
+    long.erosion.hydraulic.droplets = 10_000_000;
+    *app.world_mut().resource_mut::<TerrainParams>() = long.clone();
+    let start = Instant::now();
+    while app.world().resource::<TerrainStats>().erosion_progress.is_none() {
+        app.update();
+        assert!(start.elapsed() < Duration::from_secs(30), "the erosion did not start");
+    }
+    let quick = TerrainParams { erosion: Erosion::default(), ..long };
+    *app.world_mut().resource_mut::<TerrainParams>() = quick.clone();
+    let start = Instant::now();
+    settle(&mut app);
+    assert!(start.elapsed() < Duration::from_secs(10), "waited {:?} for the cancelled erosion", start.elapsed());
+    assert_shows(&app, &quick);
+}
