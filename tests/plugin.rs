@@ -338,6 +338,10 @@ fn erosion_reaches_the_patch_and_a_change_cancels_a_running_one() {
     *app.world_mut().resource_mut::<TerrainParams>() = quick.clone();
     let start = Instant::now();
     settle(&mut app);
-    assert!(start.elapsed() < Duration::from_secs(10), "waited {:?} for the cancelled erosion", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "waited {:?} for the cancelled erosion",
+        start.elapsed()
+    );
     assert_shows(&app, &quick);
 }
