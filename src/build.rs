@@ -211,6 +211,7 @@ pub fn build_piece(
     let params = &params;
     let geometry = spec.key.geometry(params);
     let n = geometry.vertices;
+    let mut erosion_maps = None;
     let (padded, border) = match spec.key {
         PieceKey::Patch => {
             let mut padded = Heightmap::generate_region(&params.noise, [-1, -1], n + 2, n + 2, f64::from(n))?;
@@ -220,8 +221,9 @@ pub fn build_piece(
                 let report = |share: f32| control.progress.store((share * 1e6) as u32, Ordering::Relaxed);
                 let eroded = erode(&mut padded, &params.erosion, &report, &control.cancel);
                 control.progress.store(u32::MAX, Ordering::Relaxed);
-                if let Err(ErosionError::Cancelled) = eroded {
-                    return Err(BuildError::Cancelled);
+                match eroded {
+                    Ok(maps) => erosion_maps = Some(maps.crop(Frame { x: 1, y: 1, width: n, height: n })?),
+                    Err(ErosionError::Cancelled) => return Err(BuildError::Cancelled),
                 }
             }
             (padded, 1)
@@ -254,8 +256,12 @@ pub fn build_piece(
     // Freed before the texture is painted: one map less at the peak.
     drop(padded);
     let mesh = terrain_mesh_from(surface);
-    let image =
+    let mut image =
         terrain_image_reusing(&heights, &params.ramp, params.water_level, params.show_overflow, reuse.texels);
+    // Wet channels and sediment fans where the terrain was eroded.
+    if let (Some(maps), Some(texels)) = (&erosion_maps, image.data.as_mut()) {
+        maps.tint(texels, &heights, params.water_level);
+    }
     let (stats, overflow_fraction) = (heights.stats(), heights.overflow_fraction());
     Ok(PieceBuild {
         spec,

@@ -324,6 +324,19 @@ fn erosion_reaches_the_patch_and_a_change_cancels_a_running_one() {
     assert_eq!(patch(&app).2.map.samples(), expected.samples());
     let plain = Heightmap::generate(&params.noise, n, n).unwrap();
     assert_ne!(expected.samples(), plain.samples(), "the erosion changed nothing");
+    // The texture shows where water ran: land texels differ from the plain ramp colours.
+    let (piece, _, _) = patch(&app);
+    let image = app.world().resource::<Assets<Image>>().get(&piece.image).unwrap();
+    let data = image.data.as_ref().unwrap();
+    let tinted = expected
+        .samples()
+        .iter()
+        .enumerate()
+        .filter(|&(i, &h)| {
+            data[i * 4..i * 4 + 3] != params.ramp.color_for_height(h, params.water_level, true)
+        })
+        .count();
+    assert!(tinted > 100, "only {tinted} texels show the erosion");
 
     // A long erosion, then new parameters: the long one is cancelled, not waited for.
     let mut long = TerrainParams { resolution: 512, ..params.clone() };

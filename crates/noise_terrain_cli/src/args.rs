@@ -7,10 +7,10 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, error::ErrorKind};
 use glam::DVec2;
 use noise_terrain_core::{
-    Basis, DistanceMetric, Erosion, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, Fade, Fractal, GAIN_RANGE,
-    Heightmap, Hydraulic, IslandShape, LACUNARITY_RANGE, MAX_DROPLETS, MAX_PERIOD, MAX_THERMAL_ITERATIONS,
-    MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, NoiseSettings, PERSISTENCE_RANGE, PostProcess, Thermal,
-    WARP_FREQUENCY_RANGE, WorleyReturn,
+    Basis, DistanceMetric, Erosion, ErosionMaps, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, Fade, Fractal,
+    GAIN_RANGE, Heightmap, Hydraulic, IslandShape, LACUNARITY_RANGE, MAX_DROPLETS, MAX_PERIOD,
+    MAX_THERMAL_ITERATIONS, MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, NoiseSettings, PERSISTENCE_RANGE,
+    PostProcess, Thermal, WARP_FREQUENCY_RANGE, WorleyReturn,
 };
 
 use crate::preset::Preset;
@@ -273,13 +273,15 @@ impl ErosionArgs {
         Erosion { hydraulic: h, thermal: t, scale: self.erosion_scale.unwrap_or(preset.scale) }
     }
 
-    /// Erodes `map` with these settings (a no-op when nothing erodes).
-    pub fn apply(&self, preset: &Erosion, map: &mut Heightmap) {
+    /// Erodes `map` with these settings; the flow and deposition maps, or `None` when nothing
+    /// erodes.
+    pub fn apply(&self, preset: &Erosion, map: &mut Heightmap) -> Option<ErosionMaps> {
         let settings = self.settings(preset);
-        if settings.is_active() {
-            let never = std::sync::atomic::AtomicBool::new(false);
-            // Not cancelled, so it cannot fail.
-            let _ = noise_terrain_core::erode(map, &settings, &|_| {}, &never);
-        }
+        let never = std::sync::atomic::AtomicBool::new(false);
+        // Never cancelled, so it cannot fail.
+        settings
+            .is_active()
+            .then(|| noise_terrain_core::erode(map, &settings, &|_| {}, &never).ok())
+            .flatten()
     }
 }

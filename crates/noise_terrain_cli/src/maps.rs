@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use clap::Args;
 use glam::Vec3;
-use noise_terrain_core::{Frame, Heightmap, OVERFLOW_COLOR};
+use noise_terrain_core::{ErosionMaps, Frame, Heightmap, OVERFLOW_COLOR};
 
 use crate::args::{ErosionArgs, Field, NoiseArgs};
 use crate::output::{HeightFormat, encode_rgb_png, write_atomically};
@@ -94,6 +94,8 @@ struct ReliefMap {
     padded: Heightmap,
     /// The heights without it.
     heights: Heightmap,
+    /// Where water ran and sediment settled, when the map was eroded.
+    erosion: Option<ErosionMaps>,
     /// The world height of a noise height of 1.
     height_scale: f32,
     start: Instant,
@@ -114,10 +116,14 @@ impl ReliefMap {
         let mut padded = Heightmap::generate_region(&field.noise, [-1, -1], w + 2, h + 2, f64::from(w))
             .map_err(|e| e.to_string())?;
         field.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: w, height: h });
-        erosion.apply(&field.preset.erosion, &mut padded);
-        let heights = padded.crop(Frame { x: 1, y: 1, width: w, height: h }).map_err(|e| e.to_string())?;
+        let interior = Frame { x: 1, y: 1, width: w, height: h };
+        let erosion = match erosion.apply(&field.preset.erosion, &mut padded) {
+            Some(maps) => Some(maps.crop(interior).map_err(|e| e.to_string())?),
+            None => None,
+        };
+        let heights = padded.crop(interior).map_err(|e| e.to_string())?;
         let height_scale = relief.height_scale.unwrap_or(field.preset.height_scale);
-        Ok(Self { field, size: (w, h), padded, heights, height_scale, start })
+        Ok(Self { field, size: (w, h), padded, heights, erosion, height_scale, start })
     }
 
     /// Writes `rgb` as a PNG to `path` and prints the summary line.
@@ -166,7 +172,7 @@ pub fn heightmap(a: &HeightmapArgs) -> Result<(), Failure> {
         Some(k) => Heightmap::generate_octave(&field.noise, k, w, h),
         None => Heightmap::generate(&field.noise, w, h).map(|mut map| {
             field.post.apply(&mut map);
-            a.erosion.apply(&field.preset.erosion, &mut map);
+            let _ = a.erosion.apply(&field.preset.erosion, &mut map);
             map
         }),
     }
@@ -197,6 +203,9 @@ pub fn color(a: &ColorArgs) -> Result<(), Failure> {
     let preset = &map.field.preset;
     let water = a.water_level.unwrap_or(preset.water_level);
     let mut texels = preset.ramp.paint_heights(&map.heights, water, !a.no_overflow_color);
+    if let Some(erosion) = &map.erosion {
+        erosion.tint(&mut texels, &map.heights, water);
+    }
     if a.hillshade {
         // Light from the north-west (x west, y north in image space), 45 degrees up.
         let light = Vec3::new(-1.0, -1.0, 2.0_f32.sqrt()).normalize();

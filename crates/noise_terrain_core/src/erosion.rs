@@ -151,6 +151,42 @@ pub enum ErosionError {
     Cancelled,
 }
 
+impl ErosionMaps {
+    /// The part of the maps inside `frame` (see [`Heightmap::crop`]), for a map eroded with a
+    /// border.
+    pub fn crop(&self, frame: crate::Frame) -> Result<ErosionMaps, crate::HeightmapError> {
+        Ok(ErosionMaps {
+            flow: self.flow.crop(frame)?,
+            deposition: self.deposition.crop(frame)?,
+            totals: self.totals,
+        })
+    }
+
+    /// Tints RGBA8 `texels` of the eroded `heights` (one texel per cell): land where much water
+    /// ran is darker (wet channels, by the logarithm of the flow against the map's largest), and
+    /// land where sediment settled turns toward the colour of silt (fans). Water (below
+    /// `water_level`) is left alone.
+    pub fn tint(&self, texels: &mut [u8], heights: &Heightmap, water_level: f32) {
+        const SILT: [f32; 3] = [176.0, 160.0, 120.0];
+        let most = self.flow.samples().iter().copied().fold(0.0f32, f32::max);
+        let log_most = (1.0 + most).ln().max(1e-6);
+        let cells = heights.samples().iter().zip(self.flow.samples()).zip(self.deposition.samples());
+        for (texel, ((&h, &flow), &deposit)) in texels.chunks_exact_mut(4).zip(cells) {
+            if h < water_level {
+                continue;
+            }
+            let wet = (1.0 + flow).ln() / log_most;
+            let darken = 1.0 - 0.45 * wet * wet;
+            // A hundredth of the height range of sediment is a full fan.
+            let silt = (deposit * 100.0).clamp(0.0, 0.7);
+            for (c, target) in texel[..3].iter_mut().zip(SILT) {
+                let mixed = *c as f32 * (1.0 - silt) + target * silt;
+                *c = (mixed * darken).round().clamp(0.0, 255.0) as u8;
+            }
+        }
+    }
+}
+
 impl Erosion {
     /// The settings with every value in range (NaN becomes the default).
     pub fn clamped(&self) -> Self {
