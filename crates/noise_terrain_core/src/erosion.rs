@@ -275,7 +275,7 @@ impl Region {
     }
 }
 
-/// Simulates droplets `first..last` of a tile on its region.
+/// Simulates the `count` droplets of a tile on its region, in a fixed order.
 fn run_droplets(
     region: &mut Region,
     h: &Hydraulic,
@@ -523,7 +523,7 @@ pub fn erode(
 
 /// The three padded rows around row `y` (of a map `pw` wide) as 3-wide windows, one per
 /// interior cell.
-fn padded_windows(data: &[f32], pw: usize, y: usize) -> impl Iterator<Item = ((&[f32], &[f32]), &[f32])> {
+fn padded_windows<T>(data: &[T], pw: usize, y: usize) -> impl Iterator<Item = ((&[T], &[T]), &[T])> {
     let row = |r: usize| &data[r * pw..(r + 1) * pw];
     row(y - 1).windows(3).zip(row(y).windows(3)).zip(row(y + 1).windows(3))
 }
@@ -545,8 +545,7 @@ struct ThermalGrid {
     padded: Vec<f32>,
     next: Vec<f32>,
     /// Per padded cell: what it sends, and that over its total excess (0 on the wall).
-    sends: Vec<f32>,
-    ratios: Vec<f32>,
+    flows: Vec<[f32; 2]>,
 }
 
 impl ThermalGrid {
@@ -557,7 +556,7 @@ impl ThermalGrid {
             padded[(y + 1) * pw + 1..(y + 1) * pw + 1 + width].copy_from_slice(row);
         }
         let len = padded.len();
-        Self { width, next: padded.clone(), padded, sends: vec![0.0; len], ratios: vec![0.0; len] }
+        Self { width, next: padded.clone(), padded, flows: vec![[0.0; 2]; len] }
     }
 
     fn step(&mut self, talus: f32, amount: f32) {
@@ -580,11 +579,11 @@ impl ThermalGrid {
             ]
         };
         // Pass 1: what every cell sends, and that over its total excess.
-        for_each_chunk(&mut self.sends[..], pw, |y, sends| {
+        for_each_chunk(&mut self.flows[..], pw, |y, flows| {
             if y == 0 || y + 1 >= rows {
                 return;
             }
-            for (send, ((a, h), b)) in sends[1..pw - 1].iter_mut().zip(windows(padded, y)) {
+            for (flow, ((a, h), b)) in flows[1..pw - 1].iter_mut().zip(windows(padded, y)) {
                 let (mut total, mut largest) = (0.0f32, 0.0f32);
                 for drop in drops(h[1], a, h, b) {
                     // Selects, not `max`: they vectorise without NaN handling.
@@ -592,32 +591,22 @@ impl ThermalGrid {
                     total += drop;
                     largest = if drop > largest { drop } else { largest };
                 }
-                *send = if total > 0.0 { amount * largest * 0.5 } else { 0.0 };
-            }
-        });
-        let sends = &self.sends;
-        for_each_chunk(&mut self.ratios[..], pw, |y, ratios| {
-            if y == 0 || y + 1 >= rows {
-                return;
-            }
-            let cells = windows(padded, y).zip(&sends[y * pw + 1..(y + 1) * pw - 1]);
-            for (ratio, (((a, h), b), &send)) in ratios[1..pw - 1].iter_mut().zip(cells) {
-                let total: f32 = drops(h[1], a, h, b).iter().map(|&d| if d > 0.0 { d } else { 0.0 }).sum();
-                *ratio = if total > 0.0 { send / total } else { 0.0 };
+                let send = if total > 0.0 { amount * largest * 0.5 } else { 0.0 };
+                *flow = [send, if total > 0.0 { send / total } else { 0.0 }];
             }
         });
         // Pass 2: what every cell keeps and receives: each neighbour sends its ratio times its
         // own excess over this cell.
-        let ratios = &self.ratios;
+        let flows = &self.flows;
         for_each_chunk(&mut self.next[..], pw, |y, next| {
             if y == 0 || y + 1 >= rows {
                 return;
             }
-            let cells = windows(padded, y).zip(windows(ratios, y)).zip(&sends[y * pw + 1..(y + 1) * pw - 1]);
-            for (out, ((((a, h), b), ((ra, rh), rb)), &send)) in next[1..pw - 1].iter_mut().zip(cells) {
+            let cells = windows(padded, y).zip(padded_windows(flows, pw, y));
+            for (out, (((a, h), b), ((fa, fh), fb))) in next[1..pw - 1].iter_mut().zip(cells) {
                 let here = h[1];
                 let neighbours = [a[0], a[1], a[2], h[0], h[2], b[0], b[1], b[2]];
-                let ratio = [ra[0], ra[1], ra[2], rh[0], rh[2], rb[0], rb[1], rb[2]];
+                let ratio = [fa[0][1], fa[1][1], fa[2][1], fh[0][1], fh[2][1], fb[0][1], fb[1][1], fb[2][1]];
                 let slope = [diagonal, talus, diagonal, talus, talus, diagonal, talus, diagonal];
                 let mut received = 0.0f32;
                 for k in 0..8 {
@@ -626,7 +615,7 @@ impl ThermalGrid {
                     // The wall has ratio 0: the select keeps its huge height out of the sum.
                     received += if ratio[k] > 0.0 { ratio[k] * excess } else { 0.0 };
                 }
-                *out = here - send + received;
+                *out = here - fh[1][0] + received;
             }
         });
         std::mem::swap(&mut self.padded, &mut self.next);
