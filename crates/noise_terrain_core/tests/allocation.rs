@@ -1,12 +1,13 @@
-//! Small inputs never make huge allocations: peak heap use measured with a counting allocator.
+//! Small inputs never make huge allocations, and erosion stays within its memory budget: peak
+//! heap use measured with a counting allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use noise_terrain_core::{Erosion, Heightmap, Hydraulic, NoiseSettings, Thermal, erode};
 use noise_terrain_core::{GridWindow, fill_grid_uninit};
-use noise_terrain_core::{Heightmap, NoiseSettings};
 
 struct Counting;
 
@@ -68,4 +69,25 @@ fn an_empty_fill_allocates_nothing_whatever_its_width() {
     let mut out: [MaybeUninit<f32>; 0] = [];
     let peak = peak_of(|| fill_grid_uninit(&sampler, window, &mut out));
     assert!(peak < 1 << 20, "{} bytes for an empty fill", peak);
+}
+
+#[test]
+fn erosion_needs_at_most_three_times_the_map_including_its_outputs() {
+    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let mut map = Heightmap::generate(&NoiseSettings { octaves: 6, ..Default::default() }, 512, 512).unwrap();
+    let bytes = map.samples().len() * 4;
+    let settings = Erosion {
+        hydraulic: Hydraulic { droplets: 20_000, ..Default::default() },
+        thermal: Thermal { iterations: 3, ..Default::default() },
+        ..Default::default()
+    };
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let peak = peak_of(|| {
+        let maps = erode(&mut map, &settings, &|_| {}, &never).unwrap();
+        assert!(maps.totals.eroded > 0.0);
+    });
+    // The flow and deposition maps are two of the three; the droplets' tiles and the thermal
+    // bands' rows are small.
+    assert!(peak <= 3 * bytes, "peak {} KiB for a {} KiB map", peak >> 10, bytes >> 10);
+    assert!(peak >= 2 * bytes, "the two output maps are counted: {} KiB", peak >> 10);
 }

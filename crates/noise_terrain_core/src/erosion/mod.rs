@@ -12,20 +12,18 @@
 //! scale near 1 to 3, the default 2); at true world slopes (tens of cells tall) the droplets carry
 //! so much that they flatten the map.
 //!
-//! Determinism: the map is cut into square tiles at least twice as wide as the farthest a droplet
-//! can reach (its lifetime in cells plus its brush radius). Tiles are processed in four phases
-//! (a 2 × 2 checkerboard): the reach of two tiles of one phase never overlaps, so they run in
-//! parallel on copies of their surroundings and write back without conflict. Each droplet's start
-//! comes from hashing the seed with its tile and number. The result is the same bytes for any
-//! number of threads and on every run. Thermal erosion computes every cell's outflow from the
-//! previous state (two passes), also independent of the threads.
+//! Determinism: droplets run in tiles, in four phases whose tiles never reach each other (see
+//! `droplets`); thermal erosion computes every cell's outflow from the previous state (see
+//! `thermal`). The result is the same bytes for any number of threads and on every run. Both work
+//! on the map in place: the flow and deposition maps are the only extra memory.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::Heightmap;
-use crate::chunks::for_each_chunk;
 use crate::clamp::clamp_or;
-use crate::hash::hash2;
+
+mod droplets;
+mod thermal;
 
 /// The most droplets one erosion simulates; more are clamped (and reported by
 /// [`Erosion::validate`]).
@@ -233,150 +231,6 @@ impl Erosion {
     }
 }
 
-/// A droplet's view of the map: heights of its region in cells (a copy), with flow and
-/// deposition accumulators, and the region's place in the map.
-struct Region {
-    x0: i64,
-    y0: i64,
-    width: usize,
-    height: usize,
-    heights: Vec<f32>,
-    flow: Vec<f32>,
-    deposition: Vec<f32>,
-    totals: [f64; 3],
-}
-
-impl Region {
-    fn index(&self, x: usize, y: usize) -> usize {
-        y * self.width + x
-    }
-
-    /// Height and gradient at a point inside the region, by bilinear interpolation.
-    fn height_and_gradient(&self, px: f32, py: f32) -> (f32, f32, f32) {
-        let (x, y) = (px as usize, py as usize);
-        let (u, v) = (px - x as f32, py - y as f32);
-        let i = self.index(x, y);
-        let (nw, ne, sw, se) = (
-            self.heights[i],
-            self.heights[i + 1],
-            self.heights[i + self.width],
-            self.heights[i + self.width + 1],
-        );
-        let gx = (ne - nw) * (1.0 - v) + (se - sw) * v;
-        let gy = (sw - nw) * (1.0 - u) + (se - ne) * u;
-        let h = nw * (1.0 - u) * (1.0 - v) + ne * u * (1.0 - v) + sw * (1.0 - u) * v + se * u * v;
-        (h, gx, gy)
-    }
-
-    /// Whether a droplet at `(px, py)` has a cell to stand in (and its right and lower
-    /// neighbours).
-    fn inside(&self, px: f32, py: f32) -> bool {
-        px >= 0.0 && py >= 0.0 && (px as usize) + 1 < self.width && (py as usize) + 1 < self.height
-    }
-}
-
-/// Simulates the `count` droplets of a tile on its region, in a fixed order.
-fn run_droplets(
-    region: &mut Region,
-    h: &Hydraulic,
-    tile: (u32, [i64; 4]),
-    count: u32,
-    brush: &[(i32, i32, f32)],
-) {
-    let (tile_index, [tx0, ty0, tx1, ty1]) = tile;
-    for k in 0..count {
-        // Start point: hashed from the seed, the tile and the droplet's number.
-        let a = hash2(tile_index as i32, k as i32, h.seed);
-        let b = hash2(k as i32, tile_index as i32, h.seed ^ 0x9E37_79B9);
-        let fx = (a >> 8) as f32 / (1u32 << 24) as f32;
-        let fy = (b >> 8) as f32 / (1u32 << 24) as f32;
-        let mut px = (tx0 - region.x0) as f32 + fx * (tx1 - tx0) as f32;
-        let mut py = (ty0 - region.y0) as f32 + fy * (ty1 - ty0) as f32;
-        let (mut dx, mut dy) = (0.0f32, 0.0f32);
-        let (mut speed, mut water, mut sediment) = (1.0f32, 1.0f32, 0.0f32);
-        for _ in 0..h.lifetime {
-            if !region.inside(px, py) {
-                break;
-            }
-            let (cx, cy) = (px as usize, py as usize);
-            let (u, v) = (px - cx as f32, py - cy as f32);
-            let (height, gx, gy) = region.height_and_gradient(px, py);
-            dx = dx * h.inertia - gx * (1.0 - h.inertia);
-            dy = dy * h.inertia - gy * (1.0 - h.inertia);
-            let length = (dx * dx + dy * dy).sqrt();
-            if length.is_nan() || length <= 1e-12 {
-                break;
-            }
-            (dx, dy) = (dx / length, dy / length);
-            let here = region.index(cx, cy);
-            region.flow[here] += 1.0;
-            px += dx;
-            py += dy;
-            if !region.inside(px, py) {
-                break;
-            }
-            let dh = region.height_and_gradient(px, py).0 - height;
-            let capacity = (-dh).max(h.min_slope) * speed * water * h.capacity;
-            if sediment > capacity || dh > 0.0 {
-                // Uphill: fill the pit up to the new height; otherwise drop part of the excess.
-                let amount = if dh > 0.0 { dh.min(sediment) } else { (sediment - capacity) * h.deposit };
-                sediment -= amount;
-                let corners = [
-                    (here, (1.0 - u) * (1.0 - v)),
-                    (here + 1, u * (1.0 - v)),
-                    (here + region.width, (1.0 - u) * v),
-                    (here + region.width + 1, u * v),
-                ];
-                for (i, w) in corners {
-                    region.heights[i] += amount * w;
-                    region.deposition[i] += amount * w;
-                }
-                region.totals[1] += f64::from(amount);
-            } else {
-                // Erode with the brush, never more than the drop to the next point.
-                let amount = ((capacity - sediment) * h.erode).min(-dh);
-                let mut weight_sum = 0.0;
-                for &(ox, oy, w) in brush {
-                    let (x, y) = (cx as i64 + i64::from(ox), cy as i64 + i64::from(oy));
-                    if x >= 0 && y >= 0 && (x as usize) < region.width && (y as usize) < region.height {
-                        weight_sum += w;
-                    }
-                }
-                for &(ox, oy, w) in brush {
-                    let (x, y) = (cx as i64 + i64::from(ox), cy as i64 + i64::from(oy));
-                    if x < 0 || y < 0 || x as usize >= region.width || y as usize >= region.height {
-                        continue;
-                    }
-                    let i = region.index(x as usize, y as usize);
-                    let take = (amount * w / weight_sum).min(region.heights[i].max(0.0));
-                    region.heights[i] -= take;
-                    region.deposition[i] -= take;
-                    sediment += take;
-                    region.totals[0] += f64::from(take);
-                }
-            }
-            speed = (speed * speed - dh * h.gravity).max(0.0).sqrt();
-            water *= 1.0 - h.evaporation;
-        }
-        region.totals[2] += f64::from(sediment);
-    }
-}
-
-/// The brush: cell offsets within `radius` and weights falling linearly to 0 at the radius.
-fn brush(radius: f32) -> Vec<(i32, i32, f32)> {
-    let r = radius.ceil() as i32;
-    let mut cells = Vec::new();
-    for oy in -r..=r {
-        for ox in -r..=r {
-            let d = ((ox * ox + oy * oy) as f32).sqrt();
-            if d < radius {
-                cells.push((ox, oy, 1.0 - d / radius));
-            }
-        }
-    }
-    cells
-}
-
 /// Erodes `map` (heights in noise units) with `settings`: hydraulic erosion, then thermal. A
 /// height of 1 is `settings.scale` cells tall. `progress` is called with the share done, from 0
 /// to 1; when `cancel` is set the function returns [`ErosionError::Cancelled`] promptly, with
@@ -390,244 +244,56 @@ pub fn erode(
     let s = settings.clamped();
     let scale = s.scale;
     let (width, height) = (map.width() as usize, map.height() as usize);
-    let mut cells: Vec<f32> = map.samples().iter().map(|&h| h * scale).collect();
+    // The simulation works on the map itself, in cells; the outputs are the only extra memory.
+    let cells = map.samples_mut();
+    cells.iter_mut().for_each(|h| *h *= scale);
     let mut flow = vec![0.0f32; cells.len()];
     let mut deposition = vec![0.0f32; cells.len()];
     let mut totals = [0.0f64; 3];
-    let h = s.hydraulic;
-    let total_work =
-        f64::from(h.droplets) + f64::from(s.thermal.iterations) * (cells.len() as f64 / 64.0).max(1.0);
+    let (h, t) = (s.hydraulic, s.thermal);
+    let thermal_step_work = (cells.len() as f64 / 64.0).max(1.0);
+    let total_work = f64::from(h.droplets) + f64::from(t.iterations) * thermal_step_work;
     let mut done = 0.0f64;
-
-    if h.droplets > 0 && width >= 2 && height >= 2 {
-        let brush = brush(h.radius);
-        let reach = i64::from(h.lifetime) + h.radius.ceil() as i64 + 2;
-        let tile = (2 * reach).max(32);
-        let (tiles_x, tiles_y) = ((width as i64 + tile - 1) / tile, (height as i64 + tile - 1) / tile);
-        let tile_count = (tiles_x * tiles_y) as u64;
-        // Droplets per tile in proportion to its area; the rounding goes to the first tiles.
-        let area = (width * height) as u64;
-        let tile_bounds = |t: i64| {
-            let (tx, ty) = (t % tiles_x, t / tiles_x);
-            let (x0, y0) = (tx * tile, ty * tile);
-            [x0, y0, (x0 + tile).min(width as i64), (y0 + tile).min(height as i64)]
-        };
-        let share = |t: i64| {
-            let [x0, y0, x1, y1] = tile_bounds(t);
-            ((x1 - x0) * (y1 - y0)) as u64
-        };
-        let mut counts: Vec<u32> =
-            (0..tile_count as i64).map(|t| (u64::from(h.droplets) * share(t) / area) as u32).collect();
-        let assigned: u64 = counts.iter().map(|&c| u64::from(c)).sum();
-        let tiles = counts.len();
-        for k in 0..(u64::from(h.droplets) - assigned) as usize {
-            counts[k % tiles] += 1;
-        }
-        for phase in 0..4 {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(ErosionError::Cancelled);
-            }
-            let members: Vec<i64> = (0..tile_count as i64)
-                .filter(|t| (t % tiles_x) % 2 == phase % 2 && (t / tiles_x) % 2 == phase / 2)
-                .collect();
-            let simulate = |t: &i64| -> Region {
-                let [x0, y0, x1, y1] = tile_bounds(*t);
-                let (rx0, ry0) = ((x0 - reach).max(0), (y0 - reach).max(0));
-                let (rx1, ry1) = ((x1 + reach).min(width as i64), (y1 + reach).min(height as i64));
-                let (rw, rh) = ((rx1 - rx0) as usize, (ry1 - ry0) as usize);
-                let mut region = Region {
-                    x0: rx0,
-                    y0: ry0,
-                    width: rw,
-                    height: rh,
-                    heights: Vec::with_capacity(rw * rh),
-                    flow: Vec::with_capacity(rw * rh),
-                    deposition: Vec::with_capacity(rw * rh),
-                    totals: [0.0; 3],
-                };
-                for y in ry0 as usize..ry1 as usize {
-                    let row = y * width + rx0 as usize..y * width + rx1 as usize;
-                    region.heights.extend_from_slice(&cells[row.clone()]);
-                    region.flow.extend_from_slice(&flow[row.clone()]);
-                    region.deposition.extend_from_slice(&deposition[row]);
-                }
-                if !cancel.load(Ordering::Relaxed) {
-                    run_droplets(&mut region, &h, (*t as u32, [x0, y0, x1, y1]), counts[*t as usize], &brush);
-                }
-                region
-            };
-            #[cfg(feature = "parallel")]
-            let regions: Vec<Region> = {
-                use rayon::prelude::*;
-                members.par_iter().map(simulate).collect()
-            };
-            #[cfg(not(feature = "parallel"))]
-            let regions: Vec<Region> = members.iter().map(simulate).collect();
-            if cancel.load(Ordering::Relaxed) {
-                return Err(ErosionError::Cancelled);
-            }
-            // The regions of one phase do not overlap: writing them back in order is exact.
-            for region in regions {
-                for y in 0..region.height {
-                    let map_row = (region.y0 as usize + y) * width + region.x0 as usize;
-                    let local = y * region.width..(y + 1) * region.width;
-                    cells[map_row..map_row + region.width].copy_from_slice(&region.heights[local.clone()]);
-                    flow[map_row..map_row + region.width].copy_from_slice(&region.flow[local.clone()]);
-                    deposition[map_row..map_row + region.width].copy_from_slice(&region.deposition[local]);
-                }
-                for (sum, part) in totals.iter_mut().zip(region.totals) {
-                    *sum += part;
-                }
-            }
-            done += members.iter().map(|&t| f64::from(counts[t as usize])).sum::<f64>();
+    let big_enough = width >= 2 && height >= 2;
+    // On cancel the map is half eroded in cells; the caller discards it.
+    if h.droplets > 0 && big_enough {
+        let ground =
+            droplets::Ground { width, heights: &mut *cells, flow: &mut flow, deposition: &mut deposition };
+        totals = droplets::run(ground, &h, cancel, |droplets| {
+            done += f64::from(droplets);
             progress((done / total_work) as f32);
-        }
+        })?;
     }
-
-    let t = s.thermal;
-    if t.iterations > 0 && width >= 2 && height >= 2 {
+    if t.iterations > 0 && big_enough {
         let talus = t.talus_angle.to_radians().tan();
-        let mut grid = ThermalGrid::new(&cells, width, height);
-        let step = (cells.len() as f64 / 64.0).max(1.0);
+        let mut halo = Vec::new();
         for iteration in 0..t.iterations {
             if cancel.load(Ordering::Relaxed) {
                 return Err(ErosionError::Cancelled);
             }
-            grid.step(talus, t.amount);
-            done += step;
+            thermal::step(cells, width, talus, t.amount, &mut halo);
+            done += thermal_step_work;
             if iteration % 8 == 7 {
                 progress((done / total_work) as f32);
             }
         }
-        grid.write_to(&mut cells);
     }
-
-    for (h, c) in map.samples_mut().iter_mut().zip(&cells) {
-        *h = c / scale;
-    }
+    cells.iter_mut().for_each(|h| *h /= scale);
     progress(1.0);
     let to_map = |values: Vec<f32>| {
         Heightmap::from_samples(width as u32, height as u32, values).expect("the map's size")
     };
     let inverse = 1.0 / scale;
+    deposition.iter_mut().for_each(|d| *d *= inverse);
     Ok(ErosionMaps {
         flow: to_map(flow),
-        deposition: to_map(deposition.into_iter().map(|d| d * inverse).collect()),
+        deposition: to_map(deposition),
         totals: ErosionTotals {
             eroded: totals[0] / f64::from(scale),
             deposited: totals[1] / f64::from(scale),
             carried_away: totals[2] / f64::from(scale),
         },
     })
-}
-
-/// The three padded rows around row `y` (of a map `pw` wide) as 3-wide windows, one per
-/// interior cell.
-fn padded_windows<T>(data: &[T], pw: usize, y: usize) -> impl Iterator<Item = ((&[T], &[T]), &[T])> {
-    let row = |r: usize| &data[r * pw..(r + 1) * pw];
-    row(y - 1).windows(3).zip(row(y).windows(3)).zip(row(y + 1).windows(3))
-}
-
-/// Height of the ring around the padded map: higher than any cell, so nothing flows out of the
-/// map and the loops need no bounds checks.
-const WALL: f32 = f32::MAX;
-
-/// Thermal erosion of `cells` (`width × height`, heights in cells).
-///
-/// Each iteration, every cell sends `amount` of half its largest excess over the talus slope to
-/// its lower neighbours, in proportion to their excess; every cell's sending is computed from
-/// the same state (a first pass keeps, per cell, what it sends and that over its total excess),
-/// and a second pass adds up what each cell receives. Both passes run row by row on all cores
-/// over a map padded with a wall, in loops that vectorise.
-struct ThermalGrid {
-    width: usize,
-    /// The heights with a one-cell wall around them, row-major, `width + 2` wide.
-    padded: Vec<f32>,
-    next: Vec<f32>,
-    /// Per padded cell: what it sends, and that over its total excess (0 on the wall).
-    flows: Vec<[f32; 2]>,
-}
-
-impl ThermalGrid {
-    fn new(cells: &[f32], width: usize, height: usize) -> Self {
-        let pw = width + 2;
-        let mut padded = vec![WALL; pw * (height + 2)];
-        for (y, row) in cells.chunks(width).enumerate() {
-            padded[(y + 1) * pw + 1..(y + 1) * pw + 1 + width].copy_from_slice(row);
-        }
-        let len = padded.len();
-        Self { width, next: padded.clone(), padded, flows: vec![[0.0; 2]; len] }
-    }
-
-    fn step(&mut self, talus: f32, amount: f32) {
-        let pw = self.width + 2;
-        let rows = self.padded.len() / pw;
-        let padded = &self.padded;
-        let windows = |data, y| padded_windows(data, pw, y);
-        // The excess of `here` over each of its 8 neighbours (negative: no flow).
-        let diagonal = talus * std::f32::consts::SQRT_2;
-        let drops = move |here: f32, a: &[f32], h: &[f32], b: &[f32]| {
-            [
-                here - a[0] - diagonal,
-                here - a[1] - talus,
-                here - a[2] - diagonal,
-                here - h[0] - talus,
-                here - h[2] - talus,
-                here - b[0] - diagonal,
-                here - b[1] - talus,
-                here - b[2] - diagonal,
-            ]
-        };
-        // Pass 1: what every cell sends, and that over its total excess.
-        for_each_chunk(&mut self.flows[..], pw, |y, flows| {
-            if y == 0 || y + 1 >= rows {
-                return;
-            }
-            for (flow, ((a, h), b)) in flows[1..pw - 1].iter_mut().zip(windows(padded, y)) {
-                let (mut total, mut largest) = (0.0f32, 0.0f32);
-                for drop in drops(h[1], a, h, b) {
-                    // Selects, not `max`: they vectorise without NaN handling.
-                    let drop = if drop > 0.0 { drop } else { 0.0 };
-                    total += drop;
-                    largest = if drop > largest { drop } else { largest };
-                }
-                let send = if total > 0.0 { amount * largest * 0.5 } else { 0.0 };
-                *flow = [send, if total > 0.0 { send / total } else { 0.0 }];
-            }
-        });
-        // Pass 2: what every cell keeps and receives: each neighbour sends its ratio times its
-        // own excess over this cell.
-        let flows = &self.flows;
-        for_each_chunk(&mut self.next[..], pw, |y, next| {
-            if y == 0 || y + 1 >= rows {
-                return;
-            }
-            let cells = windows(padded, y).zip(padded_windows(flows, pw, y));
-            for (out, (((a, h), b), ((fa, fh), fb))) in next[1..pw - 1].iter_mut().zip(cells) {
-                let here = h[1];
-                let neighbours = [a[0], a[1], a[2], h[0], h[2], b[0], b[1], b[2]];
-                let ratio = [fa[0][1], fa[1][1], fa[2][1], fh[0][1], fh[2][1], fb[0][1], fb[1][1], fb[2][1]];
-                let slope = [diagonal, talus, diagonal, talus, talus, diagonal, talus, diagonal];
-                let mut received = 0.0f32;
-                for k in 0..8 {
-                    let excess = neighbours[k] - here - slope[k];
-                    let excess = if excess > 0.0 { excess } else { 0.0 };
-                    // The wall has ratio 0: the select keeps its huge height out of the sum.
-                    received += if ratio[k] > 0.0 { ratio[k] * excess } else { 0.0 };
-                }
-                *out = here - fh[1][0] + received;
-            }
-        });
-        std::mem::swap(&mut self.padded, &mut self.next);
-    }
-
-    /// The heights without the wall.
-    fn write_to(&self, cells: &mut [f32]) {
-        let pw = self.width + 2;
-        for (y, row) in cells.chunks_mut(self.width).enumerate() {
-            row.copy_from_slice(&self.padded[(y + 1) * pw + 1..(y + 1) * pw + 1 + self.width]);
-        }
-    }
 }
 
 #[cfg(test)]
