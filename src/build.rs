@@ -219,7 +219,10 @@ pub fn build_piece(
             if params.erosion.is_active() {
                 control.progress.store(0, Ordering::Relaxed);
                 let report = |share: f32| control.progress.store((share * 1e6) as u32, Ordering::Relaxed);
-                let eroded = erode(&mut padded, &params.erosion, &report, &control.cancel);
+                // The settings describe a map 512 cells across: scaled to this resolution, a patch erodes
+                // alike at any resolution.
+                let settings = params.erosion.for_map(n);
+                let eroded = erode(&mut padded, &settings, &report, &control.cancel);
                 control.progress.store(u32::MAX, Ordering::Relaxed);
                 match eroded {
                     Ok(maps) => erosion_maps = Some(maps.crop(Frame { x: 1, y: 1, width: n, height: n })?),

@@ -316,6 +316,7 @@ fn erosion_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
         if matches!(p.layout, TerrainLayout::Endless { .. }) {
             ui.label("Erosion needs the whole map: the patch layout only.");
         }
+        ui.label("Lengths and counts for a 512-wide map; other resolutions are scaled to match.");
         let e = &mut p.erosion;
         let h = &mut e.hydraulic;
         ui.add(egui::Slider::new(&mut h.droplets, 0..=2_000_000).text("droplets").logarithmic(true));
@@ -336,7 +337,7 @@ fn erosion_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
         ui.add(egui::Slider::new(&mut t.iterations, 0..=500).text("thermal iterations"));
         ui.add(slider(&mut t.talus_angle, 1.0..=89.0, "talus angle"));
         ui.add(slider(&mut t.amount, 0.0..=1.0, "thermal amount"));
-        ui.add(slider(&mut e.scale, 0.1..=20.0, "cells per unit height").logarithmic(true));
+        ui.add(slider(&mut e.scale, 0.1..=20.0, "relief (cells per unit height)").logarithmic(true));
     });
 }
 

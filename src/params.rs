@@ -112,8 +112,10 @@ pub struct TerrainParams {
     /// Whole-map post-processing: stretch, redistribution, island, terraces.
     #[reflect(remote = PostProcessReflect)]
     pub post: PostProcess,
-    /// Hydraulic and thermal erosion after post-processing (off by default). The patch only:
-    /// erosion needs the whole map, so the endless layout ignores it.
+    /// Hydraulic and thermal erosion after post-processing (off by default), described for a
+    /// map 512 cells across and scaled to the patch's resolution ([`Erosion::for_map`]), so a
+    /// patch looks alike at any resolution. The patch only: erosion needs the whole map, so the
+    /// endless layout ignores it.
     #[reflect(remote = ErosionReflect)]
     pub erosion: Erosion,
     /// Which pieces of terrain exist: one patch (the default) or endless chunks.

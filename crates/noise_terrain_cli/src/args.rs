@@ -206,10 +206,13 @@ impl NoiseArgs {
     }
 }
 
-/// Erosion of the map after post-processing (`heightmap`, `normals`, `color`).
+/// Erosion of the map after post-processing (`heightmap`, `normals`, `color`). Lengths and
+/// counts describe a map 512 samples wide; a map of another width gets them scaled to match
+/// (at 1024: 4x the droplets, twice the radius, lifetime, relief and thermal iterations).
 #[derive(Args, Debug, Clone, Default)]
 pub struct ErosionArgs {
-    /// Droplets of hydraulic erosion, 0..=10000000; 0 is off [default: the preset's, else 0].
+    /// Droplets of hydraulic erosion for a map 512 wide (scaled by area), 0..=10000000; 0 is off
+    /// [default: the preset's, else 0].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=MAX_DROPLETS as i64), help_heading = "Erosion")]
     pub droplets: Option<u32>,
     /// Erosion brush radius in cells, [1, 8] [default: 3].
@@ -251,7 +254,7 @@ pub struct ErosionArgs {
     /// Share of the excess moved per thermal iteration, [0, 1] [default: 0.5].
     #[arg(long, value_name = "A", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
     pub thermal_amount: Option<f32>,
-    /// How many cells tall a height of 1 is for the simulation, [0.01, 1000]: the classic
+    /// Relief: how many cells of a map 512 wide a height of 1 is, [0.01, 1000]; the classic
     /// droplet parameters suit gentle slopes, 1 to 3 [default: 2].
     #[arg(long, value_name = "CELLS", value_parser = within(0.01, 1000.0), help_heading = "Erosion")]
     pub erosion_scale: Option<f32>,
@@ -273,10 +276,11 @@ impl ErosionArgs {
         Erosion { hydraulic: h, thermal: t, scale: self.erosion_scale.unwrap_or(preset.scale) }
     }
 
-    /// Erodes `map` with these settings; the flow and deposition maps, or `None` when nothing
+    /// Erodes `map` with these settings (given for a map 512 cells wide and scaled to `map`'s
+    /// width, see [`Erosion::for_map`]); the flow and deposition maps, or `None` when nothing
     /// erodes.
     pub fn apply(&self, preset: &Erosion, map: &mut Heightmap) -> Option<ErosionMaps> {
-        let settings = self.settings(preset);
+        let settings = self.settings(preset).for_map(map.width());
         let never = std::sync::atomic::AtomicBool::new(false);
         // Never cancelled, so it cannot fail.
         settings

@@ -65,8 +65,8 @@ pub use basis::{
 pub use clamp::clamp_or;
 pub use coord::COORDINATE_LIMIT;
 pub use erosion::{
-    Erosion, ErosionError, ErosionMaps, ErosionTotals, Hydraulic, MAX_DROPLETS, MAX_THERMAL_ITERATIONS,
-    Thermal, erode,
+    EROSION_REFERENCE_CELLS, Erosion, ErosionError, ErosionMaps, ErosionTotals, Hydraulic, MAX_DROPLETS,
+    MAX_THERMAL_ITERATIONS, Thermal, erode,
 };
 pub use fade::Fade;
 pub use field::{

