@@ -22,14 +22,17 @@ use bevy_noise_terrain::files::load_preset;
 use bevy_noise_terrain::inspector::TerrainInspectorPlugin;
 use bevy_noise_terrain::prelude::*;
 
-/// The terrain the demo opens with: gradient fBm, stretched, a little redistribution.
+/// The terrain the demo opens with: gradient fBm without post-processing, so the range readout
+/// shows the noise itself and chip N (normalise) off paints heights above 1 orange, as seed 000
+/// describes. Gradient fBm stays near the middle of `[0, 1]`: the height scale and the water
+/// level suit that.
 fn first_terrain() -> TerrainParams {
     TerrainParams {
         noise: NoiseSettings { octaves: 7, frequency: 2.5, persistence: 0.48, seed: 42, ..default() },
-        post: PostProcess { stretch: true, power: 1.35, ..default() },
+        post: PostProcess::default(),
         resolution: 320,
-        height_scale: 22.0,
-        water_level: 0.3,
+        height_scale: 60.0,
+        water_level: 0.47,
         ..default()
     }
 }

@@ -110,6 +110,9 @@ pub struct PieceBuild {
     pub heights: Heightmap,
     /// Their lowest, highest and mean value.
     pub stats: HeightStats,
+    /// The same of the raw noise, before post-processing and erosion (equal to `stats` when
+    /// neither changes anything).
+    pub raw_stats: HeightStats,
     /// Their share above 1.
     pub overflow_fraction: f32,
     /// The mesh, positions relative to the piece's translation.
@@ -212,9 +215,16 @@ pub fn build_piece(
     let geometry = spec.key.geometry(params);
     let n = geometry.vertices;
     let mut erosion_maps = None;
-    let (padded, border) = match spec.key {
+    let changes_heights = params.post.is_active() || params.erosion.is_active();
+    // The raw noise's figures, when post-processing or erosion will change them.
+    let raw_stats = |padded: &Heightmap, border: u32| -> Result<Option<HeightStats>, BuildError> {
+        let frame = Frame { x: border, y: border, width: n, height: n };
+        Ok(if changes_heights { Some(padded.crop(frame)?.stats()) } else { None })
+    };
+    let (padded, border, raw) = match spec.key {
         PieceKey::Patch => {
             let mut padded = Heightmap::generate_region(&params.noise, [-1, -1], n + 2, n + 2, f64::from(n))?;
+            let raw = raw_stats(&padded, 1)?;
             params.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: n, height: n });
             if params.erosion.is_active() {
                 control.progress.store(0, Ordering::Relaxed);
@@ -229,7 +239,7 @@ pub fn build_piece(
                     Err(ErosionError::Cancelled) => return Err(BuildError::Cancelled),
                 }
             }
-            (padded, 1)
+            (padded, 1, raw)
         }
         PieceKey::Chunk(key) => {
             let (chunk_size, _) = chunk_shape(&params.layout);
@@ -241,9 +251,10 @@ pub fn build_piece(
                 window.height,
                 window.pixels_per_unit,
             )?;
+            let raw = raw_stats(&padded, 2)?;
             params.post.apply_in_world(&mut padded, window, params.noise.value_bounds());
             fold_stitched_edges(&mut padded, 2, spec.stitch);
-            (padded, 2)
+            (padded, 2, raw)
         }
     };
     let layout = SurfaceLayout {
@@ -271,6 +282,7 @@ pub fn build_piece(
         geometry,
         heights,
         stats,
+        raw_stats: raw.unwrap_or(stats),
         overflow_fraction,
         mesh,
         image,

@@ -100,6 +100,8 @@ pub struct PieceHeights {
     pub height_scale: f32,
     /// Lowest, highest and mean height.
     pub stats: HeightStats,
+    /// The same of the raw noise, before post-processing and erosion.
+    pub raw_stats: HeightStats,
     /// Share of heights above 1.
     pub overflow_fraction: f32,
     /// The parameters (validated) it was built from.
@@ -111,6 +113,8 @@ pub struct PieceHeights {
 pub struct TerrainStats {
     /// Lowest, highest and mean noise height over the pieces shown.
     pub heights: HeightStats,
+    /// The same of the raw noise, before post-processing and erosion.
+    pub raw_heights: HeightStats,
     /// Share of samples above 1 (only with normalisation off).
     pub overflow_fraction: f32,
     /// Time the latest finished job took, from parameters to mesh and image.
@@ -518,6 +522,7 @@ fn apply(
         geometry: g,
         height_scale: params.height_scale,
         stats: build.stats,
+        raw_stats: build.raw_stats,
         overflow_fraction: build.overflow_fraction,
         params: params.clone(),
     });
@@ -577,8 +582,8 @@ pub(crate) fn update_stats(
     mut generated: MessageWriter<TerrainGenerated>,
 ) {
     let Some((_, generation)) = jobs.params else { return };
-    let (mut min, mut max, mut sum, mut overflow, mut samples) =
-        (f32::INFINITY, f32::NEG_INFINITY, 0.0f64, 0.0f64, 0usize);
+    let (mut shown_heights, mut raw) = (StatsSum::default(), StatsSum::default());
+    let (mut overflow, mut samples) = (0.0f64, 0usize);
     let (mut vertices, mut triangles, mut shown, mut queued) = (0, 0, 0, 0);
     let mut complete = u64::MAX;
     let mut erosion_progress: Option<f32> = None;
@@ -597,8 +602,8 @@ pub(crate) fn update_stats(
         }
         let Some(h) = heights else { continue };
         let n = h.map.samples().len();
-        (min, max) = (min.min(h.stats.min), max.max(h.stats.max));
-        sum += f64::from(h.stats.mean) * n as f64;
+        shown_heights.add(h.stats, n);
+        raw.add(h.raw_stats, n);
         overflow += f64::from(h.overflow_fraction) * n as f64;
         samples += n;
         vertices += n;
@@ -607,11 +612,8 @@ pub(crate) fn update_stats(
     }
     let complete = if complete == u64::MAX { 0 } else { complete };
     let new = TerrainStats {
-        heights: if samples > 0 {
-            HeightStats { min, max, mean: (sum / samples as f64) as f32 }
-        } else {
-            stats.heights
-        },
+        heights: shown_heights.total().unwrap_or(stats.heights),
+        raw_heights: raw.total().unwrap_or(stats.raw_heights),
         overflow_fraction: if samples > 0 { (overflow / samples as f64) as f32 } else { 0.0 },
         generation_time: stats.generation_time,
         vertex_count: vertices,
@@ -626,4 +628,35 @@ pub(crate) fn update_stats(
         generated.write(TerrainGenerated { generation: new.generation });
     }
     stats.set_if_neq(new);
+}
+
+/// Height figures of several pieces combined, weighted by their samples.
+struct StatsSum {
+    min: f32,
+    max: f32,
+    sum: f64,
+    samples: usize,
+}
+
+impl Default for StatsSum {
+    fn default() -> Self {
+        Self { min: f32::INFINITY, max: f32::NEG_INFINITY, sum: 0.0, samples: 0 }
+    }
+}
+
+impl StatsSum {
+    fn add(&mut self, stats: HeightStats, samples: usize) {
+        (self.min, self.max) = (self.min.min(stats.min), self.max.max(stats.max));
+        self.sum += f64::from(stats.mean) * samples as f64;
+        self.samples += samples;
+    }
+
+    /// The combined figures; `None` without samples.
+    fn total(&self) -> Option<HeightStats> {
+        (self.samples > 0).then(|| HeightStats {
+            min: self.min,
+            max: self.max,
+            mean: (self.sum / self.samples as f64) as f32,
+        })
+    }
 }

@@ -4,7 +4,7 @@ use bevy::prelude::*;
 use bevy::reflect::reflect_remote;
 use noise_terrain_core::clamp_or;
 use noise_terrain_core::{Clamped, ColorRamp, Erosion, NoiseSettings, PostProcess};
-use noise_terrain_core::{LodSettings, MAX_LOD_LEVELS};
+use noise_terrain_core::{LodSettings, MAX_LOD_LEVELS, MAX_OCTAVES};
 
 /// Fewest vertices per side of the terrain grid.
 pub const MIN_RESOLUTION: u32 = 2;
@@ -184,6 +184,28 @@ impl TerrainParams {
         note("water_level", self.water_level.to_string(), used.water_level.to_string());
         (used, changes)
     }
+
+    /// Mesh vertices per map unit of the finest piece: the patch's resolution, or the finest
+    /// chunks' vertex spacing in the endless layout. An octave whose lattice cells are narrower
+    /// than two vertices (a frequency above half of this) adds only flicker to the mesh.
+    pub fn vertices_per_unit(&self) -> f64 {
+        let (p, _) = self.validated();
+        match p.layout {
+            TerrainLayout::Patch => f64::from(p.resolution),
+            TerrainLayout::Endless { chunk_size, chunk_vertices, .. } => {
+                f64::from(chunk_vertices - 1) * f64::from(p.world_size) / f64::from(chunk_size)
+            }
+        }
+    }
+
+    /// How many octaves, from the first, the mesh can show, whatever the octave count: those
+    /// whose frequency is at most half of [`vertices_per_unit`](Self::vertices_per_unit) (1 to
+    /// 12).
+    pub fn octaves_the_mesh_resolves(&self) -> u32 {
+        let limit = self.vertices_per_unit() / 2.0;
+        let n = &self.noise;
+        (0..MAX_OCTAVES).take_while(|&i| n.octave_frequency(i) <= limit).count().max(1) as u32
+    }
 }
 
 /// Reflection of the core's [`NoiseSettings`] as one opaque value: the core has no Bevy
@@ -220,6 +242,19 @@ pub struct ColorRampReflect;
 mod tests {
     use super::*;
     use bevy::reflect::structs::Struct;
+
+    #[test]
+    fn the_mesh_resolves_octaves_up_to_half_its_vertex_density() {
+        // Frequency 3, lacunarity 2: octaves at 3, 6, 12, 24, 48, 96, ...
+        let patch = |resolution| TerrainParams { resolution, ..default() };
+        assert_eq!(patch(256).vertices_per_unit(), 256.0);
+        assert_eq!(patch(256).octaves_the_mesh_resolves(), 6, "96 <= 128 < 192");
+        assert_eq!(patch(2).octaves_the_mesh_resolves(), 1, "always at least the first");
+        // Endless: 64 vertex spacings per 64-unit chunk, 100 units per map unit: 100 per unit.
+        let endless = TerrainParams { layout: TerrainLayout::ENDLESS, ..default() };
+        assert_eq!(endless.vertices_per_unit(), 100.0);
+        assert_eq!(endless.octaves_the_mesh_resolves(), 5, "48 <= 50 < 96");
+    }
 
     #[test]
     fn params_reflect_field_by_field_and_clone_through_reflection() {

@@ -486,6 +486,35 @@ mod tests {
     }
 
     #[test]
+    fn periodic_1d_noise_repeats_exactly() {
+        // Seed 001: noise(t) = f(t mod n), with linear and cosine interpolation, over octaves.
+        for basis in [Basis::Value, Basis::Gradient] {
+            for fade in [Fade::Linear, Fade::Cosine, Fade::Quintic] {
+                for period in [1, 4, 7] {
+                    let s = with(|s| {
+                        (s.basis, s.fade, s.frequency, s.octaves) = (basis, fade, 1.0, 5);
+                        s.period = Some(period);
+                    });
+                    let n = f64::from(period);
+                    for k in 0..3000 {
+                        let t = k as f64 / 64.0 - 20.0;
+                        let h = s.sample_1d(t);
+                        assert_eq!(
+                            h.to_bits(),
+                            s.sample_1d(t + n).to_bits(),
+                            "{basis:?} {fade:?} n {n} t {t}"
+                        );
+                        assert_eq!(h.to_bits(), s.sample_1d(t - 3.0 * n).to_bits());
+                    }
+                }
+            }
+        }
+        // Without a period the profile does not repeat at those shifts.
+        let s = with(|s| (s.basis, s.frequency) = (Basis::Value, 1.0));
+        assert!((0..100).any(|k| s.sample_1d(k as f64 / 8.0) != s.sample_1d(k as f64 / 8.0 + 4.0)));
+    }
+
+    #[test]
     fn octave_two_is_not_a_compressed_copy_of_octave_one() {
         let s = NoiseSettings::default();
         let (mut one, mut two) = (Vec::new(), Vec::new());

@@ -1,116 +1,68 @@
-//! The egui side panel that edits every [`TerrainParams`] field live (cargo feature `inspector`).
-//!
-//! Edits go to a copy that is written back with `set_if_neq`, so the resource is only marked
-//! changed (and the terrain only regenerated) when a value really changed.
+//! The panel's contents: readouts, every parameter, octave tiles, presets and export. Drawn into
+//! any `egui::Ui`, so the UI tests drive the same code the plugin shows.
 
-use std::path::PathBuf;
+use bevy_egui::egui;
+use noise_terrain_core::{Basis, DistanceMetric, Fade, Fractal, IslandShape, NoiseSettings, WorleyReturn};
 
-use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass, egui};
-use noise_terrain_core::{
-    Basis, DistanceMetric, Fade, Fractal, Heightmap, IslandShape, NoiseSettings, WorleyReturn,
-};
-
-use crate::build::PieceKey;
+use super::tiles::{TILE_SIZE, octave_tile};
+use super::{InspectorState, OctaveTiles, StatusLine};
 use crate::files::{export_heightmap, list_presets, load_preset, save_preset};
-use crate::jobs::{PieceHeights, TerrainJobs, TerrainPiece, TerrainStats, TerrainValidation};
+use crate::jobs::{PieceHeights, TerrainStats, TerrainValidation};
 use crate::params::{MAX_RESOLUTION, MIN_RESOLUTION, TerrainLayout, TerrainParams};
-use crate::pointer::PointerBlockers;
 
-/// Side length in pixels of the grey octave tiles.
-pub const TILE_SIZE: u32 = 44;
+/// Octaves fewer for Worley noise than for the lattice bases (seed 002: its cells already carry
+/// fine detail, and its octaves cost more).
+pub const WORLEY_OCTAVES_FEWER: u32 = 2;
 
-/// Adds the inspector panel (and `EguiPlugin` if the app has none).
-#[derive(Debug, Clone)]
-pub struct TerrainInspectorPlugin {
-    /// Key that hides and shows the panel.
-    pub toggle_key: KeyCode,
-    /// Folder of `.ron` presets to list, load and save.
-    pub preset_folder: PathBuf,
-    /// Folder that exports are written to.
-    pub export_folder: PathBuf,
+/// The colour that marks octaves finer than the mesh.
+const FINER_THAN_MESH: egui::Color32 = egui::Color32::from_rgb(255, 140, 40);
+
+/// What the panel shows besides the parameters.
+#[derive(Clone, Copy)]
+pub struct PanelInputs<'a> {
+    /// Figures of the terrain on screen.
+    pub stats: &'a TerrainStats,
+    /// Whether a job is running.
+    pub busy: bool,
+    /// What validation clamped.
+    pub validation: &'a TerrainValidation,
+    /// The patch's heights, for export (`None` in the endless layout or before the first build).
+    pub patch: Option<&'a PieceHeights>,
 }
 
-impl Default for TerrainInspectorPlugin {
-    fn default() -> Self {
-        Self {
-            toggle_key: KeyCode::Tab,
-            preset_folder: PathBuf::from("assets/presets"),
-            export_folder: PathBuf::from("."),
-        }
-    }
-}
-
-impl Plugin for TerrainInspectorPlugin {
-    fn build(&self, app: &mut App) {
-        if !app.is_plugin_added::<EguiPlugin>() {
-            app.add_plugins(EguiPlugin::default());
-        }
-        app.init_resource::<PointerBlockers>()
-            .insert_resource(InspectorState {
-                visible: true,
-                toggle_key: self.toggle_key,
-                preset_folder: self.preset_folder.clone(),
-                export_folder: self.export_folder.clone(),
-                presets: list_presets(&self.preset_folder),
-                preset_name: "my_terrain".into(),
-                export_name: "terrain_heightmap".into(),
-                message: None,
-                tiles: None,
-            })
-            .add_systems(Update, toggle_panel)
-            .add_systems(EguiPrimaryContextPass, inspector_panel);
-    }
-}
-
-/// A line for the person at the panel: what happened, or what went wrong.
-#[derive(Debug, Clone)]
-pub struct StatusLine {
-    /// Whether it reports an error.
-    pub error: bool,
-    /// The text.
-    pub text: String,
-}
-
-/// The panel's own state.
-#[derive(Resource)]
-pub struct InspectorState {
-    /// Whether the panel is shown.
-    pub visible: bool,
-    toggle_key: KeyCode,
-    preset_folder: PathBuf,
-    export_folder: PathBuf,
-    presets: Vec<PathBuf>,
-    preset_name: String,
-    export_name: String,
-    /// The result of the last load, save or export.
-    pub message: Option<StatusLine>,
-    tiles: Option<OctaveTiles>,
-}
-
-/// Grey octave tiles and the settings they show.
-struct OctaveTiles {
-    noise: NoiseSettings,
-    textures: Vec<egui::TextureHandle>,
-}
-
-/// The grey image of octave `i`'s raw layer over the map (a tile under the panel).
-pub fn octave_tile(settings: &NoiseSettings, i: u32, size: u32) -> egui::ColorImage {
-    let grey: Vec<u8> = Heightmap::generate_octave(settings, i, size, size)
-        .map(|m| m.samples().iter().map(|h| (h.clamp(0.0, 1.0) * 255.0).round() as u8).collect())
-        .unwrap_or_default();
-    egui::ColorImage::from_gray([size as usize, size as usize], &grey)
-}
-
-fn toggle_panel(
-    keys: Res<ButtonInput<KeyCode>>,
-    mut state: ResMut<InspectorState>,
-    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+/// Draws the panel's contents into `ui`, editing `params` and `state`. The plugin calls it on a
+/// copy of [`TerrainParams`] and writes the copy back only when it differs, so an interaction
+/// that changes nothing starts no regeneration.
+pub fn panel_contents(
+    ui: &mut egui::Ui,
+    params: &mut TerrainParams,
+    state: &mut InspectorState,
+    inputs: PanelInputs<'_>,
 ) {
-    let typing = egui_input.is_some_and(|input| input.wants_keyboard_input());
-    if keys.just_pressed(state.toggle_key) && !typing {
-        state.visible = !state.visible;
+    readouts(ui, params, inputs);
+    noise_section(ui, params, state);
+    terrain_section(ui, params);
+    refresh_tiles(ui.ctx(), state, &params.noise);
+    octave_tiles(ui, params, state.tiles.as_ref());
+    files_section(ui, state, params, inputs.patch);
+    ui.label(format!("{:?} hides this panel.", state.toggle_key));
+}
+
+/// Makes the octave tiles again when the noise changed.
+fn refresh_tiles(ctx: &egui::Context, state: &mut InspectorState, noise: &NoiseSettings) {
+    if state.tiles.as_ref().is_some_and(|t| t.noise == *noise) {
+        return;
     }
+    let textures = (0..noise.octave_count())
+        .map(|i| {
+            ctx.load_texture(
+                format!("octave_{i}"),
+                octave_tile(noise, i, TILE_SIZE),
+                egui::TextureOptions::NEAREST,
+            )
+        })
+        .collect();
+    state.tiles = Some(OctaveTiles { noise: *noise, textures });
 }
 
 /// A row of chips, one per option, that selects `value`.
@@ -133,65 +85,16 @@ fn slider<'a>(value: &'a mut f32, range: std::ops::RangeInclusive<f32>, text: &s
     egui::Slider::new(value, range).text(text).clamping(egui::SliderClamping::Never)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn inspector_panel(
-    mut contexts: EguiContexts,
-    mut params: ResMut<TerrainParams>,
-    mut state: ResMut<InspectorState>,
-    stats: Res<TerrainStats>,
-    jobs: Res<TerrainJobs>,
-    validation: Res<TerrainValidation>,
-    pieces: Query<(&TerrainPiece, &PieceHeights)>,
-    mut blockers: ResMut<PointerBlockers>,
-) -> Result {
-    blockers.rects.clear();
-    if !state.visible {
-        return Ok(());
-    }
-    let ctx = contexts.ctx_mut()?.clone();
-    let state = &mut *state;
-    if state.tiles.as_ref().is_none_or(|t| t.noise != params.noise) {
-        let textures = (0..params.noise.octave_count())
-            .map(|i| {
-                let image = octave_tile(&params.noise, i, TILE_SIZE);
-                ctx.load_texture(format!("octave_{i}"), image, egui::TextureOptions::NEAREST)
-            })
-            .collect();
-        state.tiles = Some(OctaveTiles { noise: params.noise, textures });
-    }
-
-    let mut edited = params.clone();
-    let mut root = egui::Ui::new(
-        ctx.clone(),
-        "terrain_inspector_root".into(),
-        egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()),
-    );
-    let panel = egui::Panel::left("terrain_inspector")
-        .resizable(true)
-        .default_size(330.0)
-        .size_range(240.0..=520.0)
-        .show(&mut root, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| {
-                readouts(ui, &stats, &jobs, &validation);
-                noise_section(ui, &mut edited);
-                terrain_section(ui, &mut edited);
-                octave_tiles(ui, &edited.noise, state.tiles.as_ref());
-                let patch = pieces.iter().find(|(p, _)| p.spec.key == PieceKey::Patch).map(|(_, h)| h);
-                files_section(ui, state, &mut edited, patch);
-                ui.label(format!("{:?} hides this panel.", state.toggle_key));
-            });
-        });
-    // egui points are logical pixels, as the camera's cursor position is.
-    let r = panel.response.rect;
-    blockers.rects.push(Rect::new(r.min.x, r.min.y, r.max.x, r.max.y));
-    params.set_if_neq(edited);
-    Ok(())
-}
-
-fn readouts(ui: &mut egui::Ui, stats: &TerrainStats, jobs: &TerrainJobs, validation: &TerrainValidation) {
+fn readouts(ui: &mut egui::Ui, p: &TerrainParams, inputs: PanelInputs<'_>) {
+    let PanelInputs { stats, busy, validation, .. } = inputs;
     ui.heading("Terrain");
-    let h = stats.heights;
-    ui.label(format!("value range {:.2} to {:.2} (mean {:.2})", h.min, h.max, h.mean));
+    // The raw noise's range shows what normalising (chip N) does; post-processing and erosion
+    // change it, so their range is shown beside it.
+    let (raw, h) = (stats.raw_heights, stats.heights);
+    ui.label(format!("noise range {:.2} to {:.2} (mean {:.2})", raw.min, raw.max, raw.mean));
+    if p.post.is_active() || p.erosion.is_active() {
+        ui.label(format!("after post-processing {:.2} to {:.2} (mean {:.2})", h.min, h.max, h.mean));
+    }
     ui.label(format!(
         "overflow {:.1}%   {} vertices   {:.1} ms",
         stats.overflow_fraction * 100.0,
@@ -204,7 +107,7 @@ fn readouts(ui: &mut egui::Ui, stats: &TerrainStats, jobs: &TerrainJobs, validat
     ));
     if let Some(done) = stats.erosion_progress {
         ui.add(egui::ProgressBar::new(done).text(format!("eroding {:.0}%", done * 100.0)));
-    } else if jobs.is_busy() {
+    } else if busy {
         ui.horizontal(|ui| {
             ui.spinner();
             ui.label("generating...");
@@ -216,10 +119,13 @@ fn readouts(ui: &mut egui::Ui, stats: &TerrainStats, jobs: &TerrainJobs, validat
     ui.separator();
 }
 
-fn noise_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
+fn noise_section(ui: &mut egui::Ui, p: &mut TerrainParams, state: &mut InspectorState) {
+    let resolved = p.octaves_the_mesh_resolves();
     let n = &mut p.noise;
     egui::CollapsingHeader::new("Noise").default_open(true).show(ui, |ui| {
+        let basis = n.basis;
         chips(ui, "basis", &mut n.basis, &Basis::ALL, Basis::name);
+        switch_worley_octaves(basis, n, state);
         if matches!(n.basis, Basis::Value | Basis::Gradient) {
             chips(ui, "fade", &mut n.fade, &Fade::ALL, Fade::name);
         }
@@ -229,7 +135,18 @@ fn noise_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
             ui.add(egui::Slider::new(&mut n.worley.jitter, 0.0..=1.0).text("jitter"));
         }
         chips(ui, "fractal", &mut n.fractal, &Fractal::ALL, Fractal::name);
-        ui.add(egui::Slider::new(&mut n.octaves, 1..=12).text("octaves"));
+        // The slider reaches as far as the mesh can show (or the current count, if more).
+        let ceiling = resolved.max(n.octaves).clamp(1, noise_terrain_core::MAX_OCTAVES);
+        let finer = n.octave_count().saturating_sub(resolved);
+        let text = match finer {
+            0 => "octaves".to_string(),
+            k => format!("octaves ({k} finer than the mesh)"),
+        };
+        ui.add(egui::Slider::new(&mut n.octaves, 1..=ceiling).text(text))
+            .on_hover_text(format!("the mesh shows {resolved} octaves; finer ones add only flicker"));
+        if state.octaves_before_worley.is_some() {
+            ui.small(format!("Worley: {WORLEY_OCTAVES_FEWER} octaves fewer; switching back restores them"));
+        }
         ui.add(slider(&mut n.lacunarity, 1.0..=4.0, "lacunarity"));
         ui.add(slider(&mut n.persistence, 0.0..=1.0, "persistence"));
         ui.add(slider(&mut n.frequency, 0.25..=32.0, "base frequency").logarithmic(true));
@@ -351,22 +268,58 @@ fn terrain_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     });
 }
 
-fn octave_tiles(ui: &mut egui::Ui, noise: &NoiseSettings, tiles: Option<&OctaveTiles>) {
+/// Lowers the octave count by [`WORLEY_OCTAVES_FEWER`] when the basis becomes Worley, and
+/// restores it (with any change made meanwhile) when it changes back.
+fn switch_worley_octaves(before: Basis, n: &mut NoiseSettings, state: &mut InspectorState) {
+    let worley = |b: Basis| b == Basis::Worley;
+    if !worley(before) && worley(n.basis) {
+        state.octaves_before_worley = Some(n.octaves);
+        n.octaves = n.octaves.saturating_sub(WORLEY_OCTAVES_FEWER).max(1);
+    } else if worley(before) && !worley(n.basis) {
+        if let Some(octaves) = state.octaves_before_worley.take() {
+            let lowered = octaves.saturating_sub(WORLEY_OCTAVES_FEWER).max(1);
+            // A change made while on Worley carries over.
+            n.octaves = (i64::from(octaves) + i64::from(n.octaves) - i64::from(lowered))
+                .clamp(1, i64::from(noise_terrain_core::MAX_OCTAVES)) as u32;
+        }
+    } else if !worley(n.basis) {
+        // A preset or code switched the basis: nothing to restore.
+        state.octaves_before_worley = None;
+    }
+}
+
+fn octave_tiles(ui: &mut egui::Ui, p: &TerrainParams, tiles: Option<&OctaveTiles>) {
     let Some(tiles) = tiles else { return };
+    let (noise, resolved) = (&p.noise, p.octaves_the_mesh_resolves());
     egui::CollapsingHeader::new("Octaves").default_open(true).show(ui, |ui| {
         ui.horizontal_wrapped(|ui| {
             for (i, texture) in tiles.textures.iter().enumerate() {
+                let i = i as u32;
+                let finer = i >= resolved;
                 ui.vertical(|ui| {
-                    ui.image((texture.id(), egui::vec2(TILE_SIZE as f32, TILE_SIZE as f32)));
-                    let i = i as u32;
+                    let image =
+                        egui::Image::new((texture.id(), egui::vec2(TILE_SIZE as f32, TILE_SIZE as f32)));
+                    let response = ui.add(image);
+                    if finer {
+                        // Finer than the mesh: framed in the overflow orange, and said so.
+                        ui.painter().rect_stroke(
+                            response.rect,
+                            0.0,
+                            (2.0, FINER_THAN_MESH),
+                            egui::StrokeKind::Inside,
+                        );
+                        response.on_hover_text("finer than the mesh's vertex spacing: adds only flicker");
+                    }
                     ui.small(format!("f {:.1}", noise.octave_frequency(i)));
                     ui.small(format!("a {:.3}", noise.octave_amplitude(i)));
+                    if finer {
+                        ui.small(egui::RichText::new("finer than mesh").color(FINER_THAN_MESH));
+                    }
                 });
             }
         });
     });
 }
-
 fn files_section(
     ui: &mut egui::Ui,
     state: &mut InspectorState,

@@ -1,0 +1,176 @@
+//! The egui side panel that edits every [`TerrainParams`] field live (cargo feature `inspector`).
+//!
+//! Edits go to a copy that is written back with `set_if_neq`, so the resource is only marked
+//! changed (and the terrain only regenerated) when a value really changed. When the plugin adds
+//! `EguiPlugin` itself, the panel gets a camera of its own and the 3-D cameras draw beside the
+//! panel instead of under it (see [`viewport`]).
+
+mod panel;
+mod tiles;
+pub mod viewport;
+
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use bevy_egui::{EguiContexts, EguiGlobalSettings, EguiPlugin, EguiPrimaryContextPass, egui};
+use noise_terrain_core::NoiseSettings;
+
+pub use panel::{PanelInputs, WORLEY_OCTAVES_FEWER, panel_contents};
+pub use tiles::{TILE_SIZE, octave_tile, samples_per_axis};
+
+use crate::build::PieceKey;
+use crate::files::list_presets;
+use crate::jobs::{PieceHeights, TerrainJobs, TerrainPiece, TerrainStats, TerrainValidation};
+use crate::params::TerrainParams;
+use crate::pointer::PointerBlockers;
+
+/// Adds the inspector panel (and `EguiPlugin` if the app has none).
+#[derive(Debug, Clone)]
+pub struct TerrainInspectorPlugin {
+    /// Key that hides and shows the panel.
+    pub toggle_key: KeyCode,
+    /// Folder of `.ron` presets to list, load and save.
+    pub preset_folder: PathBuf,
+    /// Folder that exports are written to.
+    pub export_folder: PathBuf,
+}
+
+impl Default for TerrainInspectorPlugin {
+    fn default() -> Self {
+        Self {
+            toggle_key: KeyCode::Tab,
+            preset_folder: PathBuf::from("assets/presets"),
+            export_folder: PathBuf::from("."),
+        }
+    }
+}
+
+impl Plugin for TerrainInspectorPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<EguiPlugin>() {
+            // Ours to set up: the panel on a camera of its own, the 3-D view beside it.
+            app.add_plugins(EguiPlugin::default());
+            app.world_mut().resource_mut::<EguiGlobalSettings>().auto_create_primary_context = false;
+            app.add_systems(Startup, viewport::spawn_ui_camera);
+        }
+        let mut state = InspectorState::new(self.preset_folder.clone(), self.export_folder.clone());
+        state.toggle_key = self.toggle_key;
+        app.init_resource::<PointerBlockers>()
+            .insert_resource(state)
+            .add_systems(Update, toggle_panel)
+            .add_systems(EguiPrimaryContextPass, inspector_panel);
+    }
+}
+
+/// A line for the person at the panel: what happened, or what went wrong.
+#[derive(Debug, Clone)]
+pub struct StatusLine {
+    /// Whether it reports an error.
+    pub error: bool,
+    /// The text.
+    pub text: String,
+}
+
+/// The panel's own state.
+#[derive(Resource)]
+pub struct InspectorState {
+    /// Whether the panel is shown.
+    pub visible: bool,
+    /// The panel's width in logical pixels as last drawn (0 while hidden).
+    pub panel_width: f32,
+    toggle_key: KeyCode,
+    preset_folder: PathBuf,
+    export_folder: PathBuf,
+    presets: Vec<PathBuf>,
+    preset_name: String,
+    export_name: String,
+    /// The result of the last load, save or export.
+    pub message: Option<StatusLine>,
+    tiles: Option<OctaveTiles>,
+    /// The octave count before the basis became Worley, restored when it changes back.
+    octaves_before_worley: Option<u32>,
+}
+
+impl InspectorState {
+    /// A shown panel that lists, loads and saves presets in `preset_folder` and exports to
+    /// `export_folder`, toggled with Tab.
+    pub fn new(preset_folder: PathBuf, export_folder: PathBuf) -> Self {
+        Self {
+            visible: true,
+            panel_width: 0.0,
+            toggle_key: KeyCode::Tab,
+            presets: list_presets(&preset_folder),
+            preset_folder,
+            export_folder,
+            preset_name: "my_terrain".into(),
+            export_name: "terrain_heightmap".into(),
+            message: None,
+            tiles: None,
+            octaves_before_worley: None,
+        }
+    }
+}
+
+/// Grey octave tiles and the settings they show.
+struct OctaveTiles {
+    noise: NoiseSettings,
+    textures: Vec<egui::TextureHandle>,
+}
+
+fn toggle_panel(
+    keys: Res<ButtonInput<KeyCode>>,
+    mut state: ResMut<InspectorState>,
+    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+) {
+    let typing = egui_input.is_some_and(|input| input.wants_keyboard_input());
+    if keys.just_pressed(state.toggle_key) && !typing {
+        state.visible = !state.visible;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn inspector_panel(
+    mut commands: Commands,
+    mut contexts: EguiContexts,
+    mut params: ResMut<TerrainParams>,
+    mut state: ResMut<InspectorState>,
+    stats: Res<TerrainStats>,
+    jobs: Res<TerrainJobs>,
+    validation: Res<TerrainValidation>,
+    pieces: Query<(&TerrainPiece, &PieceHeights)>,
+    mut blockers: ResMut<PointerBlockers>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    mut cameras: viewport::SceneCameras,
+) -> Result {
+    blockers.rects.clear();
+    let state = &mut *state;
+    if !state.visible {
+        state.panel_width = 0.0;
+        viewport::fit_cameras_beside_panel(&mut commands, 0.0, window.single().ok(), &mut cameras);
+        return Ok(());
+    }
+    let ctx = contexts.ctx_mut()?.clone();
+    let mut edited = params.clone();
+    let mut root = egui::Ui::new(
+        ctx.clone(),
+        "terrain_inspector_root".into(),
+        egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()),
+    );
+    let patch = pieces.iter().find(|(p, _)| p.spec.key == PieceKey::Patch).map(|(_, h)| h);
+    let inputs = PanelInputs { stats: &stats, busy: jobs.is_busy(), validation: &validation, patch };
+    let panel = egui::Panel::left("terrain_inspector")
+        .resizable(true)
+        .default_size(330.0)
+        .size_range(240.0..=520.0)
+        .show(&mut root, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| panel_contents(ui, &mut edited, state, inputs));
+        });
+    // egui points are logical pixels, as the camera's cursor position is.
+    let r = panel.response.rect;
+    blockers.rects.push(Rect::new(r.min.x, r.min.y, r.max.x, r.max.y));
+    state.panel_width = r.max.x;
+    viewport::fit_cameras_beside_panel(&mut commands, r.max.x, window.single().ok(), &mut cameras);
+    params.set_if_neq(edited);
+    Ok(())
+}

@@ -1,0 +1,188 @@
+//! UI tests of the inspector panel with `egui_kittest`: the real panel contents, driven by
+//! clicks and drags on widgets found by their labels, as a person would.
+
+#![cfg(feature = "inspector")]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use bevy::prelude::default;
+use bevy_egui::egui;
+use bevy_noise_terrain::core::{Basis, Fade};
+use bevy_noise_terrain::inspector::{InspectorState, PanelInputs, WORLEY_OCTAVES_FEWER, panel_contents};
+use bevy_noise_terrain::jobs::{PieceHeights, TerrainStats, TerrainValidation};
+use bevy_noise_terrain::{TerrainParams, build_terrain};
+use egui_kittest::Harness;
+use egui_kittest::kittest::{By, Queryable};
+
+/// The octave slider's rail.
+fn octave_slider(h: &Harness<'static, Panel>) -> egui::Rect {
+    h.get(By::new().role(egui::accesskit::Role::Slider).label_contains("octaves")).rect()
+}
+
+/// Everything the panel reads and edits.
+struct Panel {
+    params: TerrainParams,
+    state: InspectorState,
+    stats: TerrainStats,
+    validation: TerrainValidation,
+    patch: Option<PieceHeights>,
+}
+
+/// A folder of its own under the target's temporary directory.
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("noise_terrain_ui_{name}_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn panel(params: TerrainParams, folder: PathBuf) -> Panel {
+    Panel {
+        params,
+        state: InspectorState::new(folder.clone(), folder),
+        stats: TerrainStats::default(),
+        validation: TerrainValidation::default(),
+        patch: None,
+    }
+}
+
+/// The panel in a window tall enough to show every section without scrolling.
+fn harness(panel: Panel) -> Harness<'static, Panel> {
+    let mut harness = Harness::builder().with_size(egui::vec2(420.0, 2600.0)).build_ui_state(
+        |ui, p: &mut Panel| {
+            let inputs = PanelInputs {
+                stats: &p.stats,
+                busy: false,
+                validation: &p.validation,
+                patch: p.patch.as_ref(),
+            };
+            panel_contents(ui, &mut p.params, &mut p.state, inputs);
+        },
+        panel,
+    );
+    harness.run();
+    harness
+}
+
+#[test]
+fn dragging_the_octave_slider_changes_the_octaves() {
+    let params = TerrainParams { resolution: 1024, ..default() };
+    let mut h = harness(panel(params, folder("octaves")));
+    assert_eq!(h.state().params.noise.octaves, 6);
+    let rail = octave_slider(&h);
+    h.drag_at(rail.left_center() + egui::vec2(2.0, 0.0));
+    h.run();
+    h.drop_at(rail.left_center() + egui::vec2(2.0, 0.0));
+    h.run();
+    assert_eq!(h.state().params.noise.octaves, 1, "dragged to the left end");
+}
+
+#[test]
+fn the_octave_slider_ends_where_the_mesh_stops_showing_detail() {
+    // 64 vertices across: octaves of frequency 3, 6, 12, 24 fit (at most 32); 48 does not.
+    let params = TerrainParams { resolution: 64, ..default() };
+    assert_eq!(params.octaves_the_mesh_resolves(), 4);
+    let mut h = harness(panel(params, folder("ceiling")));
+    // The slider's right end is the mesh's limit... unless the count is already above it, as
+    // here (6): then two octaves are flagged as finer than the mesh.
+    h.get(By::new().role(egui::accesskit::Role::Slider).label_contains("2 finer than the mesh"));
+    assert_eq!(h.get_all_by_label("finer than mesh").count(), 2, "the last two tiles are flagged");
+    h.state_mut().params.noise.octaves = 3;
+    h.run();
+    let rail = octave_slider(&h);
+    h.drag_at(rail.right_center() - egui::vec2(2.0, 0.0));
+    h.run();
+    h.drop_at(rail.right_center() - egui::vec2(2.0, 0.0));
+    h.run();
+    assert_eq!(h.state().params.noise.octaves, 4, "the right end is the mesh's limit");
+    assert!(h.query_by_label("finer than mesh").is_none());
+}
+
+#[test]
+fn a_fade_chip_and_chip_n_change_the_noise() {
+    let mut h = harness(panel(TerrainParams::default(), folder("chips")));
+    h.get_by_label("linear").click();
+    h.run();
+    assert_eq!(h.state().params.noise.fade, Fade::Linear);
+    let normalized = h.state().params.noise.normalize;
+    h.get_by_label("N").click();
+    h.run();
+    assert_eq!(h.state().params.noise.normalize, !normalized);
+}
+
+#[test]
+fn an_interaction_that_changes_nothing_leaves_the_parameters_equal() {
+    // The plugin writes the edited copy back with `set_if_neq`: equal means no regeneration.
+    let before = TerrainParams::default();
+    let mut h = harness(panel(before.clone(), folder("nothing")));
+    assert_eq!(before.noise.fade, Fade::Quintic);
+    h.get_by_label("quintic").click();
+    h.run();
+    h.get_by_label("gradient").click();
+    h.run();
+    assert_eq!(h.state().params, before, "clicking the chips already selected changed the parameters");
+}
+
+#[test]
+fn worley_takes_two_octaves_fewer_and_switching_back_restores_them() {
+    let mut h = harness(panel(TerrainParams::default(), folder("worley")));
+    h.get_by_label("worley").click();
+    h.run();
+    let p = &h.state().params.noise;
+    assert_eq!((p.basis, p.octaves), (Basis::Worley, 6 - WORLEY_OCTAVES_FEWER));
+    h.get_by_label_contains("octaves fewer");
+    h.get_by_label("gradient").click();
+    h.run();
+    let p = &h.state().params.noise;
+    assert_eq!((p.basis, p.octaves), (Basis::Gradient, 6));
+}
+
+#[test]
+fn loading_a_preset_replaces_the_parameters() {
+    let dir = folder("presets");
+    let saved = TerrainParams { resolution: 77, water_level: 0.31, ..default() };
+    bevy_noise_terrain::files::save_preset(&dir.join("lowlands.ron"), &saved).unwrap();
+    let mut h = harness(panel(TerrainParams::default(), dir));
+    h.get_by_label("lowlands").click();
+    h.run();
+    assert_eq!(h.state().params.resolution, 77);
+    assert_eq!(h.state().params.water_level, 0.31);
+    assert!(h.state().state.message.as_ref().is_some_and(|m| !m.error));
+}
+
+#[test]
+fn pressing_export_writes_the_heightmap_files() {
+    let dir = folder("export");
+    let params = TerrainParams { resolution: 33, ..default() };
+    let build = build_terrain(params.clone()).unwrap();
+    let mut p = panel(params.clone(), dir.clone());
+    p.patch = Some(PieceHeights {
+        map: Arc::new(build.heights),
+        geometry: build.geometry,
+        height_scale: params.height_scale,
+        stats: build.stats,
+        raw_stats: build.raw_stats,
+        overflow_fraction: build.overflow_fraction,
+        params: Arc::new(params),
+    });
+    let mut h = harness(p);
+    h.get_by_label("export .png + .r32").click();
+    h.run();
+    let r32 = std::fs::read(dir.join("terrain_heightmap.r32")).unwrap();
+    assert_eq!(r32.len(), 33 * 33 * 4);
+    assert!(dir.join("terrain_heightmap.png").exists());
+    assert!(h.state().state.message.as_ref().is_some_and(|m| !m.error));
+}
+
+#[test]
+fn the_readout_shows_the_raw_range_and_the_processed_one_beside_it() {
+    let mut p = panel(TerrainParams::default(), folder("readout"));
+    p.stats.raw_heights.max = 1.37;
+    let mut h = harness(p);
+    h.get_by_label_contains("noise range 0.00 to 1.37");
+    assert!(h.query_by_label_contains("after post-processing").is_none(), "nothing post-processes");
+    h.state_mut().params.post.stretch = true;
+    h.run();
+    h.get_by_label_contains("after post-processing");
+}
