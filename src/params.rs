@@ -243,6 +243,36 @@ mod tests {
     use super::*;
     use bevy::reflect::structs::Struct;
 
+    proptest::proptest! {
+        /// Whatever the fields hold (NaN, infinities, zero, huge), validation gives parameters
+        /// that validate to themselves with nothing to report, and a finite vertex density.
+        #[test]
+        fn validation_is_a_fixed_point(
+            resolution in proptest::num::u32::ANY,
+            world_size in proptest::num::f32::ANY,
+            height_scale in proptest::num::f32::ANY,
+            water_level in proptest::num::f32::ANY,
+            chunk_size in proptest::num::f32::ANY,
+            chunk_vertices in proptest::num::u32::ANY,
+            view_distance in proptest::num::f32::ANY,
+            lod_levels in proptest::num::u32::ANY,
+            endless in proptest::bool::ANY,
+        ) {
+            let layout = match endless {
+                true => TerrainLayout::Endless { chunk_size, chunk_vertices, view_distance, lod_levels },
+                false => TerrainLayout::Patch,
+            };
+            let given = TerrainParams { resolution, world_size, height_scale, water_level, layout, ..default() };
+            let (used, _) = given.validated();
+            let (again, changes) = used.validated();
+            proptest::prop_assert_eq!(&again, &used);
+            proptest::prop_assert!(changes.is_empty(), "{:?}", changes);
+            let density = used.vertices_per_unit();
+            proptest::prop_assert!(density.is_finite() && density > 0.0, "{}", density);
+            proptest::prop_assert!((1..=12).contains(&used.octaves_the_mesh_resolves()));
+        }
+    }
+
     #[test]
     fn the_mesh_resolves_octaves_up_to_half_its_vertex_density() {
         // Frequency 3, lacunarity 2: octaves at 3, 6, 12, 24, 48, 96, ...
