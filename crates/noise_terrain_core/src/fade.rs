@@ -36,6 +36,19 @@ impl Fade {
         }
     }
 
+    /// The curve's slope at `t` in `[0, 1]`: what a point's movement inside a cell is multiplied
+    /// by. `Step` is flat between its jumps.
+    #[inline(always)]
+    pub fn derivative(self, t: f32) -> f32 {
+        match self {
+            Fade::Step => 0.0,
+            Fade::Linear => 1.0,
+            Fade::Cubic => 6.0 * t * (1.0 - t),
+            Fade::Quintic => 30.0 * t * t * (t * (t - 2.0) + 1.0),
+            Fade::Cosine => std::f32::consts::FRAC_PI_2 * (std::f32::consts::PI * t).sin(),
+        }
+    }
+
     /// Applies the curve to every element of `t` (written so that each curve's loop vectorises).
     #[inline(always)]
     pub fn apply_slice(self, t: &[f32], out: &mut [f32]) {
@@ -79,6 +92,19 @@ crate::names::parse_by_name!(Fade);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn derivatives_match_central_differences() {
+        for fade in Fade::ALL.into_iter().filter(|&f| f != Fade::Step) {
+            for k in 1..100 {
+                let t = k as f32 / 100.0;
+                let h = 1e-3;
+                let numeric = (fade.apply(t + h) - fade.apply(t - h)) / (2.0 * h);
+                assert!((fade.derivative(t) - numeric).abs() < 2e-3, "{fade:?} at {t}");
+            }
+        }
+        assert_eq!(Fade::Step.derivative(0.3), 0.0);
+    }
 
     const SMOOTH: [Fade; 3] = [Fade::Cubic, Fade::Quintic, Fade::Cosine];
 

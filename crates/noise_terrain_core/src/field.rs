@@ -5,6 +5,7 @@ use glam::DVec2;
 use crate::basis::{Basis, Lattice, Worley};
 use crate::clamp::clamp_or;
 use crate::coord::sanitize;
+use crate::dual::Dual;
 use crate::fade::Fade;
 use crate::fractal::{self, Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, RawToUnit};
 use crate::warp::Warp;
@@ -227,6 +228,15 @@ impl NoiseSettings {
         self.sampler().sample(x, y)
     }
 
+    /// [`sample`](Self::sample) and its exact gradient per map unit, `[∂h/∂x, ∂h/∂y]`: through
+    /// every basis and fade, every fractal and the domain warp (by the chain rule). The value is
+    /// [`sample`](Self::sample)'s, bit for bit. Where the field has a crease (billow and ridged
+    /// at a zero crossing, Worley's cell borders, clamped values) the gradient is one side's; the
+    /// step fade's blocks are flat.
+    pub fn sample_with_gradient(&self, x: f64, y: f64) -> Dual {
+        self.sampler().sample_with_gradient(x, y)
+    }
+
     /// The height along a line (a 1-D profile): the 1-D basis at `x`, same fractal.
     pub fn sample_1d(&self, x: f64) -> f32 {
         self.sampler().sample_1d(x)
@@ -284,6 +294,28 @@ impl FieldSampler {
         let raw = self
             .fractal
             .raw(|i, scale| s.basis.signed_2d(&self.lattices[i as usize], &s.worley, px * scale, py * scale));
+        self.to_unit.apply(raw)
+    }
+
+    /// See [`NoiseSettings::sample_with_gradient`].
+    pub fn sample_with_gradient(&self, x: f64, y: f64) -> Dual {
+        let s = &self.settings;
+        let f = s.frequency as f64;
+        let ((px, py), j) =
+            s.warp.displace_with_jacobian(s.seed, s.period, (x + s.offset.x) * f, (y + s.offset.y) * f);
+        let raw = self.fractal.raw(|i, scale| {
+            let n = s.basis.signed_2d_with_gradient(
+                &self.lattices[i as usize],
+                &s.worley,
+                px * scale,
+                py * scale,
+            );
+            // Per lattice unit of the octave, to per base lattice unit, through the warp, to per
+            // map unit.
+            let (k, f) = (scale as f32, f as f32);
+            let (gx, gy) = (n.gradient[0] * k, n.gradient[1] * k);
+            Dual::new(n.value, [(gx * j[0][0] + gy * j[1][0]) * f, (gx * j[0][1] + gy * j[1][1]) * f])
+        });
         self.to_unit.apply(raw)
     }
 

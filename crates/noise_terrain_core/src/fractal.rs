@@ -1,5 +1,7 @@
 //! Fractal sums of a basis: octaves of rising frequency and falling amplitude.
 
+use crate::dual::Octave;
+
 /// The fewest octaves a fractal sums.
 pub const MIN_OCTAVES: u32 = 1;
 /// The most octaves a fractal sums: past this an octave is finer than any map we can generate
@@ -129,64 +131,68 @@ impl FractalParams {
     }
 
     /// Musgrave's raw value. `noise(i, scale)` is octave `i` in `[-1, 1]` at the position times
-    /// `scale = lacunarityⁱ`. fBm's raw value sums layers mapped to `[0, 1]`.
+    /// `scale = lacunarityⁱ`. fBm's raw value sums layers mapped to `[0, 1]`. With `T = f32` the
+    /// height; with [`Dual`](crate::Dual) octaves (their gradients in the field's coordinates),
+    /// the height and its exact gradient by the chain rule.
     #[inline(always)]
-    pub fn raw(&self, mut noise: impl FnMut(u32, f64) -> f32) -> f32 {
+    pub fn raw<T: Octave>(&self, mut noise: impl FnMut(u32, f64) -> T) -> T {
         let octaves = self.octave_count();
         let (lacunarity, persistence, offset) = (self.lacunarity as f64, self.persistence, self.offset);
+        let c = T::constant;
         let mut scale = 1.0f64;
         let mut amplitude = 1.0f32;
         match self.kind {
-            Fractal::None => noise(0, 1.0) * 0.5 + 0.5,
+            Fractal::None => noise(0, 1.0).times(0.5) + c(0.5),
             Fractal::Fbm | Fractal::Billow => {
-                let mut sum = 0.0;
+                let mut sum = c(0.0);
                 for i in 0..octaves {
                     let n = noise(i, scale);
-                    sum += amplitude * if self.kind == Fractal::Fbm { n * 0.5 + 0.5 } else { n.abs() };
+                    let layer = if self.kind == Fractal::Fbm { n.times(0.5) + c(0.5) } else { n.abs() };
+                    sum = sum + layer.times(amplitude);
                     amplitude *= persistence;
                     scale *= lacunarity;
                 }
                 sum
             }
             Fractal::Ridged => {
-                let mut signal = offset - noise(0, 1.0).abs();
-                signal *= signal;
+                let mut signal = c(offset) - noise(0, 1.0).abs();
+                signal = signal * signal;
                 let mut result = signal;
-                let mut weight = 1.0f32;
+                let mut weight = c(1.0);
                 let mut i = 1;
-                while weight > WEIGHT_CUTOFF && i < octaves {
+                while weight.value() > WEIGHT_CUTOFF && i < octaves {
                     scale *= lacunarity;
                     amplitude *= persistence;
-                    weight = (signal * self.gain).clamp(0.0, 1.0);
-                    signal = offset - noise(i, scale).abs();
-                    signal *= signal;
-                    signal *= weight;
-                    result += signal * amplitude;
+                    weight = signal.times(self.gain).clamp(0.0, 1.0);
+                    signal = c(offset) - noise(i, scale).abs();
+                    signal = signal * signal;
+                    signal = signal * weight;
+                    result = result + signal.times(amplitude);
                     i += 1;
                 }
                 result
             }
             Fractal::Hybrid => {
-                let mut result = noise(0, 1.0) + offset;
+                let mut result = noise(0, 1.0) + c(offset);
                 let mut weight = result;
                 let mut i = 1;
-                while weight > WEIGHT_CUTOFF && i < octaves {
+                while weight.value() > WEIGHT_CUTOFF && i < octaves {
                     scale *= lacunarity;
                     amplitude *= persistence;
-                    weight = weight.min(1.0);
-                    let signal = (noise(i, scale) + offset) * amplitude;
-                    result += weight * signal;
-                    weight *= signal;
+                    weight = weight.min_constant(1.0);
+                    let signal = (noise(i, scale) + c(offset)).times(amplitude);
+                    result = result + weight * signal;
+                    weight = weight * signal;
                     i += 1;
                 }
                 result
             }
             Fractal::Hetero => {
-                let mut value = offset + noise(0, 1.0);
+                let mut value = c(offset) + noise(0, 1.0);
                 for i in 1..octaves {
                     scale *= lacunarity;
                     amplitude *= persistence;
-                    value += (noise(i, scale) + offset) * amplitude * value;
+                    value = value + (noise(i, scale) + c(offset)).times(amplitude) * value;
                 }
                 value
             }
@@ -274,10 +280,10 @@ pub struct RawToUnit {
 }
 
 impl RawToUnit {
-    /// The height for a raw value.
+    /// The height for a raw value (`f32`), or the height and its gradient ([`Dual`](crate::Dual)).
     #[inline(always)]
-    pub fn apply(&self, raw: f32) -> f32 {
-        if self.keep_raw { raw } else { ((raw - self.lo) * self.inv_range).clamp(0.0, 1.0) }
+    pub fn apply<T: Octave>(&self, raw: T) -> T {
+        if self.keep_raw { raw } else { (raw - T::constant(self.lo)).times(self.inv_range).clamp(0.0, 1.0) }
     }
 }
 

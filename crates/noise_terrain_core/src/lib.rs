@@ -39,6 +39,7 @@ mod basis;
 mod chunks;
 mod clamp;
 mod coord;
+mod dual;
 mod erosion;
 mod fade;
 mod field;
@@ -64,6 +65,7 @@ pub use basis::{
 };
 pub use clamp::clamp_or;
 pub use coord::COORDINATE_LIMIT;
+pub use dual::{Dual, Octave};
 pub use erosion::{
     EROSION_REFERENCE_CELLS, Erosion, ErosionError, ErosionMaps, ErosionTotals, Hydraulic, MAX_DROPLETS,
     MAX_THERMAL_ITERATIONS, Thermal, erode,

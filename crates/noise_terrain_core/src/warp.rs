@@ -1,9 +1,11 @@
 //! Domain warp (offset turbulence): the sample position is displaced by a secondary
 //! noise per axis before the field is evaluated.
 
+use crate::basis::gradient::gradient_2d_with_gradient;
 use crate::basis::{Lattice, gradient_2d_noise};
 use crate::clamp::clamp_or;
 use crate::coord::sanitize;
+use crate::dual::Octave;
 use crate::fade::Fade;
 use crate::fractal::{amplitude_sum, octave_period, octave_seed};
 
@@ -57,9 +59,17 @@ impl Warp {
         self.amplitude > 0.0
     }
 
-    /// One displacement component in `[-1, 1]` at `(x, y)` in warp-lattice units.
-    fn component(&self, seed: u32, period: Option<u32>, x: f64, y: f64) -> f32 {
-        let mut sum = 0.0;
+    /// One displacement component in `[-1, 1]` at `(x, y)` in warp-lattice units: `noise` is
+    /// gradient noise, plain or with its gradient.
+    #[inline(always)]
+    fn component<T: Octave>(
+        &self,
+        seed: u32,
+        period: Option<u32>,
+        (x, y): (f64, f64),
+        noise: impl Fn(&Lattice, f64, f64) -> T,
+    ) -> T {
+        let mut sum = T::constant(0.0);
         let (mut amplitude, mut scale) = (1.0f32, 1.0f64);
         for i in 0..self.octaves {
             let lattice = Lattice {
@@ -67,11 +77,11 @@ impl Warp {
                 fade: Fade::Quintic,
                 period: octave_period(period, 2.0, i),
             };
-            sum += amplitude * gradient_2d_noise(&lattice, x * scale, y * scale);
+            sum = sum + noise(&lattice, x * scale, y * scale).at_scale(scale as f32).times(amplitude);
             amplitude *= 0.5;
             scale *= 2.0;
         }
-        sum / amplitude_sum(self.octaves, 0.5)
+        sum.divided_by(amplitude_sum(self.octaves, 0.5))
     }
 
     /// The displaced position of `(x, y)` (in base lattice units) for a field with `seed` and
@@ -80,9 +90,44 @@ impl Warp {
     /// first (see [`clamped`](Self::clamped)).
     #[inline]
     pub fn displace(&self, seed: u32, period: Option<u32>, x: f64, y: f64) -> (f64, f64) {
+        let ((x, y), _) = self.displace_with(seed, period, x, y, gradient_2d_noise);
+        (x, y)
+    }
+
+    /// [`displace`](Self::displace) and its Jacobian `[[∂x'/∂x, ∂x'/∂y], [∂y'/∂x, ∂y'/∂y]]`.
+    pub fn displace_with_jacobian(
+        &self,
+        seed: u32,
+        period: Option<u32>,
+        x: f64,
+        y: f64,
+    ) -> ((f64, f64), [[f32; 2]; 2]) {
+        let ((x, y), moves) = self.displace_with(seed, period, x, y, gradient_2d_with_gradient);
+        let a = self.clamped().amplitude;
+        let jacobian = match moves {
+            Some([dx, dy]) => [
+                [1.0 + a * dx.gradient[0], a * dx.gradient[1]],
+                [a * dy.gradient[0], 1.0 + a * dy.gradient[1]],
+            ],
+            None => [[1.0, 0.0], [0.0, 1.0]],
+        };
+        ((x, y), jacobian)
+    }
+
+    /// The displaced position and the two displacement components (`None` without a warp),
+    /// with `noise` plain or with its gradient.
+    #[inline(always)]
+    fn displace_with<T: Octave>(
+        &self,
+        seed: u32,
+        period: Option<u32>,
+        x: f64,
+        y: f64,
+        noise: impl Fn(&Lattice, f64, f64) -> T,
+    ) -> ((f64, f64), Option<[T; 2]>) {
         let w = self.clamped();
         if !w.is_active() {
-            return (x, y);
+            return ((x, y), None);
         }
         let (x, y) = (sanitize(x), sanitize(y));
         let f = w.frequency as f64;
@@ -92,9 +137,11 @@ impl Warp {
         });
         let (wx, wy) = (x * f, y * f);
         let a = w.amplitude as f64;
-        let dx = w.component(seed.wrapping_add(SEED_X), period, wx, wy) as f64;
-        let dy = w.component(seed.wrapping_add(SEED_Y), period, wx, wy) as f64;
-        (x + a * dx, y + a * dy)
+        // Sampled at the position times f: the gradients per base lattice unit are f times those
+        // per warp lattice unit.
+        let dx = w.component(seed.wrapping_add(SEED_X), period, (wx, wy), &noise).at_scale(f as f32);
+        let dy = w.component(seed.wrapping_add(SEED_Y), period, (wx, wy), &noise).at_scale(f as f32);
+        ((x + a * dx.value() as f64, y + a * dy.value() as f64), Some([dx, dy]))
     }
 }
 

@@ -18,6 +18,7 @@
 
 use super::gradient_table::{GRADIENTS_2D, GRADIENTS_3D};
 use super::lattice::{Lattice, lerp};
+use crate::dual::Dual;
 use crate::hash::{hash1, hash2, hash3, unit_value};
 
 /// Scale from the raw 3-D value, bounded by `√3 / 2`, to `[-1, 1]`.
@@ -72,6 +73,37 @@ pub fn gradient_2d_noise(lattice: &Lattice, x: f64, y: f64) -> f32 {
         corner_gradient_2d(lattice, cx.i1, cy.i1),
     ];
     blend_gradients_2d(&g, cx.f, cy.f, lattice.fade.apply(cx.f), lattice.fade.apply(cy.f))
+}
+
+/// [`gradient_2d_noise`] and its gradient in lattice units (per cell); flat where the value is
+/// clamped.
+pub(crate) fn gradient_2d_with_gradient(lattice: &Lattice, x: f64, y: f64) -> Dual {
+    let (cx, cy) = (lattice.axis(x), lattice.axis(y));
+    let g = [
+        corner_gradient_2d(lattice, cx.i0, cy.i0),
+        corner_gradient_2d(lattice, cx.i1, cy.i0),
+        corner_gradient_2d(lattice, cx.i0, cy.i1),
+        corner_gradient_2d(lattice, cx.i1, cy.i1),
+    ];
+    let (fx, fy, fade) = (cx.f, cy.f, lattice.fade);
+    let (u, v) = (fade.apply(fx), fade.apply(fy));
+    let (du, dv) = (fade.derivative(fx), fade.derivative(fy));
+    let n = [
+        g[0][0] * fx + g[0][1] * fy,
+        g[1][0] * (fx - 1.0) + g[1][1] * fy,
+        g[2][0] * fx + g[2][1] * (fy - 1.0),
+        g[3][0] * (fx - 1.0) + g[3][1] * (fy - 1.0),
+    ];
+    let value = blend_gradients_2d(&g, fx, fy, u, v);
+    if value.abs() >= 1.0 {
+        return Dual::new(value, [0.0; 2]);
+    }
+    // Each corner's dot product changes by its gradient; the weights change by the fade's slope.
+    let blend = |k: usize| lerp(lerp(g[0][k], g[1][k], u), lerp(g[2][k], g[3][k], u), v);
+    let dx = blend(0) + du * ((n[1] - n[0]) * (1.0 - v) + (n[3] - n[2]) * v);
+    let dy = blend(1) + dv * (lerp(n[2], n[3], u) - lerp(n[0], n[1], u));
+    let s = std::f32::consts::SQRT_2;
+    Dual::new(value, [dx * s, dy * s])
 }
 
 /// 3-D gradient noise at `(x, y, z)`, in `[-1, 1]` (in practice within about `±0.97`).

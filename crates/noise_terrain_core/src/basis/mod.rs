@@ -17,6 +17,8 @@ pub use simplex::{simplex_2d, simplex_3d};
 pub use value::{value_1d, value_2d, value_3d};
 pub use worley::{DistanceMetric, Worley, WorleyReturn, worley_2d, worley_3d};
 
+use crate::dual::Dual;
+
 /// Which single-layer noise a field is built from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
@@ -54,6 +56,32 @@ impl Basis {
             Basis::Gradient => gradient_2d_noise(lattice, x, y),
             Basis::Simplex => simplex_2d(lattice, x, y),
             Basis::Value | Basis::Worley => self.unit_2d(lattice, worley, x, y) * 2.0 - 1.0,
+        }
+    }
+
+    /// [`unit_2d`](Self::unit_2d) and its exact gradient per lattice unit (one-sided at creases:
+    /// Worley's cell borders, clamped values, the step fade's jumps).
+    #[inline]
+    pub fn unit_2d_with_gradient(self, lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> Dual {
+        let half = |d: Dual| Dual::new(d.value * 0.5 + 0.5, [d.gradient[0] * 0.5, d.gradient[1] * 0.5]);
+        match self {
+            Basis::Value => value::value_2d_with_gradient(lattice, x, y),
+            Basis::Gradient => half(gradient::gradient_2d_with_gradient(lattice, x, y)),
+            Basis::Simplex => half(simplex::simplex_2d_with_gradient(x, y, lattice.seed)),
+            Basis::Worley => worley::worley_2d_with_gradient(lattice, worley, x, y),
+        }
+    }
+
+    /// [`signed_2d`](Self::signed_2d) and its exact gradient per lattice unit.
+    #[inline]
+    pub fn signed_2d_with_gradient(self, lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> Dual {
+        match self {
+            Basis::Gradient => gradient::gradient_2d_with_gradient(lattice, x, y),
+            Basis::Simplex => simplex::simplex_2d_with_gradient(x, y, lattice.seed),
+            Basis::Value | Basis::Worley => {
+                let d = self.unit_2d_with_gradient(lattice, worley, x, y);
+                Dual::new(d.value * 2.0 - 1.0, [d.gradient[0] * 2.0, d.gradient[1] * 2.0])
+            }
         }
     }
 

@@ -14,6 +14,7 @@
 use super::gradient_table::GRADIENTS_3D;
 use super::lattice::Lattice;
 use crate::coord::sanitize;
+use crate::dual::Dual;
 use crate::hash::{hash2_spread, hash3, spread_x, spread_y};
 
 /// Skew factor from the square grid to the triangle grid, `(√3 - 1) / 2`.
@@ -93,10 +94,10 @@ pub(crate) unsafe fn skew_2d_in_range(x: f64, y: f64) -> (i32, i32, f32, f32) {
     (i, j, x0, y0)
 }
 
-/// The three corners' contributions for the triangle from [`skew_2d`], scaled to `[-1, 1]`.
-/// Branch-free, so that loops over points vectorise.
+/// The triangle holding the point from [`skew_2d`]: each corner's hash and the offset from it to
+/// the point.
 #[inline(always)]
-pub(crate) fn corners_2d(seed: u32, i: i32, j: i32, x0: f32, y0: f32) -> f32 {
+fn triangle_2d(seed: u32, i: i32, j: i32, x0: f32, y0: f32) -> [(u32, f32, f32); 3] {
     let upper = x0 > y0;
     let (i1, j1) = if upper { (1, 0) } else { (0, 1) };
     let g2 = G2 as f32;
@@ -111,10 +112,40 @@ pub(crate) fn corners_2d(seed: u32, i: i32, j: i32, x0: f32, y0: f32) -> f32 {
         seed,
     );
     let h2 = hash2_spread(sx.wrapping_add(one_x), sy.wrapping_add(one_y), seed);
+    [(h0, x0, y0), (h1, x1, y1), (h2, x2, y2)]
+}
+
+/// The three corners' contributions for the triangle from [`skew_2d`], scaled to `[-1, 1]`.
+/// Branch-free, so that loops over points vectorise.
+#[inline(always)]
+pub(crate) fn corners_2d(seed: u32, i: i32, j: i32, x0: f32, y0: f32) -> f32 {
+    let [(h0, x0, y0), (h1, x1, y1), (h2, x2, y2)] = triangle_2d(seed, i, j, x0, y0);
     let n = corner(0.5, x0 * x0 + y0 * y0, gradient_dot_2d(h0, x0, y0))
         + corner(0.5, x1 * x1 + y1 * y1, gradient_dot_2d(h1, x1, y1))
         + corner(0.5, x2 * x2 + y2 * y2, gradient_dot_2d(h2, x2, y2));
     (n * SCALE_2D).clamp(-1.0, 1.0)
+}
+
+/// [`simplex_2d`] and its gradient (per unit of `x` and `y`); flat where the value is clamped.
+pub(crate) fn simplex_2d_with_gradient(x: f64, y: f64, seed: u32) -> Dual {
+    let (i, j, x0, y0) = skew_2d(x, y);
+    let value = corners_2d(seed, i, j, x0, y0);
+    if value.abs() >= 1.0 {
+        return Dual::new(value, [0.0; 2]);
+    }
+    let mut gradient = [0.0f32; 2];
+    for (h, dx, dy) in triangle_2d(seed, i, j, x0, y0) {
+        let t = 0.5 - (dx * dx + dy * dy);
+        if t > 0.0 {
+            // d/dp of t⁴ (g · d), with d moving as the point does and t = r₀² - |d|².
+            let (gx, gy) = (gradient_dot_2d(h, 1.0, 0.0), gradient_dot_2d(h, 0.0, 1.0));
+            let dot = gx * dx + gy * dy;
+            let t3 = t * t * t;
+            gradient[0] += t3 * t * gx - 8.0 * t3 * dx * dot;
+            gradient[1] += t3 * t * gy - 8.0 * t3 * dy * dot;
+        }
+    }
+    Dual::new(value, [gradient[0] * SCALE_2D, gradient[1] * SCALE_2D])
 }
 
 /// 2-D simplex noise at `(x, y)`, in `[-1, 1]`.

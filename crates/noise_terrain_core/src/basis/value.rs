@@ -5,6 +5,7 @@
 //! fade; gradient noise is the cure.
 
 use super::lattice::{Lattice, lerp};
+use crate::dual::Dual;
 use crate::hash::{hash1, hash2, hash3, unit_value};
 
 /// 1-D value noise at `x` (a terrain profile), in `[0, 1)`.
@@ -38,6 +39,24 @@ pub fn value_2d(lattice: &Lattice, x: f64, y: f64) -> f32 {
         corner_value_2d(lattice, cx.i1, cy.i1),
     ];
     blend_values_2d(&c, lattice.fade.apply(cx.f), lattice.fade.apply(cy.f))
+}
+
+/// [`value_2d`] and its gradient in lattice units (per cell).
+pub(crate) fn value_2d_with_gradient(lattice: &Lattice, x: f64, y: f64) -> Dual {
+    let (cx, cy) = (lattice.axis(x), lattice.axis(y));
+    let c = [
+        corner_value_2d(lattice, cx.i0, cy.i0),
+        corner_value_2d(lattice, cx.i1, cy.i0),
+        corner_value_2d(lattice, cx.i0, cy.i1),
+        corner_value_2d(lattice, cx.i1, cy.i1),
+    ];
+    let fade = lattice.fade;
+    let (u, v) = (fade.apply(cx.f), fade.apply(cy.f));
+    // d/du of the bilinear blend, times du/dx (and the same in y).
+    let twist = c[0] - c[1] - c[2] + c[3];
+    let dx = fade.derivative(cx.f) * ((c[1] - c[0]) + twist * v);
+    let dy = fade.derivative(cy.f) * ((c[2] - c[0]) + twist * u);
+    Dual::new(blend_values_2d(&c, u, v), [dx, dy])
 }
 
 /// 3-D value noise at `(x, y, z)`, in `[0, 1)`.

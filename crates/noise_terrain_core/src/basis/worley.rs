@@ -26,6 +26,7 @@
 use super::lattice::Lattice;
 use crate::clamp::clamp_or;
 use crate::coord::split;
+use crate::dual::Dual;
 use crate::hash::{hash2, hash3, mix, unit_value};
 
 /// What Worley noise returns.
@@ -264,25 +265,87 @@ pub(crate) fn deciding(worley: &Worley, f1: f32, f2: f32) -> f32 {
     if worley.return_type.needs_second() { f2 } else { f1 }
 }
 
-/// 2-D Worley noise at `(x, y)`, in `[0, 1]`.
-pub fn worley_2d(lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> f32 {
+/// The two nearest feature points of a 2-D query, in the metric's ordering units, with the
+/// offsets from the query to them and the nearest cell's hash.
+struct NearestTwo {
+    f1: f32,
+    f2: f32,
+    nearest: u32,
+    offsets: [[f32; 2]; 2],
+}
+
+/// The search both [`worley_2d`] and [`worley_2d_with_gradient`] run: the same cells in the same
+/// order as the grid, so the same F1 and F2 bit for bit.
+#[inline(always)]
+fn nearest_two_2d(lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> NearestTwo {
     let ((ix, fx), (iy, fy)) = (split(x), split(y));
     let (r, j) = (worley.search_radius(2), worley.jitter());
-    let (mut f1, mut f2, mut nearest) = (f32::INFINITY, f32::INFINITY, 0);
+    let mut n = NearestTwo { f1: f32::INFINITY, f2: f32::INFINITY, nearest: 0, offsets: [[0.0; 2]; 2] };
     for (k, (dx, dy)) in search_order_2d(r).enumerate() {
-        if k == 9 && deciding(worley, f1, f2) <= FARTHER_CELLS_AT_LEAST {
+        if k == 9 && deciding(worley, n.f1, n.f2) <= FARTHER_CELLS_AT_LEAST {
             break;
         }
         let (inside, cy, h) = column_point(lattice, ix as i64 + dx, (iy, dy), j, fy);
-        let cx = dx as f32 + inside;
-        offer(&mut f1, &mut f2, &mut nearest, worley.metric.ordering(&[cx - fx, cy]), h);
+        let offset = [dx as f32 + inside - fx, cy];
+        let d = worley.metric.ordering(&offset);
+        // As `offer`, keeping the offsets too.
+        if d < n.f1 {
+            (n.f2, n.offsets[1]) = (n.f1, n.offsets[0]);
+            (n.f1, n.offsets[0], n.nearest) = (d, offset, h);
+        } else if d < n.f2 {
+            (n.f2, n.offsets[1]) = (d, offset);
+        }
     }
+    n
+}
+
+/// 2-D Worley noise at `(x, y)`, in `[0, 1]`.
+pub fn worley_2d(lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> f32 {
+    let n = nearest_two_2d(lattice, worley, x, y);
     worley.return_type.finish(
         worley.unit_bounds(2),
-        worley.metric.from_ordering(f1),
-        worley.metric.from_ordering(f2),
-        nearest,
+        worley.metric.from_ordering(n.f1),
+        worley.metric.from_ordering(n.f2),
+        n.nearest,
     )
+}
+
+impl DistanceMetric {
+    /// The gradient of the metric's measure of the offset `d` from a query to a point, as the
+    /// query moves (the offset moves the other way). One-sided where the measure has a crease.
+    fn measure_gradient(self, d: [f32; 2]) -> [f32; 2] {
+        let sign = |v: f32| if v < 0.0 { -1.0 } else { 1.0 };
+        let g = match self {
+            DistanceMetric::Euclidean => {
+                let length = (d[0] * d[0] + d[1] * d[1]).sqrt();
+                if length > 0.0 { [d[0] / length, d[1] / length] } else { [0.0; 2] }
+            }
+            DistanceMetric::EuclideanSquared => [2.0 * d[0], 2.0 * d[1]],
+            DistanceMetric::Manhattan => [sign(d[0]), sign(d[1])],
+            DistanceMetric::Chebyshev if d[0].abs() >= d[1].abs() => [sign(d[0]), 0.0],
+            DistanceMetric::Chebyshev => [0.0, sign(d[1])],
+        };
+        [-g[0], -g[1]]
+    }
+}
+
+/// [`worley_2d`] and its gradient in lattice units (per cell): the distance to the nearest
+/// points changes as the query moves; the cell return is flat, and so is a clamped value.
+pub(crate) fn worley_2d_with_gradient(lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> Dual {
+    let n = nearest_two_2d(lattice, worley, x, y);
+    let (b1, b2) = worley.unit_bounds(2);
+    let metric = worley.metric;
+    let (f1, f2) = (metric.from_ordering(n.f1), metric.from_ordering(n.f2));
+    let value = worley.return_type.finish((b1, b2), f1, f2, n.nearest);
+    let [g1, g2] = n.offsets.map(|d| metric.measure_gradient(d));
+    let (raw, gradient) = match worley.return_type {
+        WorleyReturn::F1 => (f1 / b1, [g1[0] / b1, g1[1] / b1]),
+        WorleyReturn::F2 => (f2 / b2, [g2[0] / b2, g2[1] / b2]),
+        WorleyReturn::F2MinusF1 => ((f2 - f1) / b2, [(g2[0] - g1[0]) / b2, (g2[1] - g1[1]) / b2]),
+        WorleyReturn::Cell => (value, [0.0; 2]),
+    };
+    let clamped = !(0.0..=1.0).contains(&raw);
+    Dual::new(value, if clamped { [0.0; 2] } else { gradient })
 }
 
 /// 3-D Worley noise at `(x, y, z)`, in `[0, 1]`.

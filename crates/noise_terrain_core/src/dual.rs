@@ -1,0 +1,179 @@
+//! Values that carry their gradient: forward-mode differentiation in two variables, for the
+//! fractal sums and the unit mapping, which combine octaves with products, absolute values and
+//! clamps. [`Octave`] lets one loop serve both plain heights (`f32`, the same operations as
+//! before, bit for bit) and heights with gradients ([`Dual`]).
+
+use std::ops::{Add, Mul, Sub};
+
+/// A height and its partial derivatives in x and y.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Dual {
+    /// The value.
+    pub value: f32,
+    /// `[∂/∂x, ∂/∂y]`.
+    pub gradient: [f32; 2],
+}
+
+impl Dual {
+    /// A value with the given gradient.
+    #[inline(always)]
+    pub fn new(value: f32, gradient: [f32; 2]) -> Self {
+        Self { value, gradient }
+    }
+
+    /// Both partial derivatives times `k` (a change of variables by a factor `k`).
+    #[inline(always)]
+    pub fn scale_gradient(self, k: f32) -> Self {
+        Self::new(self.value, [self.gradient[0] * k, self.gradient[1] * k])
+    }
+}
+
+impl Add for Dual {
+    type Output = Dual;
+    #[inline(always)]
+    fn add(self, o: Dual) -> Dual {
+        Dual::new(self.value + o.value, [self.gradient[0] + o.gradient[0], self.gradient[1] + o.gradient[1]])
+    }
+}
+
+impl Sub for Dual {
+    type Output = Dual;
+    #[inline(always)]
+    fn sub(self, o: Dual) -> Dual {
+        Dual::new(self.value - o.value, [self.gradient[0] - o.gradient[0], self.gradient[1] - o.gradient[1]])
+    }
+}
+
+impl Mul for Dual {
+    type Output = Dual;
+    /// The product rule.
+    #[inline(always)]
+    fn mul(self, o: Dual) -> Dual {
+        let (a, b) = (self, o);
+        Dual::new(
+            a.value * b.value,
+            [
+                a.gradient[0] * b.value + a.value * b.gradient[0],
+                a.gradient[1] * b.value + a.value * b.gradient[1],
+            ],
+        )
+    }
+}
+
+/// What the fractal loops need of a number: arithmetic, constants, the absolute value and clamps.
+/// For `f32` every method is the plain operation; for [`Dual`] it carries the gradient along
+/// (one-sided at creases: `abs` at 0 and a clamp at its bounds take the side the value is on).
+pub trait Octave: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> {
+    /// A constant (zero gradient).
+    fn constant(v: f32) -> Self;
+    /// The value.
+    fn value(self) -> f32;
+    /// `self · k`.
+    fn times(self, k: f32) -> Self;
+    /// `|self|`.
+    fn abs(self) -> Self;
+    /// `self` clamped to `[lo, hi]`.
+    fn clamp(self, lo: f32, hi: f32) -> Self;
+    /// `min(self, k)`.
+    fn min_constant(self, k: f32) -> Self;
+    /// `self / k`.
+    fn divided_by(self, k: f32) -> Self;
+    /// The same quantity sampled at `k` times the coordinates: its gradient times `k` (the chain
+    /// rule; nothing for `f32`).
+    fn at_scale(self, k: f32) -> Self;
+}
+
+impl Octave for f32 {
+    #[inline(always)]
+    fn constant(v: f32) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn value(self) -> f32 {
+        self
+    }
+    #[inline(always)]
+    fn times(self, k: f32) -> Self {
+        self * k
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f32::abs(self)
+    }
+    #[inline(always)]
+    fn clamp(self, lo: f32, hi: f32) -> Self {
+        f32::clamp(self, lo, hi)
+    }
+    #[inline(always)]
+    fn min_constant(self, k: f32) -> Self {
+        self.min(k)
+    }
+    #[inline(always)]
+    fn divided_by(self, k: f32) -> Self {
+        self / k
+    }
+    #[inline(always)]
+    fn at_scale(self, _: f32) -> Self {
+        self
+    }
+}
+
+impl Octave for Dual {
+    #[inline(always)]
+    fn constant(v: f32) -> Self {
+        Dual::new(v, [0.0; 2])
+    }
+    #[inline(always)]
+    fn value(self) -> f32 {
+        self.value
+    }
+    #[inline(always)]
+    fn times(self, k: f32) -> Self {
+        Dual::new(self.value * k, [self.gradient[0] * k, self.gradient[1] * k])
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        if self.value < 0.0 { Dual::constant(0.0) - self } else { self }
+    }
+    #[inline(always)]
+    fn clamp(self, lo: f32, hi: f32) -> Self {
+        if self.value < lo {
+            Dual::constant(lo)
+        } else if self.value > hi {
+            Dual::constant(hi)
+        } else {
+            self
+        }
+    }
+    #[inline(always)]
+    fn min_constant(self, k: f32) -> Self {
+        if self.value > k { Dual::constant(k) } else { self }
+    }
+    #[inline(always)]
+    fn divided_by(self, k: f32) -> Self {
+        Dual::new(self.value / k, [self.gradient[0] / k, self.gradient[1] / k])
+    }
+    #[inline(always)]
+    fn at_scale(self, k: f32) -> Self {
+        self.scale_gradient(k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn products_abs_and_clamps_carry_the_gradient() {
+        let (x, y) = (Dual::new(3.0, [1.0, 0.0]), Dual::new(-2.0, [0.0, 1.0]));
+        // d(xy) = (y, x).
+        assert_eq!(x * y, Dual::new(-6.0, [-2.0, 3.0]));
+        assert_eq!(y.abs(), Dual::new(2.0, [0.0, -1.0]));
+        assert_eq!((x - y).times(0.5), Dual::new(2.5, [0.5, -0.5]));
+        // Clamped: flat; inside: unchanged.
+        assert_eq!(x.clamp(0.0, 1.0), Dual::constant(1.0));
+        assert_eq!(x.clamp(0.0, 5.0), x);
+        assert_eq!(x.min_constant(1.0).gradient, [0.0, 0.0]);
+        assert_eq!(y.min_constant(1.0), y);
+    }
+}

@@ -1,0 +1,134 @@
+//! `NoiseSettings::sample_with_gradient` against central differences, for every basis × fade ×
+//! fractal, with and without the domain warp. At a crease (where the two one-sided differences
+//! disagree) the analytic gradient must match one side.
+//!
+//! The full run, 10^5 points per combination, is
+//! `cargo test --release -p noise_terrain_core --test gradients -- --ignored`.
+
+use noise_terrain_core::{Basis, Fade, Fractal, NoiseSettings, Warp};
+
+/// A small deterministic generator of points in `[-5, 5]²`.
+fn points(n: usize, seed: u64) -> impl Iterator<Item = (f64, f64)> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 10.0 - 5.0
+    };
+    (0..n).map(move |_| (next(), next()))
+}
+
+/// Checks `points_per_case` points of every combination; returns how many were creases.
+fn check_every_combination(points_per_case: usize) -> usize {
+    let mut creases = 0;
+    for basis in Basis::ALL {
+        for fade in Fade::ALL {
+            for fractal in Fractal::ALL {
+                for warp in [0.0, 0.6] {
+                    let s = NoiseSettings {
+                        basis,
+                        fade,
+                        fractal,
+                        octaves: 4,
+                        frequency: 3.0,
+                        seed: 11,
+                        warp: Warp { amplitude: warp, frequency: 0.7, octaves: 2 },
+                        ..Default::default()
+                    };
+                    let sampler = s.sampler();
+                    // A thousandth of a base lattice cell.
+                    let h = 1e-3 / f64::from(s.frequency);
+                    for (x, y) in
+                        points(points_per_case, (basis as u64) * 1000 + fade as u64 * 10 + fractal as u64)
+                    {
+                        let d = sampler.sample_with_gradient(x, y);
+                        let here = sampler.sample(x, y);
+                        assert_eq!(
+                            d.value.to_bits(),
+                            here.to_bits(),
+                            "{s:?} at ({x}, {y}): the value differs"
+                        );
+                        for (axis, (dx, dy)) in [(h, 0.0), (0.0, h)].into_iter().enumerate() {
+                            let ahead = sampler.sample(x + dx, y + dy);
+                            let behind = sampler.sample(x - dx, y - dy);
+                            let central = f64::from(ahead - behind) / (2.0 * h);
+                            let analytic = f64::from(d.gradient[axis]);
+                            // Gradients per map unit are of the order of the frequency.
+                            let close = |numeric: f64| {
+                                (analytic - numeric).abs()
+                                    <= 1e-2 * numeric.abs().max(0.5 * f64::from(s.frequency))
+                            };
+                            if close(central) {
+                                continue;
+                            }
+                            // A crease (or a jump) within the step. Closer in, with a sixteenth of
+                            // the step (less precise in f32, so twice the tolerance), the analytic
+                            // gradient is one side's slope.
+                            let fine = h / 16.0;
+                            let fine_forward =
+                                f64::from(sampler.sample(x + dx / 16.0, y + dy / 16.0) - here) / fine;
+                            let fine_backward =
+                                f64::from(here - sampler.sample(x - dx / 16.0, y - dy / 16.0)) / fine;
+                            let near = |numeric: f64| {
+                                (analytic - numeric).abs()
+                                    <= 2e-2 * numeric.abs().max(0.5 * f64::from(s.frequency))
+                            };
+                            // Or, where creases crowd, the difference across the step is the
+                            // integral of the analytic gradient over it (the field is continuous
+                            // but for the step fade's jumps, which the one-sided test catches).
+                            let integral = (0..64)
+                                .map(|k| {
+                                    let t = (k as f64 + 0.5) / 32.0 - 1.0;
+                                    f64::from(
+                                        sampler.sample_with_gradient(x + t * dx, y + t * dy).gradient[axis],
+                                    )
+                                })
+                                .sum::<f64>()
+                                / 64.0;
+                            let integral_matches = (integral - central).abs()
+                                <= 2e-2 * central.abs().max(0.5 * f64::from(s.frequency));
+                            assert!(
+                                near(fine_forward) || near(fine_backward) || integral_matches,
+                                "{basis:?} {fade:?} {fractal:?} warp {warp} at ({x}, {y}), axis {axis}: \
+                                 analytic {analytic}, central {central}, one-sided {fine_forward} and {fine_backward}, \
+                                 mean over the step {integral}"
+                            );
+                            creases += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    creases
+}
+
+#[test]
+fn gradients_match_central_differences_for_every_basis_fade_fractal_and_warp() {
+    let creases = check_every_combination(300);
+    // 240 combinations × 300 points × 2 axes: creases are rare.
+    assert!(creases < 240 * 300 * 2 / 20, "{creases} creases");
+}
+
+#[test]
+#[ignore = "10^5 points per combination: minutes in release"]
+fn gradients_match_on_a_hundred_thousand_points_per_combination() {
+    let creases = check_every_combination(100_000);
+    println!("{creases} of {} derivatives at creases", 240 * 100_000 * 2);
+}
+
+#[test]
+fn the_cell_return_is_flat_everywhere() {
+    let s = NoiseSettings {
+        basis: Basis::Worley,
+        worley: noise_terrain_core::Worley {
+            return_type: noise_terrain_core::WorleyReturn::Cell,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    for (x, y) in points(1000, 3) {
+        assert_eq!(s.sample_with_gradient(x, y).gradient, [0.0, 0.0]);
+    }
+}
