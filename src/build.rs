@@ -12,7 +12,7 @@ use noise_terrain_core::{Surface, SurfaceLayout, fold_stitched_edges};
 
 use crate::mesh::terrain_mesh_from;
 use crate::params::{TerrainLayout, TerrainParams};
-use crate::texture::terrain_image_reusing;
+use crate::texture::terrain_image_by_rules;
 
 /// Which piece of terrain: the single patch, or one chunk of the endless layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -269,9 +269,15 @@ pub fn build_piece(
     let heights = padded.crop(Frame { x: border, y: border, width: n, height: n })?;
     // Freed before the texture is painted: one map less at the peak.
     drop(padded);
+    // Coloured by height and by the slope of the mesh's normals, before the mesh takes them.
+    let mut image = terrain_image_by_rules(
+        &heights,
+        &surface.normals,
+        (&params.ramp, &params.colors),
+        (params.water_level, params.show_overflow),
+        reuse.texels,
+    );
     let mesh = terrain_mesh_from(surface);
-    let mut image =
-        terrain_image_reusing(&heights, &params.ramp, params.water_level, params.show_overflow, reuse.texels);
     // Wet channels and sediment fans where the terrain was eroded.
     if let (Some(maps), Some(texels)) = (&erosion_maps, image.data.as_mut()) {
         maps.tint(texels, &heights, params.water_level);

@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 use bevy::reflect::reflect_remote;
 use noise_terrain_core::clamp_or;
-use noise_terrain_core::{Clamped, ColorRamp, Erosion, NoiseSettings, PostProcess};
+use noise_terrain_core::{Clamped, ColorRamp, ColorRules, Erosion, NoiseSettings, PostProcess};
 use noise_terrain_core::{LodSettings, MAX_LOD_LEVELS, MAX_OCTAVES};
 
 /// Fewest vertices per side of the terrain grid.
@@ -133,6 +133,10 @@ pub struct TerrainParams {
     /// Colours from deep water to snow.
     #[reflect(remote = ColorRampReflect)]
     pub ramp: ColorRamp,
+    /// Layers painted over the ramp by height and slope (sand, grass, rock, snow by default);
+    /// [`ColorRules::plain`] keeps the plain ramp.
+    #[reflect(remote = ColorRulesReflect)]
+    pub colors: ColorRules,
     /// Paint heights above 1 orange (only reachable with normalisation off).
     pub show_overflow: bool,
 }
@@ -149,6 +153,7 @@ impl Default for TerrainParams {
             height_scale: 24.0,
             water_level: 0.42,
             ramp: ColorRamp::terrain(),
+            colors: ColorRules::landscape(),
             show_overflow: true,
         }
     }
@@ -163,6 +168,7 @@ impl TerrainParams {
             noise: self.noise.clamped(),
             post: self.post.clamped(),
             erosion: self.erosion.clamped(),
+            colors: self.colors.clamped(),
             layout: self.layout.clamped(),
             resolution: self.resolution.clamp(MIN_RESOLUTION, MAX_RESOLUTION),
             world_size: clamp_or(self.world_size, WORLD_SIZE_RANGE, default.world_size),
@@ -178,6 +184,7 @@ impl TerrainParams {
         note("post", format!("{:?}", self.post), format!("{:?}", used.post));
         note("layout", format!("{:?}", self.layout), format!("{:?}", used.layout));
         note("erosion", format!("{:?}", self.erosion), format!("{:?}", used.erosion));
+        note("colors", format!("{:?}", self.colors), format!("{:?}", used.colors));
         note("resolution", self.resolution.to_string(), used.resolution.to_string());
         note("world_size", self.world_size.to_string(), used.world_size.to_string());
         note("height_scale", self.height_scale.to_string(), used.height_scale.to_string());
@@ -216,6 +223,13 @@ impl TerrainParams {
 #[reflect(opaque, Clone)]
 #[allow(missing_docs)]
 pub struct NoiseSettingsReflect;
+
+/// Reflection of the core's [`ColorRules`] as one opaque value.
+#[reflect_remote(ColorRules)]
+#[derive(Clone)]
+#[reflect(opaque, Clone)]
+#[allow(missing_docs)]
+pub struct ColorRulesReflect;
 
 /// Reflection of the core's [`PostProcess`] as one opaque value.
 #[reflect_remote(PostProcess)]

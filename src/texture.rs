@@ -3,7 +3,7 @@
 use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
-use noise_terrain_core::{ColorRamp, Heightmap};
+use noise_terrain_core::{ColorRamp, ColorRules, Heightmap};
 
 /// An RGBA8 sRGB image of the heightmap's size from its texels.
 fn rgba_image(map: &Heightmap, texels: Vec<u8>) -> Image {
@@ -31,6 +31,19 @@ pub fn terrain_image_reusing(
     mut texels: Vec<u8>,
 ) -> Image {
     ramp.paint_heights_into(map, water_level, show_overflow, &mut texels);
+    rgba_image(map, texels)
+}
+
+/// The terrain texture coloured by `rules` over `ramp`: the slope of each texel from `normals`
+/// (the mesh's, one per vertex), painted into `texels` (an earlier image's `data`).
+pub fn terrain_image_by_rules(
+    map: &Heightmap,
+    normals: &[[f32; 3]],
+    (ramp, rules): (&ColorRamp, &ColorRules),
+    (water_level, show_overflow): (f32, bool),
+    mut texels: Vec<u8>,
+) -> Image {
+    rules.paint_into(ramp, map, normals, (water_level, show_overflow), &mut texels);
     rgba_image(map, texels)
 }
 

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
-use bevy_noise_terrain::core::{Heightmap, NoiseSettings, PostProcess};
+use bevy_noise_terrain::core::{ColorRules, Heightmap, NoiseSettings, PostProcess};
 use bevy_noise_terrain::jobs::SPARE_BUFFERS_KEPT_FOR;
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{PieceHeights, TerrainJobs, TerrainValidation};
@@ -63,6 +63,16 @@ fn mesh_heights(app: &App) -> Vec<f32> {
     }
 }
 
+/// The patch mesh's normals.
+fn mesh_normals(app: &App) -> Vec<[f32; 3]> {
+    let (_, mesh, _) = patch(app);
+    let mesh = app.world().resource::<Assets<Mesh>>().get(&mesh).unwrap();
+    match mesh.attribute(Mesh::ATTRIBUTE_NORMAL) {
+        Some(VertexAttributeValues::Float32x3(n)) => n.clone(),
+        other => panic!("normals: {other:?}"),
+    }
+}
+
 /// Asserts that the mesh and image hold the terrain of `params` (validated), computed by the core.
 fn assert_shows(app: &App, params: &TerrainParams) {
     let (params, _) = params.validated();
@@ -79,8 +89,11 @@ fn assert_shows(app: &App, params: &TerrainParams) {
     let image = world.resource::<Assets<Image>>().get(&piece.image).unwrap();
     assert_eq!(image.size(), UVec2::splat(n));
     let data = image.data.as_ref().unwrap();
+    // Coloured by the rules: the height, and the slope of the mesh's normal at the vertex.
+    let normals = mesh_normals(app);
     for (i, &h) in expected.samples().iter().enumerate().step_by(97) {
-        let color = params.ramp.color_for_height(h, params.water_level, params.show_overflow);
+        let slope = normals[i][1].clamp(-1.0, 1.0).acos().to_degrees();
+        let color = params.colors.color_for(&params.ramp, h, slope, params.water_level, params.show_overflow);
         assert_eq!(data[i * 4..i * 4 + 3], color, "texel {i}");
     }
     assert_eq!(heights.map.samples(), expected.samples());
@@ -311,7 +324,8 @@ fn a_terrain_despawned_mid_job_and_spawned_again_is_rebuilt() {
 fn erosion_reaches_the_patch_and_a_change_cancels_a_running_one() {
     use bevy_noise_terrain::core::{Erosion, Frame, Hydraulic, erode};
     // The settings are for a map 512 wide: at 128 a sixteenth of the droplets fall (6,250).
-    let mut params = TerrainParams { resolution: 128, ..default() };
+    // The plain ramp: what differs from it is the erosion's tint.
+    let mut params = TerrainParams { resolution: 128, colors: ColorRules::plain(), ..default() };
     params.erosion = Erosion { hydraulic: Hydraulic { droplets: 100_000, ..default() }, ..default() };
     let mut app = headless_app(params.clone());
     settle(&mut app);
@@ -358,4 +372,32 @@ fn erosion_reaches_the_patch_and_a_change_cancels_a_running_one() {
         start.elapsed()
     );
     assert_shows(&app, &quick);
+}
+
+#[test]
+fn steep_ground_is_painted_rock_and_level_ground_is_not() {
+    // Tall relief: many vertices steeper than 60°.
+    let params = TerrainParams { resolution: 96, height_scale: 120.0, water_level: 0.2, ..default() };
+    let mut app = headless_app(params.clone());
+    settle(&mut app);
+    let rock = params.colors.layers[2].color;
+    let normals = mesh_normals(&app);
+    let (piece, _, heights) = patch(&app);
+    let image = app.world().resource::<Assets<Image>>().get(&piece.image).unwrap();
+    let data = image.data.as_ref().unwrap();
+    let (mut steep, mut level) = (0, 0);
+    for (i, (&h, n)) in heights.map.samples().iter().zip(&normals).enumerate() {
+        let slope = n[1].acos().to_degrees();
+        let texel = [data[i * 4], data[i * 4 + 1], data[i * 4 + 2]];
+        let far = texel.iter().zip(rock).map(|(&a, b)| (i32::from(a) - i32::from(b)).abs()).max().unwrap();
+        if h > params.water_level && slope > 60.0 {
+            steep += 1;
+            assert!(far <= 2, "vertex {i}: a {slope:.0}° slope painted {texel:?}");
+        } else if h > params.water_level + 0.05 && h < params.water_level + 0.4 && slope < 15.0 {
+            // Meadow height, below the ramp's own bare-rock band.
+            level += 1;
+            assert!(far > 10, "vertex {i}: level ground painted rock");
+        }
+    }
+    assert!(steep > 100 && level > 100, "{steep} steep and {level} level vertices");
 }

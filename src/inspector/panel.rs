@@ -2,7 +2,9 @@
 //! any `egui::Ui`, so the UI tests drive the same code the plugin shows.
 
 use bevy_egui::egui;
-use noise_terrain_core::{Basis, DistanceMetric, Fade, Fractal, IslandShape, NoiseSettings, WorleyReturn};
+use noise_terrain_core::{
+    Basis, ColorRules, DistanceMetric, Fade, Fractal, IslandShape, NoiseSettings, WorleyReturn,
+};
 
 use super::tiles::{TILE_SIZE, octave_tile};
 use super::{InspectorState, OctaveTiles, StatusLine};
@@ -265,6 +267,38 @@ fn terrain_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
         ui.add(slider(&mut p.height_scale, 0.0..=100.0, "height scale"));
         ui.add(slider(&mut p.water_level, 0.0..=1.0, "water level"));
         ui.checkbox(&mut p.show_overflow, "paint heights above 1 orange");
+    });
+    colour_rules_section(ui, p);
+}
+
+/// Names of the default layers, by position (layers added later are numbered).
+const LAYER_NAMES: [&str; 4] = ["sand", "grass", "rock", "snow"];
+
+fn colour_rules_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
+    egui::CollapsingHeader::new("Colour rules").show(ui, |ui| {
+        ui.label("Layers over the ramp by height (0 shore, 1 top) and slope (degrees).");
+        ui.horizontal(|ui| {
+            if ui.button("landscape").clicked() {
+                p.colors = ColorRules::landscape();
+            }
+            if ui.button("plain ramp").clicked() {
+                p.colors = ColorRules::plain();
+            }
+        });
+        for (i, layer) in p.colors.layers.iter_mut().enumerate() {
+            let name = LAYER_NAMES.get(i).map_or_else(|| format!("layer {i}"), |n| n.to_string());
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut layer.enabled, name);
+                ui.color_edit_button_srgb(&mut layer.color);
+            });
+            ui.add(slider(&mut layer.heights[0], -0.2..=1.2, "from height"));
+            ui.add(slider(&mut layer.heights[1], -0.2..=1.2, "to height"));
+            ui.add(slider(&mut layer.slopes[0], 0.0..=90.0, "from slope"));
+            ui.add(slider(&mut layer.slopes[1], 0.0..=90.0, "to slope"));
+            ui.add(slider(&mut layer.height_blend, 0.0..=0.5, "height blend"));
+            ui.add(slider(&mut layer.slope_blend, 0.0..=30.0, "slope blend"));
+            ui.separator();
+        }
     });
 }
 

@@ -38,6 +38,7 @@
 mod basis;
 mod chunks;
 mod clamp;
+mod color_rules;
 mod coord;
 mod dual;
 mod erosion;
@@ -64,6 +65,7 @@ pub use basis::{
     simplex_2d, simplex_3d, value_1d, value_2d, value_3d, worley_2d, worley_3d,
 };
 pub use clamp::clamp_or;
+pub use color_rules::{ColorLayer, ColorRules};
 pub use coord::COORDINATE_LIMIT;
 pub use dual::{Dual, Octave};
 pub use erosion::{

@@ -1,0 +1,246 @@
+//! Terrain colours by rules: layers painted over the colour ramp where the height and the slope
+//! say, with soft edges, so that a cliff at meadow height is rock and snow lies only where the
+//! slope lets it. A rule set without layers is the plain ramp (seed 000's look).
+
+use crate::chunks::for_each_chunk;
+use crate::clamp::clamp_or;
+use crate::{ColorRamp, Heightmap};
+
+/// One layer: its colour and where it lies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", serde(default))]
+pub struct ColorLayer {
+    /// Whether it is painted.
+    pub enabled: bool,
+    /// sRGB colour.
+    pub color: [u8; 3],
+    /// Land heights it covers, `[low, high]`, as a share of the way from the water line (0) to a
+    /// height of 1 (1): the ramp's land scale, so layers follow the water level.
+    pub heights: [f32; 2],
+    /// Slopes it covers, degrees from level, `[low, high]` in `[0, 90]`.
+    pub slopes: [f32; 2],
+    /// Width of the soft edges of the height range (same units).
+    pub height_blend: f32,
+    /// Width of the soft edges of the slope range, degrees.
+    pub slope_blend: f32,
+}
+
+impl Default for ColorLayer {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            color: [128, 128, 128],
+            heights: [0.0, 1.0],
+            slopes: [0.0, 90.0],
+            height_blend: 0.05,
+            slope_blend: 6.0,
+        }
+    }
+}
+
+/// Layers painted in order over the ramp's colour, on land (water keeps the ramp's colours).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+pub struct ColorRules {
+    /// The layers, bottom first.
+    pub layers: Vec<ColorLayer>,
+}
+
+impl Default for ColorRules {
+    fn default() -> Self {
+        Self::landscape()
+    }
+}
+
+/// Where a value lies in a range with soft edges `blend` wide: 1 inside, 0 outside, smooth
+/// between.
+fn cover(x: f32, [low, high]: [f32; 2], blend: f32) -> f32 {
+    let half = blend.max(1e-6) * 0.5;
+    let rise = smoothstep(low - half, low + half, x);
+    let fall = 1.0 - smoothstep(high - half, high + half, x);
+    rise * fall
+}
+
+fn smoothstep(a: f32, b: f32, x: f32) -> f32 {
+    let t = ((x - a) / (b - a)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+impl ColorRules {
+    /// The rules with every number in range: heights finite within `±10`, slopes in `[0, 90]`,
+    /// blends in `[0, 1]` and `[0, 90]` (NaN becomes the default layer's value).
+    pub fn clamped(&self) -> Self {
+        let d = ColorLayer::default();
+        let pair = |[a, b]: [f32; 2], range: (f32, f32), default: [f32; 2]| {
+            [clamp_or(a, range, default[0]), clamp_or(b, range, default[1])]
+        };
+        let layers = self
+            .layers
+            .iter()
+            .map(|l| ColorLayer {
+                heights: pair(l.heights, (-10.0, 10.0), d.heights),
+                slopes: pair(l.slopes, (0.0, 90.0), d.slopes),
+                height_blend: clamp_or(l.height_blend, (0.0, 1.0), d.height_blend),
+                slope_blend: clamp_or(l.slope_blend, (0.0, 90.0), d.slope_blend),
+                ..*l
+            })
+            .collect();
+        Self { layers }
+    }
+
+    /// No layers: the plain ramp.
+    pub fn plain() -> Self {
+        Self { layers: Vec::new() }
+    }
+
+    /// Sand along the water line, grass on gentle slopes up to the snow (over the ramp's bare
+    /// rock band), rock on steep slopes at any height, snow high up where the slope lets it lie.
+    pub fn landscape() -> Self {
+        let layer = |color, heights, slopes, height_blend, slope_blend| ColorLayer {
+            enabled: true,
+            color,
+            heights,
+            slopes,
+            height_blend,
+            slope_blend,
+        };
+        Self {
+            layers: vec![
+                layer([210, 196, 146], [-1.0, 0.035], [0.0, 30.0], 0.03, 10.0),
+                layer([104, 132, 70], [0.55, 0.8], [0.0, 38.0], 0.08, 12.0),
+                layer([116, 106, 96], [-1.0, 10.0], [48.0, 90.0], 0.05, 16.0),
+                layer([238, 240, 245], [0.78, 10.0], [0.0, 44.0], 0.06, 10.0),
+            ],
+        }
+    }
+
+    /// The colour of land at `height` (noise units) on a slope of `slope` degrees, or the ramp's
+    /// water below `water_level`; heights above 1 in [`OVERFLOW_COLOR`](crate::OVERFLOW_COLOR) when
+    /// `show_overflow` is set.
+    pub fn color_for(
+        &self,
+        ramp: &ColorRamp,
+        height: f32,
+        slope: f32,
+        water_level: f32,
+        show_overflow: bool,
+    ) -> [u8; 3] {
+        let base = ramp.color_for_height(height, water_level, show_overflow);
+        let water = if water_level.is_nan() { 0.5 } else { water_level.clamp(1e-3, 1.0 - 1e-3) };
+        if height < water || (show_overflow && height > 1.0) {
+            return base;
+        }
+        let land = (height - water) / (1.0 - water);
+        let mut color = base.map(f32::from);
+        for layer in self.layers.iter().filter(|l| l.enabled) {
+            let w = cover(land, layer.heights, layer.height_blend)
+                * cover(slope, layer.slopes, layer.slope_blend);
+            for (c, target) in color.iter_mut().zip(layer.color) {
+                *c += (f32::from(target) - *c) * w;
+            }
+        }
+        color.map(|c| c.round().clamp(0.0, 255.0) as u8)
+    }
+
+    /// RGBA8 texels (alpha 255) for every sample of `map`, the slope of each from `normals` (one
+    /// per sample, unit vectors with y up: the mesh's), into `texels` (replacing what it held),
+    /// on all cores with the `parallel` feature. Missing normals count as level ground.
+    pub fn paint_into(
+        &self,
+        ramp: &ColorRamp,
+        map: &Heightmap,
+        normals: &[[f32; 3]],
+        (water_level, show_overflow): (f32, bool),
+        texels: &mut Vec<u8>,
+    ) {
+        const TEXELS_PER_CHUNK: usize = 4096;
+        texels.resize(map.samples().len() * 4, 0);
+        for_each_chunk(texels, TEXELS_PER_CHUNK * 4, |i, chunk| {
+            let first = i * TEXELS_PER_CHUNK;
+            let heights = &map.samples()[first..];
+            for (k, (texel, &h)) in chunk.chunks_exact_mut(4).zip(heights).enumerate() {
+                let up = normals.get(first + k).map_or(1.0, |n| n[1].clamp(-1.0, 1.0));
+                let slope = up.acos().to_degrees();
+                let [r, g, b] = self.color_for(ramp, h, slope, water_level, show_overflow);
+                texel.copy_from_slice(&[r, g, b, 255]);
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::OVERFLOW_COLOR;
+
+    fn distance(a: [u8; 3], b: [u8; 3]) -> i32 {
+        a.iter().zip(b).map(|(&x, y)| (i32::from(x) - i32::from(y)).abs()).max().unwrap()
+    }
+
+    #[test]
+    fn a_sixty_degree_slope_is_rock_at_any_land_height() {
+        let (rules, ramp) = (ColorRules::landscape(), ColorRamp::terrain());
+        let rock = rules.layers[2].color;
+        for k in 0..=50 {
+            let height = 0.45 + 0.55 * k as f32 / 50.0;
+            let c = rules.color_for(&ramp, height, 60.0, 0.45, false);
+            assert!(distance(c, rock) <= 1, "height {height}: {c:?}");
+        }
+    }
+
+    #[test]
+    fn snow_lies_only_on_slopes_below_its_limit() {
+        let (rules, ramp) = (ColorRules::landscape(), ColorRamp::terrain());
+        let snow = rules.layers[3].color;
+        let high = 0.97;
+        assert!(distance(rules.color_for(&ramp, high, 10.0, 0.45, false), snow) <= 1);
+        // Past the snow layer's limit and its soft edge, steep ground is rock even where the
+        // ramp alone would paint snow.
+        let snow_layer = rules.layers[3];
+        let limit = snow_layer.slopes[1] + snow_layer.slope_blend / 2.0;
+        for slope in [limit + 1.0, 60.0, 80.0] {
+            let c = rules.color_for(&ramp, high, slope, 0.45, false);
+            assert!(distance(c, snow) > 60, "snow on a {slope}° slope: {c:?}");
+        }
+        // Below the snow line, gentle slopes have no snow either.
+        assert!(distance(rules.color_for(&ramp, 0.6, 5.0, 0.45, false), snow) > 60);
+    }
+
+    #[test]
+    fn without_layers_the_rules_are_the_plain_ramp_and_water_stays_water() {
+        let ramp = ColorRamp::terrain();
+        let map = Heightmap::from_fn(64, 64, |x, y| (x as f32 + y as f32) / 100.0).unwrap();
+        let normals: Vec<[f32; 3]> =
+            (0..64 * 64).map(|i| [0.0, if i % 3 == 0 { 0.3 } else { 1.0 }, 0.0]).collect();
+        let mut texels = Vec::new();
+        ColorRules::plain().paint_into(&ramp, &map, &normals, (0.4, true), &mut texels);
+        assert_eq!(texels, ramp.paint_heights(&map, 0.4, true));
+        // Landscape rules leave the water alone and change the steep land.
+        let mut landscape = Vec::new();
+        ColorRules::landscape().paint_into(&ramp, &map, &normals, (0.4, true), &mut landscape);
+        for (i, (&h, (a, b))) in
+            map.samples().iter().zip(texels.chunks(4).zip(landscape.chunks(4))).enumerate()
+        {
+            if h < 0.4 {
+                assert_eq!(a, b, "water texel {i}");
+            }
+        }
+        assert_ne!(texels, landscape);
+        assert_eq!(ColorRules::landscape().color_for(&ramp, 1.5, 60.0, 0.4, true), OVERFLOW_COLOR);
+    }
+
+    #[test]
+    fn bad_numbers_are_clamped() {
+        let wild = ColorLayer {
+            heights: [f32::NAN, 1e9],
+            slopes: [-5.0, 400.0],
+            height_blend: f32::INFINITY,
+            ..Default::default()
+        };
+        let rules = ColorRules { layers: vec![wild] }.clamped();
+        let l = rules.layers[0];
+        assert_eq!((l.heights, l.slopes, l.height_blend), ([0.0, 10.0], [0.0, 90.0], 1.0));
+        assert_eq!(ColorRules::landscape().clamped(), ColorRules::landscape());
+    }
+}
