@@ -61,6 +61,24 @@ impl Fade {
         }
     }
 
+    /// [`apply`](Self::apply) and [`derivative`](Self::derivative) of every element of `t`, in one
+    /// loop per curve that vectorises.
+    #[inline(always)]
+    pub fn apply_and_derivative_slice(self, t: &[f32], out: &mut [f32], slope: &mut [f32]) {
+        let both = |fade: Fade, out: &mut [f32], slope: &mut [f32]| {
+            for ((o, d), &t) in out.iter_mut().zip(slope.iter_mut()).zip(t) {
+                (*o, *d) = (fade.apply(t), fade.derivative(t));
+            }
+        };
+        match self {
+            Fade::Step => both(Fade::Step, out, slope),
+            Fade::Linear => both(Fade::Linear, out, slope),
+            Fade::Cubic => both(Fade::Cubic, out, slope),
+            Fade::Quintic => both(Fade::Quintic, out, slope),
+            Fade::Cosine => both(Fade::Cosine, out, slope),
+        }
+    }
+
     /// The largest slope of the curve on `[0, 1]`; infinite for `Step`, which jumps.
     ///
     /// Noise built with the curve changes by at most this factor times the corner spread per unit

@@ -303,6 +303,7 @@ impl FieldSampler {
         let f = s.frequency as f64;
         let ((px, py), j) =
             s.warp.displace_with_jacobian(s.seed, s.period, (x + s.offset.x) * f, (y + s.offset.y) * f);
+        let j = s.warp.is_active().then_some(j);
         let raw = self.fractal.raw(|i, scale| {
             let n = s.basis.signed_2d_with_gradient(
                 &self.lattices[i as usize],
@@ -310,11 +311,16 @@ impl FieldSampler {
                 px * scale,
                 py * scale,
             );
-            // Per lattice unit of the octave, to per base lattice unit, through the warp, to per
-            // map unit.
+            // Per lattice unit of the octave, to per base lattice unit, through the warp (when
+            // there is one), to per map unit.
             let (k, f) = (scale as f32, f as f32);
             let (gx, gy) = (n.gradient[0] * k, n.gradient[1] * k);
-            Dual::new(n.value, [(gx * j[0][0] + gy * j[1][0]) * f, (gx * j[0][1] + gy * j[1][1]) * f])
+            match j {
+                Some(j) => {
+                    Dual::new(n.value, [(gx * j[0][0] + gy * j[1][0]) * f, (gx * j[0][1] + gy * j[1][1]) * f])
+                }
+                None => Dual::new(n.value, [gx * f, gy * f]),
+            }
         });
         self.to_unit.apply(raw)
     }

@@ -445,7 +445,7 @@ fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row
 /// and one that holds only it has a NaN end, so the check fails either way. NaN `ppu` makes
 /// every value NaN. In every case where both ends pass, every pixel lies between them.
 #[inline(always)]
-fn row_in_range(xs: &[f64], scale: f64) -> bool {
+pub(crate) fn row_in_range(xs: &[f64], scale: f64) -> bool {
     let ends = [xs[0] * scale, xs[xs.len() - 1] * scale];
     ends.iter().all(|v| v.abs() <= COORDINATE_LIMIT)
 }
@@ -454,7 +454,7 @@ fn row_in_range(xs: &[f64], scale: f64) -> bool {
 /// decrease along a row, so the run's end is found by galloping and bisection instead of a
 /// pixel-by-pixel scan (long runs at low octaves).
 #[inline(always)]
-fn run_end(cells: &[i32], start: usize, sorted: bool) -> usize {
+pub(crate) fn run_end(cells: &[i32], start: usize, sorted: bool) -> usize {
     let cell = cells[start];
     if !sorted {
         return start + 1 + cells[start + 1..].iter().take_while(|&&c| c == cell).count();

@@ -46,6 +46,7 @@ mod fade;
 mod field;
 mod fractal;
 mod frame;
+mod gradient_grid;
 mod grid;
 mod hash;
 mod heightmap;
@@ -79,6 +80,7 @@ pub use field::{
 };
 pub use fractal::{Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, RawToUnit, amplitude_sum};
 pub use frame::Frame;
+pub use gradient_grid::fill_grid_with_gradients;
 pub use grid::{GridWindow, fill_grid, fill_grid_uninit};
 pub use heightmap::{HeightStats, Heightmap, HeightmapError, MAX_SAMPLES};
 pub use lod::{

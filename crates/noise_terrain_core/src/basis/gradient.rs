@@ -86,24 +86,36 @@ pub(crate) fn gradient_2d_with_gradient(lattice: &Lattice, x: f64, y: f64) -> Du
         corner_gradient_2d(lattice, cx.i1, cy.i1),
     ];
     let (fx, fy, fade) = (cx.f, cy.f, lattice.fade);
-    let (u, v) = (fade.apply(fx), fade.apply(fy));
-    let (du, dv) = (fade.derivative(fx), fade.derivative(fy));
+    let weights = [fade.apply(fx), fade.apply(fy)];
+    blend_gradients_2d_with_gradient(&g, [fx, fy], weights, [fade.derivative(fx), fade.derivative(fy)])
+}
+
+/// [`blend_gradients_2d`] and its gradient per cell, from the position in the cell, the faded
+/// weights and the fade's slopes there. Shared by the point and the grid paths.
+#[inline(always)]
+pub(crate) fn blend_gradients_2d_with_gradient(
+    g: &[[f32; 2]; 4],
+    [fx, fy]: [f32; 2],
+    [u, v]: [f32; 2],
+    [du, dv]: [f32; 2],
+) -> Dual {
     let n = [
         g[0][0] * fx + g[0][1] * fy,
         g[1][0] * (fx - 1.0) + g[1][1] * fy,
         g[2][0] * fx + g[2][1] * (fy - 1.0),
         g[3][0] * (fx - 1.0) + g[3][1] * (fy - 1.0),
     ];
-    let value = blend_gradients_2d(&g, fx, fy, u, v);
-    if value.abs() >= 1.0 {
-        return Dual::new(value, [0.0; 2]);
-    }
+    // `blend_gradients_2d`'s operations, on the dot products computed once.
+    let (top, bottom) = (lerp(n[0], n[1], u), lerp(n[2], n[3], u));
+    let s = std::f32::consts::SQRT_2;
+    let value = (lerp(top, bottom, v) * s).clamp(-1.0, 1.0);
     // Each corner's dot product changes by its gradient; the weights change by the fade's slope.
     let blend = |k: usize| lerp(lerp(g[0][k], g[1][k], u), lerp(g[2][k], g[3][k], u), v);
     let dx = blend(0) + du * ((n[1] - n[0]) * (1.0 - v) + (n[3] - n[2]) * v);
-    let dy = blend(1) + dv * (lerp(n[2], n[3], u) - lerp(n[0], n[1], u));
-    let s = std::f32::consts::SQRT_2;
-    Dual::new(value, [dx * s, dy * s])
+    let dy = blend(1) + dv * (bottom - top);
+    // Flat where the value is clamped; a select, not a branch, so that rows vectorise.
+    let flat = value.abs() >= 1.0;
+    Dual::new(value, [if flat { 0.0 } else { dx * s }, if flat { 0.0 } else { dy * s }])
 }
 
 /// 3-D gradient noise at `(x, y, z)`, in `[-1, 1]` (in practice within about `±0.97`).

@@ -51,12 +51,22 @@ pub(crate) fn value_2d_with_gradient(lattice: &Lattice, x: f64, y: f64) -> Dual 
         corner_value_2d(lattice, cx.i1, cy.i1),
     ];
     let fade = lattice.fade;
-    let (u, v) = (fade.apply(cx.f), fade.apply(cy.f));
+    blend_values_2d_with_gradient(
+        &c,
+        [fade.apply(cx.f), fade.apply(cy.f)],
+        [fade.derivative(cx.f), fade.derivative(cy.f)],
+    )
+}
+
+/// [`blend_values_2d`] and its gradient per cell, from the faded weights `(u, v)` and the fade's
+/// slopes there. Shared by the point and the grid paths.
+#[inline(always)]
+pub(crate) fn blend_values_2d_with_gradient(c: &[f32; 4], [u, v]: [f32; 2], [du, dv]: [f32; 2]) -> Dual {
     // d/du of the bilinear blend, times du/dx (and the same in y).
     let twist = c[0] - c[1] - c[2] + c[3];
-    let dx = fade.derivative(cx.f) * ((c[1] - c[0]) + twist * v);
-    let dy = fade.derivative(cy.f) * ((c[2] - c[0]) + twist * u);
-    Dual::new(blend_values_2d(&c, u, v), [dx, dy])
+    let dx = du * ((c[1] - c[0]) + twist * v);
+    let dy = dv * ((c[2] - c[0]) + twist * u);
+    Dual::new(blend_values_2d(c, u, v), [dx, dy])
 }
 
 /// 3-D value noise at `(x, y, z)`, in `[0, 1)`.

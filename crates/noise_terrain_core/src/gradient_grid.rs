@@ -1,0 +1,321 @@
+//! Filling a grid with heights and their exact gradients at once.
+//!
+//! Rows run in parallel (with the `parallel` feature). Value and gradient noise without warp take
+//! a row path: per octave, the row's y cell and fade once, the corners once per run of pixels in
+//! one lattice cell, then the blend and its derivatives per pixel (the very functions the point
+//! path uses), and the fractal over the octaves with [`Dual`] numbers. Every other field is
+//! sampled point by point with [`FieldSampler::sample_with_gradient`]. Either way the heights are
+//! bit for bit [`fill_grid`](crate::fill_grid)'s and the gradients
+//! [`FieldSampler::sample_with_gradient`]'s.
+
+use crate::Dual;
+use crate::basis::gradient::{blend_gradients_2d_with_gradient, corner_gradient_2d};
+use crate::basis::value::{blend_values_2d_with_gradient, corner_value_2d};
+use crate::basis::{Basis, Lattice};
+use crate::coord::{AxisCell, split, split_in_range};
+use crate::field::FieldSampler;
+use crate::fractal::Fractal;
+use crate::grid::{GridWindow, row_in_range, run_end};
+use crate::isa::Isa;
+
+/// Fills `heights` and `gradients` (`width × height`, row-major) with the sampler's heights over
+/// `window` and their gradients per map unit, `[∂h/∂x, ∂h/∂y]`.
+pub fn fill_grid_with_gradients(
+    sampler: &FieldSampler,
+    window: GridWindow,
+    heights: &mut [f32],
+    gradients: &mut [[f32; 2]],
+) {
+    let width = window.width as usize;
+    let len = width as u64 * u64::from(window.height);
+    assert!(heights.len() as u64 == len && gradients.len() as u64 == len, "outputs do not match the window");
+    if width == 0 {
+        return;
+    }
+    let s = &sampler.settings;
+    let row_path = matches!(s.basis, Basis::Value | Basis::Gradient) && !s.warp.is_active();
+    let per_unit = window.pixels_per_unit;
+    let x_of = |i: usize| (window.origin[0] as f64 + i as f64) / per_unit;
+    let y_of = |j: usize| (window.origin[1] as f64 + j as f64) / per_unit;
+    let isa = Isa::best();
+    let fill_row = |j: usize, (heights, gradients): (&mut [f32], &mut [[f32; 2]]), layers: &mut Scratch| {
+        if row_path {
+            let row = RowOut { heights, gradients, scratch: layers };
+            match isa {
+                Isa::Baseline => lattice_row(sampler, window, j, row),
+                // SAFETY: `Isa::best` only returns levels the CPU supports.
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2 => unsafe { lattice_row_avx2(sampler, window, j, row) },
+                // SAFETY: as above.
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx512 => unsafe { lattice_row_avx512(sampler, window, j, row) },
+            }
+        } else {
+            for (i, (h, g)) in heights.iter_mut().zip(gradients.iter_mut()).enumerate() {
+                let d = sampler.sample_with_gradient(x_of(i), y_of(j));
+                (*h, *g) = (d.value, d.gradient);
+            }
+        }
+    };
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        heights
+            .par_chunks_mut(width)
+            .zip(gradients.par_chunks_mut(width))
+            .enumerate()
+            .for_each_init(Scratch::default, |layers, (j, row)| fill_row(j, row, layers));
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let mut layers = Scratch::default();
+        for (j, row) in heights.chunks_mut(width).zip(gradients.chunks_mut(width)).enumerate() {
+            fill_row(j, row, &mut layers);
+        }
+    }
+}
+
+/// Per-thread buffers for one row, structure of arrays so that the loops vectorise.
+#[derive(Default)]
+struct Scratch {
+    xs: Vec<f64>,
+    cells: Cells,
+    /// Octave layers, a row each: value, ∂/∂x and ∂/∂y (fBm and billow use the first row only).
+    layers: [Vec<f32>; 3],
+    /// The fractal's running sums: value, ∂/∂x and ∂/∂y.
+    sums: [Vec<f32>; 3],
+}
+
+/// One octave's split of the row into cells: cell indices, fractions, faded weights and slopes.
+#[derive(Default)]
+struct Cells {
+    i0: Vec<i32>,
+    i1: Vec<i32>,
+    fx: Vec<f32>,
+    u: Vec<f32>,
+    du: Vec<f32>,
+}
+
+/// Where one row's results go, and its scratch.
+struct RowOut<'a> {
+    heights: &'a mut [f32],
+    gradients: &'a mut [[f32; 2]],
+    scratch: &'a mut Scratch,
+}
+
+/// [`lattice_row`] compiled with a level's target features (listed once, in `isa.rs`); the same
+/// bits at every level, as for the heights' grid.
+macro_rules! row_kernel {
+    ($name:ident [$($feature:tt),+]) => {
+        #[cfg(target_arch = "x86_64")]
+        $(#[target_feature(enable = $feature)])+
+        fn $name(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
+            lattice_row(sampler, window, j, row);
+        }
+    };
+}
+crate::isa::avx2_features!(row_kernel!(lattice_row_avx2));
+crate::isa::avx512_features!(row_kernel!(lattice_row_avx512));
+
+/// Row `j` of value or gradient noise: every octave's layer with its gradient, then the fractal.
+/// fBm and billow add each octave to the sums as it is made; the multifractals keep every layer
+/// and combine them per pixel.
+#[inline(always)]
+fn lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
+    let RowOut { heights, gradients, scratch } = row;
+    let Scratch { xs, cells, layers, sums } = scratch;
+    let s = &sampler.settings;
+    let width = heights.len();
+    let octaves = sampler.fractal.octave_count() as usize;
+    let summed = matches!(sampler.fractal.kind, Fractal::Fbm | Fractal::Billow);
+    for v in [&mut cells.fx, &mut cells.u, &mut cells.du] {
+        v.resize(width, 0.0);
+    }
+    for v in [&mut cells.i0, &mut cells.i1] {
+        v.resize(width, 0);
+    }
+    for v in layers.iter_mut() {
+        v.resize(width * if summed { 1 } else { octaves }, 0.0);
+    }
+    for v in sums.iter_mut() {
+        v.clear();
+        v.resize(width, 0.0);
+    }
+    // The same positions as `FieldSampler::sample`.
+    let per_pixel = window.pixels_per_unit;
+    let f = s.frequency as f64;
+    let py = ((window.origin[1] as f64 + j as f64) / per_pixel + s.offset.y) * f;
+    xs.clear();
+    xs.extend((0..width).map(|i| ((window.origin[0] as f64 + i as f64) / per_pixel + s.offset.x) * f));
+    let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
+    for k in 0..octaves {
+        // fBm and billow reuse the first row and add it to the sums; the multifractals keep
+        // octave k in row k.
+        let row = if summed { 0..width } else { k * width..(k + 1) * width };
+        let [values, dx, dy] = &mut *layers;
+        let out = [&mut values[row.clone()], &mut dx[row.clone()], &mut dy[row]];
+        let per = (scale as f32, f as f32);
+        octave_layer(s.basis, &sampler.lattices[k], (xs, scale), py * scale, per, cells, out);
+        if summed {
+            let layer = [&layers[0][..width], &layers[1][..width], &layers[2][..width]];
+            add_octave(sampler.fractal.kind, amplitude, layer, sums);
+        }
+        amplitude *= sampler.fractal.persistence;
+        scale *= s.lacunarity as f64;
+    }
+    if !summed {
+        let [values, dx, dy] = &*layers;
+        let [sv, sx, sy] = sums;
+        for i in 0..width {
+            let layer = |k: usize| Dual::new(values[k * width + i], [dx[k * width + i], dy[k * width + i]]);
+            let d = sampler.fractal.raw(|k, _| layer(k as usize));
+            (sv[i], sx[i], sy[i]) = (d.value, d.gradient[0], d.gradient[1]);
+        }
+    }
+    // `RawToUnit::apply` on the sums, as on a `Dual`.
+    let [sv, sx, sy] = &*sums;
+    let to_unit = &sampler.to_unit;
+    for (((h, g), &v), (&x, &y)) in
+        heights.iter_mut().zip(gradients.iter_mut()).zip(sv).zip(sx.iter().zip(sy))
+    {
+        let d = to_unit.apply(Dual::new(v, [x, y]));
+        (*h, *g) = (d.value, d.gradient);
+    }
+}
+
+/// Adds one octave to fBm's or billow's sums, with the very operations of `FractalParams::raw`
+/// on [`Dual`] numbers, in a loop that vectorises.
+#[inline(always)]
+fn add_octave(kind: Fractal, amplitude: f32, [n, nx, ny]: [&[f32]; 3], [sv, sx, sy]: &mut [Vec<f32>; 3]) {
+    let sums = sv.iter_mut().zip(sx.iter_mut()).zip(sy.iter_mut());
+    for (((v, x), y), ((&n, &nx), &ny)) in sums.zip(n.iter().zip(nx).zip(ny)) {
+        let layer = if kind == Fractal::Fbm {
+            Dual::new(n * 0.5 + 0.5, [nx * 0.5 + 0.0, ny * 0.5 + 0.0])
+        } else {
+            crate::Octave::abs(Dual::new(n, [nx, ny]))
+        };
+        let term = crate::Octave::times(layer, amplitude);
+        (*v, *x, *y) = (*v + term.value, *x + term.gradient[0], *y + term.gradient[1]);
+    }
+}
+
+/// One octave of value or gradient noise over the row, in `[-1, 1]`, with its gradient per map
+/// unit (`per = (lacunarityⁱ, frequency)`, applied with `sample_with_gradient`'s operations),
+/// into `out`: values, ∂/∂x and ∂/∂y.
+#[inline(always)]
+fn octave_layer(
+    basis: Basis,
+    lattice: &Lattice,
+    (xs, scale): (&[f64], f64),
+    py: f64,
+    (per_cell, per_unit): (f32, f32),
+    cells: &mut Cells,
+    [values, dx, dy]: [&mut [f32]; 3],
+) {
+    let width = xs.len();
+    let fade = lattice.fade;
+    match lattice.period {
+        None if row_in_range(xs, scale) => {
+            for ((&x, i0), fx) in xs.iter().zip(&mut cells.i0).zip(&mut cells.fx) {
+                // SAFETY: every `x · scale` of the row is in range and not NaN (`row_in_range`).
+                (*i0, *fx) = unsafe { split_in_range(x * scale) };
+            }
+        }
+        None => {
+            for ((&x, i0), fx) in xs.iter().zip(&mut cells.i0).zip(&mut cells.fx) {
+                (*i0, *fx) = split(x * scale);
+            }
+        }
+        period => {
+            for (i, &x) in xs.iter().enumerate() {
+                let cell = AxisCell::new(x * scale, period);
+                (cells.i0[i], cells.i1[i], cells.fx[i]) = (cell.i0, cell.i1, cell.f);
+            }
+        }
+    }
+    fade.apply_and_derivative_slice(&cells.fx[..width], &mut cells.u[..width], &mut cells.du[..width]);
+    let cy = AxisCell::new(py, lattice.period);
+    let (v, dv) = (fade.apply(cy.f), fade.derivative(cy.f));
+    // Per lattice unit of the octave to per map unit, as `sample_with_gradient` does unwarped.
+    let to_map = move |gx: f32, gy: f32| ((gx * per_cell) * per_unit, (gy * per_cell) * per_unit);
+    let mut start = 0;
+    while start < width {
+        let cell = cells.i0[start];
+        let end = run_end(&cells.i0[..width], start, lattice.period.is_none());
+        let x1 = if lattice.period.is_some() { cells.i1[start] } else { cell + 1 };
+        let run = start..end;
+        let (fx, u, du) = (&cells.fx[run.clone()], &cells.u[run.clone()], &cells.du[run.clone()]);
+        let outputs = values[run.clone()].iter_mut().zip(&mut dx[run.clone()]).zip(&mut dy[run]);
+        match basis {
+            Basis::Gradient => {
+                let g = [
+                    corner_gradient_2d(lattice, cell, cy.i0),
+                    corner_gradient_2d(lattice, x1, cy.i0),
+                    corner_gradient_2d(lattice, cell, cy.i1),
+                    corner_gradient_2d(lattice, x1, cy.i1),
+                ];
+                for (((o, ox), oy), ((&fx, &u), &du)) in outputs.zip(fx.iter().zip(u).zip(du)) {
+                    let d = blend_gradients_2d_with_gradient(&g, [fx, cy.f], [u, v], [du, dv]);
+                    *o = d.value;
+                    (*ox, *oy) = to_map(d.gradient[0], d.gradient[1]);
+                }
+            }
+            _ => {
+                let c = [
+                    corner_value_2d(lattice, cell, cy.i0),
+                    corner_value_2d(lattice, x1, cy.i0),
+                    corner_value_2d(lattice, cell, cy.i1),
+                    corner_value_2d(lattice, x1, cy.i1),
+                ];
+                // Value noise in `[0, 1]` to `[-1, 1]`, as `Basis::signed_2d_with_gradient` does.
+                for (((o, ox), oy), (&u, &du)) in outputs.zip(u.iter().zip(du)) {
+                    let d = blend_values_2d_with_gradient(&c, [u, v], [du, dv]);
+                    *o = d.value * 2.0 - 1.0;
+                    (*ox, *oy) = to_map(d.gradient[0] * 2.0, d.gradient[1] * 2.0);
+                }
+            }
+        }
+        start = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Fade, Fractal, NoiseSettings, Warp, fill_grid};
+
+    #[test]
+    fn heights_are_the_grid_and_gradients_the_point_path_bit_for_bit() {
+        for basis in [Basis::Value, Basis::Gradient, Basis::Simplex, Basis::Worley] {
+            for fractal in [Fractal::Fbm, Fractal::Billow, Fractal::Ridged, Fractal::Hetero] {
+                for (period, warp) in [(None, 0.0), (Some(3), 0.0), (None, 0.5)] {
+                    let s = NoiseSettings {
+                        basis,
+                        fractal,
+                        fade: Fade::Quintic,
+                        period,
+                        warp: Warp { amplitude: warp, ..Default::default() },
+                        ..Default::default()
+                    };
+                    let sampler = s.sampler();
+                    let window = GridWindow { origin: [-7, 5], width: 37, height: 9, pixels_per_unit: 23.0 };
+                    let n = 37 * 9;
+                    let (mut heights, mut gradients, mut plain) =
+                        (vec![0.0; n], vec![[0.0; 2]; n], vec![0.0; n]);
+                    fill_grid_with_gradients(&sampler, window, &mut heights, &mut gradients);
+                    fill_grid(&sampler, window, &mut plain);
+                    for (k, ((h, g), p)) in heights.iter().zip(&gradients).zip(&plain).enumerate() {
+                        assert_eq!(h.to_bits(), p.to_bits(), "{basis:?} {fractal:?} pixel {k}");
+                        let (i, j) = ((k % 37) as f64, (k / 37) as f64);
+                        let d = sampler.sample_with_gradient((i - 7.0) / 23.0, (j + 5.0) / 23.0);
+                        assert_eq!(
+                            g.map(f32::to_bits),
+                            d.gradient.map(f32::to_bits),
+                            "{basis:?} {fractal:?} {k}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
