@@ -12,10 +12,10 @@ use crate::Dual;
 use crate::basis::gradient::{blend_gradients_2d_with_gradient, corner_gradient_2d};
 use crate::basis::value::{blend_values_2d_with_gradient, corner_value_2d};
 use crate::basis::{Basis, Lattice};
-use crate::coord::{AxisCell, split, split_in_range};
+use crate::coord::AxisCell;
 use crate::field::FieldSampler;
 use crate::fractal::Fractal;
-use crate::grid::{GridWindow, row_in_range, run_end};
+use crate::grid::{GridWindow, run_end, split_row};
 use crate::isa::Isa;
 
 /// Fills `heights` and `gradients` (`width × height`, row-major) with the sampler's heights over
@@ -214,25 +214,7 @@ fn octave_layer(
 ) {
     let width = xs.len();
     let fade = lattice.fade;
-    match lattice.period {
-        None if row_in_range(xs, scale) => {
-            for ((&x, i0), fx) in xs.iter().zip(&mut cells.i0).zip(&mut cells.fx) {
-                // SAFETY: every `x · scale` of the row is in range and not NaN (`row_in_range`).
-                (*i0, *fx) = unsafe { split_in_range(x * scale) };
-            }
-        }
-        None => {
-            for ((&x, i0), fx) in xs.iter().zip(&mut cells.i0).zip(&mut cells.fx) {
-                (*i0, *fx) = split(x * scale);
-            }
-        }
-        period => {
-            for (i, &x) in xs.iter().enumerate() {
-                let cell = AxisCell::new(x * scale, period);
-                (cells.i0[i], cells.i1[i], cells.fx[i]) = (cell.i0, cell.i1, cell.f);
-            }
-        }
-    }
+    split_row(xs, scale, lattice.period, [&mut cells.i0, &mut cells.i1], &mut cells.fx);
     fade.apply_and_derivative_slice(&cells.fx[..width], &mut cells.u[..width], &mut cells.du[..width]);
     let cy = AxisCell::new(py, lattice.period);
     let (v, dv) = (fade.apply(cy.f), fade.derivative(cy.f));
@@ -248,12 +230,7 @@ fn octave_layer(
         let outputs = values[run.clone()].iter_mut().zip(&mut dx[run.clone()]).zip(&mut dy[run]);
         match basis {
             Basis::Gradient => {
-                let g = [
-                    corner_gradient_2d(lattice, cell, cy.i0),
-                    corner_gradient_2d(lattice, x1, cy.i0),
-                    corner_gradient_2d(lattice, cell, cy.i1),
-                    corner_gradient_2d(lattice, x1, cy.i1),
-                ];
+                let g = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_gradient_2d);
                 for (((o, ox), oy), ((&fx, &u), &du)) in outputs.zip(fx.iter().zip(u).zip(du)) {
                     let d = blend_gradients_2d_with_gradient(&g, [fx, cy.f], [u, v], [du, dv]);
                     *o = d.value;
@@ -261,12 +238,7 @@ fn octave_layer(
                 }
             }
             _ => {
-                let c = [
-                    corner_value_2d(lattice, cell, cy.i0),
-                    corner_value_2d(lattice, x1, cy.i0),
-                    corner_value_2d(lattice, cell, cy.i1),
-                    corner_value_2d(lattice, x1, cy.i1),
-                ];
+                let c = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_value_2d);
                 // Value noise in `[0, 1]` to `[-1, 1]`, as `Basis::signed_2d_with_gradient` does.
                 for (((o, ox), oy), (&u, &du)) in outputs.zip(u.iter().zip(du)) {
                     let d = blend_values_2d_with_gradient(&c, [u, v], [du, dv]);

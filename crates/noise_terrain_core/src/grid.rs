@@ -271,26 +271,7 @@ fn cell_layer(
     layer: &mut [f32],
 ) {
     let width = layer.len();
-    match lattice.period {
-        // The common case in a loop that vectorises; periodic lattices wrap per pixel.
-        None if row_in_range(xs, scale) => {
-            for ((&x, i0), fx) in xs.iter().zip(&mut scratch.i0).zip(&mut scratch.fx) {
-                // SAFETY: every `x · scale` of the row is in range and not NaN (`row_in_range`).
-                (*i0, *fx) = unsafe { split_in_range(x * scale) };
-            }
-        }
-        None => {
-            for ((&x, i0), fx) in xs.iter().zip(&mut scratch.i0).zip(&mut scratch.fx) {
-                (*i0, *fx) = split(x * scale);
-            }
-        }
-        period => {
-            for (i, &x) in xs.iter().enumerate() {
-                let cell = AxisCell::new(x * scale, period);
-                (scratch.i0[i], scratch.i1[i], scratch.fx[i]) = (cell.i0, cell.i1, cell.f);
-            }
-        }
-    }
+    split_row(xs, scale, lattice.period, [&mut scratch.i0, &mut scratch.i1], &mut scratch.fx);
     let fade = lattice.fade;
     if s.basis != Basis::Worley {
         fade.apply_slice(&scratch.fx, &mut scratch.u);
@@ -307,23 +288,13 @@ fn cell_layer(
         let out = &mut layer[start..end];
         match s.basis {
             Basis::Gradient => {
-                let g = [
-                    corner_gradient_2d(lattice, x0, cy.i0),
-                    corner_gradient_2d(lattice, x1, cy.i0),
-                    corner_gradient_2d(lattice, x0, cy.i1),
-                    corner_gradient_2d(lattice, x1, cy.i1),
-                ];
+                let g = lattice.corners([x0, x1], [cy.i0, cy.i1], corner_gradient_2d);
                 for ((o, &fx), &u) in out.iter_mut().zip(fx).zip(u) {
                     *o = blend_gradients_2d(&g, fx, cy.f, u, v);
                 }
             }
             Basis::Value => {
-                let c = [
-                    corner_value_2d(lattice, x0, cy.i0),
-                    corner_value_2d(lattice, x1, cy.i0),
-                    corner_value_2d(lattice, x0, cy.i1),
-                    corner_value_2d(lattice, x1, cy.i1),
-                ];
+                let c = lattice.corners([x0, x1], [cy.i0, cy.i1], corner_value_2d);
                 for (o, &u) in out.iter_mut().zip(u) {
                     *o = blend_values_2d(&c, u, v) * 2.0 - 1.0;
                 }
@@ -433,6 +404,38 @@ fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row
     }
 }
 
+/// Splits every `x · scale` of a row into its cell (`i0`, and `i1`, its right neighbour, on a
+/// periodic lattice) and its fraction, with the point path's operations. Without a period the
+/// loop vectorises (`i1` is then `i0 + 1` and not written); periodic lattices wrap per pixel.
+#[inline(always)]
+pub(crate) fn split_row(
+    xs: &[f64],
+    scale: f64,
+    period: Option<u32>,
+    [i0, i1]: [&mut [i32]; 2],
+    fx: &mut [f32],
+) {
+    match period {
+        None if row_in_range(xs, scale) => {
+            for ((&x, i0), fx) in xs.iter().zip(i0).zip(fx) {
+                // SAFETY: every `x · scale` of the row is in range and not NaN (`row_in_range`).
+                (*i0, *fx) = unsafe { split_in_range(x * scale) };
+            }
+        }
+        None => {
+            for ((&x, i0), fx) in xs.iter().zip(i0).zip(fx) {
+                (*i0, *fx) = split(x * scale);
+            }
+        }
+        period => {
+            for (i, &x) in xs.iter().enumerate() {
+                let cell = AxisCell::new(x * scale, period);
+                (i0[i], i1[i], fx[i]) = (cell.i0, cell.i1, cell.f);
+            }
+        }
+    }
+}
+
 /// Whether every `x · scale` of the row is within `±COORDINATE_LIMIT` and none is NaN, from its
 /// two ends. Why the ends decide, for any pixel spacing:
 ///
@@ -445,7 +448,7 @@ fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row
 /// and one that holds only it has a NaN end, so the check fails either way. NaN `ppu` makes
 /// every value NaN. In every case where both ends pass, every pixel lies between them.
 #[inline(always)]
-pub(crate) fn row_in_range(xs: &[f64], scale: f64) -> bool {
+fn row_in_range(xs: &[f64], scale: f64) -> bool {
     let ends = [xs[0] * scale, xs[xs.len() - 1] * scale];
     ends.iter().all(|v| v.abs() <= COORDINATE_LIMIT)
 }

@@ -66,12 +66,7 @@ pub(crate) fn blend_gradients_2d(g: &[[f32; 2]; 4], fx: f32, fy: f32, u: f32, v:
 /// 2-D gradient noise at `(x, y)`, in `[-1, 1]`.
 pub fn gradient_2d_noise(lattice: &Lattice, x: f64, y: f64) -> f32 {
     let (cx, cy) = (lattice.axis(x), lattice.axis(y));
-    let g = [
-        corner_gradient_2d(lattice, cx.i0, cy.i0),
-        corner_gradient_2d(lattice, cx.i1, cy.i0),
-        corner_gradient_2d(lattice, cx.i0, cy.i1),
-        corner_gradient_2d(lattice, cx.i1, cy.i1),
-    ];
+    let g = lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_gradient_2d);
     blend_gradients_2d(&g, cx.f, cy.f, lattice.fade.apply(cx.f), lattice.fade.apply(cy.f))
 }
 
@@ -79,12 +74,7 @@ pub fn gradient_2d_noise(lattice: &Lattice, x: f64, y: f64) -> f32 {
 /// clamped.
 pub(crate) fn gradient_2d_with_gradient(lattice: &Lattice, x: f64, y: f64) -> Dual {
     let (cx, cy) = (lattice.axis(x), lattice.axis(y));
-    let g = [
-        corner_gradient_2d(lattice, cx.i0, cy.i0),
-        corner_gradient_2d(lattice, cx.i1, cy.i0),
-        corner_gradient_2d(lattice, cx.i0, cy.i1),
-        corner_gradient_2d(lattice, cx.i1, cy.i1),
-    ];
+    let g = lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_gradient_2d);
     let (fx, fy, fade) = (cx.f, cy.f, lattice.fade);
     let weights = [fade.apply(fx), fade.apply(fy)];
     blend_gradients_2d_with_gradient(&g, [fx, fy], weights, [fade.derivative(fx), fade.derivative(fy)])

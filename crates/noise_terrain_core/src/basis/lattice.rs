@@ -31,6 +31,18 @@ impl Lattice {
         }
     }
 
+    /// The four corners of cell `(x0, y0)` whose right and lower neighbours are `x1` and `y1`
+    /// (wrapped already on a periodic lattice), in the order `[x0 y0, x1 y0, x0 y1, x1 y1]`.
+    #[inline(always)]
+    pub(crate) fn corners<T>(
+        &self,
+        [x0, x1]: [i32; 2],
+        [y0, y1]: [i32; 2],
+        corner: impl Fn(&Lattice, i32, i32) -> T,
+    ) -> [T; 4] {
+        [corner(self, x0, y0), corner(self, x1, y0), corner(self, x0, y1), corner(self, x1, y1)]
+    }
+
     /// Splits one coordinate into its cell and fraction on this lattice.
     #[inline(always)]
     pub(crate) fn axis(&self, x: f64) -> AxisCell {

@@ -32,24 +32,14 @@ pub(crate) fn blend_values_2d(c: &[f32; 4], u: f32, v: f32) -> f32 {
 /// 2-D value noise at `(x, y)`, in `[0, 1)`.
 pub fn value_2d(lattice: &Lattice, x: f64, y: f64) -> f32 {
     let (cx, cy) = (lattice.axis(x), lattice.axis(y));
-    let c = [
-        corner_value_2d(lattice, cx.i0, cy.i0),
-        corner_value_2d(lattice, cx.i1, cy.i0),
-        corner_value_2d(lattice, cx.i0, cy.i1),
-        corner_value_2d(lattice, cx.i1, cy.i1),
-    ];
+    let c = lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_value_2d);
     blend_values_2d(&c, lattice.fade.apply(cx.f), lattice.fade.apply(cy.f))
 }
 
 /// [`value_2d`] and its gradient in lattice units (per cell).
 pub(crate) fn value_2d_with_gradient(lattice: &Lattice, x: f64, y: f64) -> Dual {
     let (cx, cy) = (lattice.axis(x), lattice.axis(y));
-    let c = [
-        corner_value_2d(lattice, cx.i0, cy.i0),
-        corner_value_2d(lattice, cx.i1, cy.i0),
-        corner_value_2d(lattice, cx.i0, cy.i1),
-        corner_value_2d(lattice, cx.i1, cy.i1),
-    ];
+    let c = lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_value_2d);
     let fade = lattice.fade;
     blend_values_2d_with_gradient(
         &c,
