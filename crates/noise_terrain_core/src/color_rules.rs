@@ -4,6 +4,7 @@
 
 use crate::chunks::for_each_chunk;
 use crate::clamp::clamp_or;
+use crate::postprocess::smoothstep;
 use crate::{ColorRamp, Heightmap};
 
 /// One layer: its colour and where it lies.
@@ -60,11 +61,6 @@ fn cover(x: f32, [low, high]: [f32; 2], blend: f32) -> f32 {
     let rise = smoothstep(low - half, low + half, x);
     let fall = 1.0 - smoothstep(high - half, high + half, x);
     rise * fall
-}
-
-fn smoothstep(a: f32, b: f32, x: f32) -> f32 {
-    let t = ((x - a) / (b - a)).clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
 }
 
 impl ColorRules {

@@ -81,6 +81,11 @@ pub trait Octave: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = 
     /// The same quantity sampled at `k` times the coordinates: its gradient times `k` (the chain
     /// rule; nothing for `f32`).
     fn at_scale(self, k: f32) -> Self;
+    /// A quantity of the position with this value and gradient (the gradient is dropped for
+    /// `f32`).
+    fn varying(value: f32, gradient: [f32; 2]) -> Self;
+    /// `f(self)`, where `slope` is `f`'s derivative (the chain rule).
+    fn map(self, f: impl Fn(f32) -> f32, slope: impl Fn(f32) -> f32) -> Self;
 }
 
 impl Octave for f32 {
@@ -115,6 +120,14 @@ impl Octave for f32 {
     #[inline(always)]
     fn at_scale(self, _: f32) -> Self {
         self
+    }
+    #[inline(always)]
+    fn varying(value: f32, _: [f32; 2]) -> Self {
+        value
+    }
+    #[inline(always)]
+    fn map(self, f: impl Fn(f32) -> f32, _: impl Fn(f32) -> f32) -> Self {
+        f(self)
     }
 }
 
@@ -156,6 +169,15 @@ impl Octave for Dual {
     #[inline(always)]
     fn at_scale(self, k: f32) -> Self {
         self.scale_gradient(k)
+    }
+    #[inline(always)]
+    fn varying(value: f32, gradient: [f32; 2]) -> Self {
+        Dual::new(value, gradient)
+    }
+    #[inline(always)]
+    fn map(self, f: impl Fn(f32) -> f32, slope: impl Fn(f32) -> f32) -> Self {
+        let s = slope(self.value);
+        Dual::new(f(self.value), [self.gradient[0] * s, self.gradient[1] * s])
     }
 }
 

@@ -2,6 +2,7 @@
 //! terraces. Applied in that order.
 
 use crate::clamp::clamp_or;
+use crate::dual::{Dual, Octave};
 use crate::frame::Frame;
 use crate::grid::GridWindow;
 use crate::heightmap::Heightmap;
@@ -68,7 +69,7 @@ impl Default for PostProcess {
     }
 }
 
-fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
+pub(crate) fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
     let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
     t * t * (3.0 - 2.0 * t)
 }
@@ -113,7 +114,7 @@ impl PostProcess {
             let (i, j) = (index as u32 % width, index as u32 / width);
             let u = (i as f32 - frame.x as f32) / span(frame.width) - 0.5;
             let w = (j as f32 - frame.y as f32) / span(frame.height) - 0.5;
-            *h = s.shape(*h, (lo, hi), [u, w]);
+            *h = s.shape(*h, (lo, hi), [u, w], [0.0; 2]);
         }
     }
 
@@ -133,7 +134,7 @@ impl PostProcess {
             // The same operations as `apply_in_frame` with the whole map as its frame.
             let u = (i as f32 - 0.0) / span(whole[0]) - 0.5;
             let w = (j as f32 - 0.0) / span(whole[1]) - 0.5;
-            *h = s.shape(*h, range, [u, w]);
+            *h = s.shape(*h, range, [u, w], [0.0; 2]);
         }
     }
 
@@ -156,35 +157,100 @@ impl PostProcess {
         let at = |origin: i64, k: u32| ((origin as f64 + k as f64) / window.pixels_per_unit) as f32;
         for (index, h) in map.samples_mut().iter_mut().enumerate() {
             let (i, j) = (index as u32 % width, index as u32 / width);
-            *h = s.shape(*h, bounds, [at(window.origin[0], i), at(window.origin[1], j)]);
+            *h = s.shape(*h, bounds, [at(window.origin[0], i), at(window.origin[1], j)], [0.0; 2]);
+        }
+    }
+
+    /// [`apply_in_world`](Self::apply_in_world) to heights with their gradients per map unit
+    /// (`gradients`, one per sample, as [`fill_grid_with_gradients`](crate::fill_grid_with_gradients)
+    /// gives them), carried through every step by the chain rule: the heights are bit for bit
+    /// what `apply_in_world` gives. Flat where a step flattens (clamps, a terrace's level part).
+    pub fn apply_in_world_with_gradients(
+        &self,
+        map: &mut Heightmap,
+        gradients: &mut [[f32; 2]],
+        window: GridWindow,
+        bounds: (f32, f32),
+    ) {
+        let s = self.clamped();
+        if !s.is_active() {
+            return;
+        }
+        let width = map.width();
+        let at = |origin: i64, k: u32| ((origin as f64 + k as f64) / window.pixels_per_unit) as f32;
+        for (index, (h, g)) in map.samples_mut().iter_mut().zip(gradients.iter_mut()).enumerate() {
+            let (i, j) = (index as u32 % width, index as u32 / width);
+            // The island's position is the map coordinate itself: one per map unit.
+            let d = s.shape(
+                Dual::new(*h, *g),
+                bounds,
+                [at(window.origin[0], i), at(window.origin[1], j)],
+                [1.0, 1.0],
+            );
+            (*h, *g) = (d.value, d.gradient);
         }
     }
 
     /// One height through every step of these (clamped) settings: `(lo, hi)` is stretched to
     /// `[0, 1]`; `[u, w]` is the position relative to the island's centre, in units of the
-    /// island's diameter.
-    fn shape(&self, mut v: f32, (lo, hi): (f32, f32), [u, w]: [f32; 2]) -> f32 {
+    /// island's diameter, which moves by `per_unit` per map unit along x and y. A plain height
+    /// (`f32`) or one with its gradient ([`Dual`]).
+    fn shape<T: Octave>(&self, mut v: T, (lo, hi): (f32, f32), [u, w]: [f32; 2], per_unit: [f32; 2]) -> T {
         if self.stretch {
             // A division, not a multiplication by the inverse: the highest height maps to
             // exactly 1.
-            v = if hi > lo { (v - lo) / (hi - lo) } else { 0.0 };
+            v = if hi > lo { (v - T::constant(lo)).divided_by(hi - lo) } else { T::constant(0.0) };
         }
         if self.power != 1.0 {
-            v = v.max(0.0).powf(self.power);
+            let p = self.power;
+            v = v.map(|v| v.max(0.0).powf(p), |v| if v > 0.0 { p * v.powf(p - 1.0) } else { 0.0 });
         }
         if self.island_strength > 0.0 {
-            let d = match self.island_shape {
-                IslandShape::Radial => u.hypot(w) * 2.0,
-                IslandShape::Square => u.abs().max(w.abs()) * 2.0,
+            // The distance from the centre and its gradient along the map's axes.
+            let (d, dd) = match self.island_shape {
+                IslandShape::Radial => {
+                    let r = u.hypot(w);
+                    let g = if r > 0.0 { [2.0 * u / r, 2.0 * w / r] } else { [0.0; 2] };
+                    (r * 2.0, g)
+                }
+                IslandShape::Square if u.abs() >= w.abs() => {
+                    (u.abs().max(w.abs()) * 2.0, [2.0 * u.signum(), 0.0])
+                }
+                IslandShape::Square => (u.abs().max(w.abs()) * 2.0, [0.0, 2.0 * w.signum()]),
             };
-            let mask = 1.0 - smoothstep(1.0 - self.island_width, 1.0, d);
-            v *= 1.0 - self.island_strength * (1.0 - mask);
+            let edge = 1.0 - self.island_width;
+            let mask = 1.0 - smoothstep(edge, 1.0, d);
+            let factor = 1.0 - self.island_strength * (1.0 - mask);
+            // d factor / d d = -strength · smoothstep' (the mask falls as the distance grows).
+            let slope = -self.island_strength * smoothstep_slope(edge, 1.0, d);
+            let gradient = [slope * dd[0] * per_unit[0], slope * dd[1] * per_unit[1]];
+            v = v * T::varying(factor, gradient);
         }
         if self.terraces > 1 {
-            v = terrace(v, self.terraces, self.terrace_sharpness);
+            let (levels, sharpness) = (self.terraces, self.terrace_sharpness);
+            v = v.map(|v| terrace(v, levels, sharpness), |v| terrace_slope(v, levels, sharpness));
         }
         v
     }
+}
+
+/// The slope of [`smoothstep`] at `x`.
+fn smoothstep_slope(e0: f32, e1: f32, x: f32) -> f32 {
+    let t = (x - e0) / (e1 - e0);
+    if (0.0..=1.0).contains(&t) { 6.0 * t * (1.0 - t) / (e1 - e0) } else { 0.0 }
+}
+
+/// The slope of [`terrace`] at `h`: 0 on the level parts (and outside `[0, 1]`), the ramp's
+/// slope between them.
+fn terrace_slope(h: f32, levels: u32, sharpness: f32) -> f32 {
+    if !(0.0..=1.0).contains(&h) || sharpness >= 1.0 {
+        return 0.0;
+    }
+    let n = levels as f32;
+    let x = h * n;
+    let t = x - x.floor().min(n - 1.0);
+    let on_ramp = t > sharpness && (t - sharpness) / (1.0 - sharpness) < 1.0;
+    if on_ramp { 1.0 / (1.0 - sharpness) } else { 0.0 }
 }
 
 /// Min and max of the samples inside the frame (clipped to the map); `(0, 1)`, which stretches
@@ -219,6 +285,66 @@ mod tests {
 
     fn noise_map(n: u32) -> Heightmap {
         Heightmap::generate(&NoiseSettings::default(), n, n).unwrap()
+    }
+
+    #[test]
+    fn gradients_follow_every_step_by_the_chain_rule() {
+        let noise = NoiseSettings { octaves: 4, frequency: 2.0, ..Default::default() };
+        let sampler = noise.sampler();
+        let bounds = noise.value_bounds();
+        let cases = [
+            PostProcess { stretch: true, ..Default::default() },
+            PostProcess { power: 1.7, ..Default::default() },
+            PostProcess { power: 0.6, ..Default::default() },
+            PostProcess { island_strength: 0.8, island_width: 0.5, ..Default::default() },
+            PostProcess { island_strength: 1.0, island_shape: IslandShape::Square, ..Default::default() },
+            PostProcess { stretch: true, terraces: 6, terrace_sharpness: 0.4, ..Default::default() },
+            PostProcess {
+                stretch: true,
+                power: 1.3,
+                island_strength: 0.7,
+                terraces: 4,
+                ..Default::default()
+            },
+        ];
+        // A 3 × 3 window around each point, a ten-thousandth of a map unit apart.
+        let ppu = 1e4;
+        let (mut checked, mut creases) = (0, 0);
+        for post in cases {
+            for k in 0..400 {
+                let (x, y) = ((k % 20) as f64 * 0.049 - 0.49, (k / 20) as f64 * 0.047 - 0.47);
+                let origin = [(x * ppu) as i64 - 1, (y * ppu) as i64 - 1];
+                let window = GridWindow { origin, width: 3, height: 3, pixels_per_unit: ppu };
+                let mut map = Heightmap::from_samples(3, 3, vec![0.0; 9]).unwrap();
+                let mut gradients = vec![[0.0f32; 2]; 9];
+                crate::fill_grid_with_gradients(&sampler, window, map.samples_mut(), &mut gradients);
+                let mut plain = map.clone();
+                post.apply_in_world(&mut plain, window, bounds);
+                post.apply_in_world_with_gradients(&mut map, &mut gradients, window, bounds);
+                assert_eq!(map, plain, "{post:?}: the heights differ");
+                let h = |i: u32, j: u32| f64::from(map.get(i, j).unwrap());
+                let step = 2.0 / ppu;
+                for (axis, (ahead, behind)) in
+                    [(h(2, 1), h(0, 1)), (h(1, 2), h(1, 0))].into_iter().enumerate()
+                {
+                    let numeric = (ahead - behind) / step;
+                    let analytic = f64::from(gradients[4][axis]);
+                    let scale = numeric.abs().max(analytic.abs()).max(0.5);
+                    checked += 1;
+                    if (analytic - numeric).abs() > 2e-2 * scale {
+                        // A crease within the step (a terrace's corner, the island's edge): one
+                        // side's slope.
+                        let one_sided = [(ahead - h(1, 1)) / (step / 2.0), (h(1, 1) - behind) / (step / 2.0)];
+                        assert!(
+                            one_sided.iter().any(|n| (analytic - n).abs() <= 5e-2 * n.abs().max(0.5)),
+                            "{post:?} at ({x}, {y}), axis {axis}: analytic {analytic}, numeric {numeric}, sides {one_sided:?}"
+                        );
+                        creases += 1;
+                    }
+                }
+            }
+        }
+        assert!(creases * 20 < checked, "{creases} of {checked} at creases");
     }
 
     #[test]
