@@ -171,6 +171,51 @@ impl Surface {
         }
     }
 
+    /// Replaces the normals with exact ones from the field's gradient at every vertex
+    /// (`gradients`, per map unit, one per vertex in the vertices' order, as
+    /// [`fill_grid_with_gradients`](crate::fill_grid_with_gradients) and
+    /// [`PostProcess::apply_in_world_with_gradients`](crate::PostProcess::apply_in_world_with_gradients)
+    /// give them over the vertex grid), for a surface whose map unit is `world_per_unit` world
+    /// units wide. Every piece then computes the same normal at the same point, whatever its
+    /// level of detail; on a stitched edge the odd vertices take the normal the coarse
+    /// neighbour's triangle interpolates there, as [`rebuild_with`](Self::rebuild_with) does.
+    /// A gradient array of another length leaves the normals as they are.
+    pub fn set_normals_from_gradients(
+        &mut self,
+        gradients: &[[f32; 2]],
+        layout: &SurfaceLayout,
+        world_per_unit: f32,
+        columns: u32,
+    ) {
+        if gradients.len() != self.normals.len() || columns == 0 {
+            return;
+        }
+        // The surface y = h · height_scale over x = u · world_per_unit: dy/dx = dh/du · k.
+        let k = layout.height_scale / world_per_unit;
+        for (normal, g) in self.normals.iter_mut().zip(gradients) {
+            *normal = Vec3::new(-g[0] * k, 1.0, -g[1] * k).normalize_or(Vec3::Y).to_array();
+        }
+        let rows = self.normals.len() as u32 / columns;
+        for side in Side::ALL {
+            if !layout.stitch.has(side) {
+                continue;
+            }
+            let Some((count, vertex)) = edge_vertices(columns, rows, side) else { continue };
+            self.interpolate_odd_normals(columns, count, vertex);
+        }
+    }
+
+    /// Gives the odd vertices of a stitched edge the normal a coarser neighbour's triangle
+    /// interpolates between their even neighbours.
+    fn interpolate_odd_normals(&mut self, columns: u32, count: u32, vertex: impl Fn(u32) -> (u32, u32)) {
+        let index = |(x, z): (u32, u32)| (z * columns + x) as usize;
+        for k in (1..count).step_by(2) {
+            let (before, here, after) = (index(vertex(k - 1)), index(vertex(k)), index(vertex(k + 1)));
+            let sum = Vec3::from_array(self.normals[before]) + Vec3::from_array(self.normals[after]);
+            self.normals[here] = sum.normalize_or(Vec3::Y).to_array();
+        }
+    }
+
     /// Folds the edge on `side` onto the edge of a neighbour twice as coarse (see
     /// [`SurfaceLayout::stitch`]).
     fn stitch_edge(&mut self, padded: &Heightmap, b: u32, side: Side, height_scale: f32, step: [f32; 2]) {
@@ -185,11 +230,7 @@ impl Surface {
         }
         // Odd vertices lie on the coarse edge between their neighbours (their heights were
         // folded there), where the coarse triangle interpolates the two normals.
-        for k in (1..count).step_by(2) {
-            let (before, here, after) = (index(vertex(k - 1)), index(vertex(k)), index(vertex(k + 1)));
-            let sum = Vec3::from_array(self.normals[before]) + Vec3::from_array(self.normals[after]);
-            self.normals[here] = sum.normalize_or(Vec3::Y).to_array();
-        }
+        self.interpolate_odd_normals(columns, count, vertex);
     }
 }
 
@@ -261,6 +302,62 @@ fn normal_from_differences(h: [f32; 4], height_scale: f32, step: [f32; 2]) -> [f
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn normals_from_gradients_are_exact_on_flat_and_tilted_planes() {
+        // h = 0.3 + 0.02 u - 0.05 v over 16 × 16 vertices, 2 world units per map unit.
+        let (n, ppu) = (16u32, 8.0f32);
+        let padded = Heightmap::from_fn(n + 2, n + 2, |i, j| {
+            0.3 + 0.02 * (i as f32 - 1.0) / ppu - 0.05 * (j as f32 - 1.0) / ppu
+        })
+        .unwrap();
+        let layout =
+            SurfaceLayout { size: [2.0 * (n - 1) as f32 / ppu; 2], ..SurfaceLayout::centred(1.0, 10.0) };
+        let mut surface = Surface::default();
+        surface.rebuild_with(&padded, &layout);
+        let differences = surface.normals.clone();
+        surface.set_normals_from_gradients(&vec![[0.02, -0.05]; (n * n) as usize], &layout, 2.0, n);
+        // dy/dx = 0.02 · 10 / 2 = 0.1, dy/dz = -0.25.
+        let expected = Vec3::new(-0.1, 1.0, 0.25).normalize().to_array();
+        for (normal, central) in surface.normals.iter().zip(&differences) {
+            // The plane's normal, to an ulp or two.
+            assert!(Vec3::from_array(*normal).distance(Vec3::from_array(expected)) < 1e-6, "{normal:?}");
+            assert!(Vec3::from_array(*normal).distance(Vec3::from_array(*central)) < 1e-5);
+        }
+        surface.set_normals_from_gradients(&vec![[0.0, 0.0]; (n * n) as usize], &layout, 2.0, n);
+        assert!(surface.normals.iter().all(|normal| *normal == [0.0, 1.0, 0.0]));
+    }
+
+    #[test]
+    fn normals_from_the_field_gradient_match_fine_central_differences() {
+        let settings = crate::NoiseSettings { octaves: 3, ..Default::default() };
+        let (n, ppu) = (65u32, 2048.0);
+        // Vertices 1/2048 map units apart, at the map's corner.
+        let window =
+            crate::GridWindow { origin: [-1, -1], width: n + 2, height: n + 2, pixels_per_unit: ppu };
+        let mut padded = Heightmap::from_fn(n + 2, n + 2, |_, _| 0.0).unwrap();
+        let mut gradients = vec![[0.0f32; 2]; ((n + 2) * (n + 2)) as usize];
+        crate::fill_grid_with_gradients(&settings.sampler(), window, padded.samples_mut(), &mut gradients);
+        let world_per_unit = 300.0;
+        let side = (n - 1) as f32 / ppu as f32 * world_per_unit;
+        let layout = SurfaceLayout { size: [side; 2], ..SurfaceLayout::centred(1.0, 40.0) };
+        let mut surface = Surface::default();
+        surface.rebuild_with(&padded, &layout);
+        let differences = surface.normals.clone();
+        // The vertices' gradients: the interior of the padded grid.
+        let interior: Vec<[f32; 2]> = (1..=n)
+            .flat_map(|j| (1..=n).map(move |i| (i, j)))
+            .map(|(i, j)| gradients[(j * (n + 2) + i) as usize])
+            .collect();
+        surface.set_normals_from_gradients(&interior, &layout, world_per_unit, n);
+        let worst = surface
+            .normals
+            .iter()
+            .zip(&differences)
+            .map(|(a, b)| Vec3::from_array(*a).distance(Vec3::from_array(*b)))
+            .fold(0.0f32, f32::max);
+        assert!(worst < 2e-3, "the normals differ by up to {worst}");
+    }
 
     #[test]
     fn a_plane_has_straight_up_normals_everywhere() {
