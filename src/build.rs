@@ -8,6 +8,7 @@ use bevy::prelude::*;
 use noise_terrain_core::Frame;
 use noise_terrain_core::{ChunkKey, Stitch, chunk_window};
 use noise_terrain_core::{ErosionError, HeightStats, Heightmap, HeightmapError, erode};
+use noise_terrain_core::{GridWindow, fill_grid_with_gradients};
 use noise_terrain_core::{Surface, SurfaceLayout, fold_stitched_edges};
 
 use crate::mesh::terrain_mesh_from;
@@ -115,6 +116,8 @@ pub struct PieceBuild {
     pub raw_stats: HeightStats,
     /// Their share above 1.
     pub overflow_fraction: f32,
+    /// The gradient buffer, emptied, for the next build (see [`TerrainBuffers`]).
+    pub gradients: Vec<[f32; 2]>,
     /// The mesh, positions relative to the piece's translation.
     pub mesh: Mesh,
     /// The ramp texture, one texel per vertex.
@@ -176,12 +179,16 @@ pub struct TerrainBuffers {
     pub surface: Surface,
     /// The RGBA8 texels of a texture.
     pub texels: Vec<u8>,
+    /// The field's gradients at the samples, for the normals.
+    pub gradients: Vec<[f32; 2]>,
 }
 
 impl TerrainBuffers {
     /// Bytes of memory the arrays hold.
     pub fn capacity_bytes(&self) -> usize {
-        self.surface.capacity_bytes() + self.texels.capacity()
+        self.surface.capacity_bytes()
+            + self.texels.capacity()
+            + size_of::<[f32; 2]>() * self.gradients.capacity()
     }
 }
 
@@ -199,10 +206,12 @@ pub fn build_terrain(params: TerrainParams) -> Result<PieceBuild, BuildError> {
 /// the erosion and reports its progress.
 ///
 /// The patch samples the field as [`Heightmap::generate`] does at its resolution, with a
-/// one-sample border for the normals, and post-processes it as one map. A chunk samples its
-/// window of the level's pixel lattice (see [`chunk_window`]) with a two-sample border (its
-/// stitched edges take the coarser neighbour's normals, which reach two samples out) and
-/// post-processes in world space.
+/// one-sample border, and post-processes it as one map. A chunk samples its window of the
+/// level's pixel lattice (see [`chunk_window`]) with a two-sample border and post-processes in
+/// world space. The normals are exact: from the field's gradient, sampled with the heights and
+/// carried through post-processing, so every piece computes the same normal at the same point
+/// whatever its level of detail (stitched edges' odd vertices take what the coarser neighbour
+/// shows there). An eroded patch has no field gradient: its normals come from the heights.
 pub fn build_piece(
     params: &TerrainParams,
     spec: PieceSpec,
@@ -221,12 +230,18 @@ pub fn build_piece(
         let frame = Frame { x: border, y: border, width: n, height: n };
         Ok(if changes_heights { Some(padded.crop(frame)?.stats()) } else { None })
     };
-    let (padded, border, raw) = match spec.key {
+    // Each arm also says how many world units one map unit spans (for the normals' slopes).
+    let (padded, border, raw, mut gradients, world_per_unit) = match spec.key {
         PieceKey::Patch => {
-            let mut padded = Heightmap::generate_region(&params.noise, [-1, -1], n + 2, n + 2, f64::from(n))?;
+            let window =
+                GridWindow { origin: [-1, -1], width: n + 2, height: n + 2, pixels_per_unit: f64::from(n) };
+            let (mut padded, mut gradients) = sample_with_gradients(&params.noise, window, reuse.gradients)?;
             let raw = raw_stats(&padded, 1)?;
-            params.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: n, height: n });
+            let frame = Frame { x: 1, y: 1, width: n, height: n };
+            params.post.apply_in_frame_with_gradients(&mut padded, &mut gradients, frame, f64::from(n));
             if params.erosion.is_active() {
+                // The eroded heights have no field gradient.
+                gradients.clear();
                 control.progress.store(0, Ordering::Relaxed);
                 let report = |share: f32| control.progress.store((share * 1e6) as u32, Ordering::Relaxed);
                 // The settings describe a map 512 cells across: scaled to this resolution, a patch erodes
@@ -239,22 +254,23 @@ pub fn build_piece(
                     Err(ErosionError::Cancelled) => return Err(BuildError::Cancelled),
                 }
             }
-            (padded, 1, raw)
+            // n samples per map unit, n - 1 vertex steps across the patch's width.
+            let world_per_unit = geometry.size * n as f32 / (n - 1).max(1) as f32;
+            (padded, 1, raw, gradients, world_per_unit)
         }
         PieceKey::Chunk(key) => {
             let (chunk_size, _) = chunk_shape(&params.layout);
             let window = chunk_window(key, chunk_size, n, f64::from(params.world_size), 2);
-            let mut padded = Heightmap::generate_region(
-                &params.noise,
-                window.origin,
-                window.width,
-                window.height,
-                window.pixels_per_unit,
-            )?;
+            let (mut padded, mut gradients) = sample_with_gradients(&params.noise, window, reuse.gradients)?;
             let raw = raw_stats(&padded, 2)?;
-            params.post.apply_in_world(&mut padded, window, params.noise.value_bounds());
+            params.post.apply_in_world_with_gradients(
+                &mut padded,
+                &mut gradients,
+                window,
+                params.noise.value_bounds(),
+            );
             fold_stitched_edges(&mut padded, 2, spec.stitch);
-            (padded, 2, raw)
+            (padded, 2, raw, gradients, params.world_size)
         }
     };
     let layout = SurfaceLayout {
@@ -266,6 +282,10 @@ pub fn build_piece(
     };
     let mut surface = reuse.surface;
     surface.rebuild_with(&padded, &layout);
+    if !gradients.is_empty() {
+        surface.set_normals_from_gradients(&gradients, padded.width(), &layout, world_per_unit);
+    }
+    gradients.clear();
     let heights = padded.crop(Frame { x: border, y: border, width: n, height: n })?;
     // Freed before the texture is painted: one map less at the peak.
     drop(padded);
@@ -289,6 +309,7 @@ pub fn build_piece(
         heights,
         stats,
         raw_stats: raw.unwrap_or(stats),
+        gradients,
         overflow_fraction,
         mesh,
         image,
@@ -296,6 +317,20 @@ pub fn build_piece(
         #[cfg(feature = "avian")]
         collider: None,
     })
+}
+
+/// The samples of `window` and the field's gradients at them, the gradients in `reused`'s memory.
+fn sample_with_gradients(
+    noise: &noise_terrain_core::NoiseSettings,
+    window: GridWindow,
+    mut reused: Vec<[f32; 2]>,
+) -> Result<(Heightmap, Vec<[f32; 2]>), BuildError> {
+    let len = window.width as usize * window.height as usize;
+    reused.clear();
+    reused.resize(len, [0.0; 2]);
+    let mut samples = vec![0.0; len];
+    fill_grid_with_gradients(&noise.sampler(), window, &mut samples, &mut reused);
+    Ok((Heightmap::from_samples(window.width, window.height, samples)?, reused))
 }
 
 #[cfg(test)]

@@ -470,7 +470,7 @@ pub(crate) fn drive_jobs(
 /// build's memory.
 #[allow(clippy::too_many_arguments)]
 fn apply(
-    build: PieceBuild,
+    mut build: PieceBuild,
     generation: u64,
     params: &Arc<TerrainParams>,
     entity: Entity,
@@ -487,6 +487,7 @@ fn apply(
     let mut recycled = TerrainBuffers {
         surface: meshes.get_mut_untracked(&mesh.0).map(take_surface).unwrap_or_default(),
         texels: Vec::new(),
+        gradients: std::mem::take(&mut build.gradients),
     };
     if let Err(e) = meshes.insert(&mesh.0, build.mesh) {
         error!("terrain mesh could not be replaced: {e}");

@@ -129,6 +129,24 @@ impl Heightmap {
         Self::generate_region(settings, [0, 0], width, height, width as f64)
     }
 
+    /// [`generate_region`](Self::generate_region) and the exact gradient per map unit of every
+    /// sample (see [`fill_grid_with_gradients`](crate::fill_grid_with_gradients)); the heights
+    /// are bit for bit `generate_region`'s.
+    pub fn generate_region_with_gradients(
+        settings: &NoiseSettings,
+        origin: [i64; 2],
+        width: u32,
+        height: u32,
+        pixels_per_unit: f64,
+    ) -> Result<(Self, Vec<[f32; 2]>), HeightmapError> {
+        check_size(width, height)?;
+        let len = width as usize * height as usize;
+        let (mut samples, mut gradients) = (vec![0.0; len], vec![[0.0; 2]; len]);
+        let window = GridWindow { origin, width, height, pixels_per_unit };
+        crate::fill_grid_with_gradients(&settings.sampler(), window, &mut samples, &mut gradients);
+        Ok((Self { width, height, samples }, gradients))
+    }
+
     /// A window of the same pixel lattice that [`generate`](Self::generate) uses: pixel `(i, j)`
     /// samples `((origin.x + i) / pixels_per_unit, (origin.y + j) / pixels_per_unit)`. With
     /// `origin = [-1, -1]` and two extra pixels per side this is the map with a one-pixel border,

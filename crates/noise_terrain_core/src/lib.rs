@@ -66,7 +66,7 @@ pub use basis::{
     simplex_2d, simplex_3d, value_1d, value_2d, value_3d, worley_2d, worley_3d,
 };
 pub use clamp::clamp_or;
-pub use color_rules::{ColorLayer, ColorRules};
+pub use color_rules::{ColorLayer, ColorRules, slope_degrees};
 pub use coord::COORDINATE_LIMIT;
 pub use dual::{Dual, Octave};
 pub use erosion::{

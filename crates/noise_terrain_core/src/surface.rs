@@ -18,7 +18,8 @@ pub struct Surface {
     /// `x` and `z` on a regular grid (see [`SurfaceLayout`]); `y = h · height_scale`.
     /// Row-major: vertex `(x, z)` is at `z · columns + x`.
     pub positions: Vec<[f32; 3]>,
-    /// Unit normals from central differences of the heights.
+    /// Unit normals: from central differences of the heights ([`rebuild_with`](Self::rebuild_with)),
+    /// or exact ones from the field's gradient ([`set_normals_from_gradients`](Self::set_normals_from_gradients)).
     pub normals: Vec<[f32; 3]>,
     /// Texture coordinates of the texel centres of a `columns × rows` texture.
     pub uvs: Vec<[f32; 2]>,
@@ -171,31 +172,38 @@ impl Surface {
         }
     }
 
-    /// Replaces the normals with exact ones from the field's gradient at every vertex
-    /// (`gradients`, per map unit, one per vertex in the vertices' order, as
-    /// [`fill_grid_with_gradients`](crate::fill_grid_with_gradients) and
+    /// Replaces the normals of a surface built by [`rebuild_with`](Self::rebuild_with) with
+    /// exact ones from the field's gradient at every vertex: `gradients` (per map unit) cover
+    /// the same padded map, `padded_width` samples a row with `layout.border` around the
+    /// vertices, as [`fill_grid_with_gradients`](crate::fill_grid_with_gradients) and
     /// [`PostProcess::apply_in_world_with_gradients`](crate::PostProcess::apply_in_world_with_gradients)
-    /// give them over the vertex grid), for a surface whose map unit is `world_per_unit` world
-    /// units wide. Every piece then computes the same normal at the same point, whatever its
-    /// level of detail; on a stitched edge the odd vertices take the normal the coarse
-    /// neighbour's triangle interpolates there, as [`rebuild_with`](Self::rebuild_with) does.
-    /// A gradient array of another length leaves the normals as they are.
+    /// give them; a map unit spans `world_per_unit` world units. Every piece then computes the
+    /// same normal at the same point, whatever its level of detail; on a stitched edge the odd
+    /// vertices take the normal the coarse neighbour's triangle interpolates there, as
+    /// `rebuild_with` does. Rows on all cores with the `parallel` feature. Gradients that do
+    /// not match the surface leave the normals as they are.
     pub fn set_normals_from_gradients(
         &mut self,
         gradients: &[[f32; 2]],
+        padded_width: u32,
         layout: &SurfaceLayout,
         world_per_unit: f32,
-        columns: u32,
     ) {
-        if gradients.len() != self.normals.len() || columns == 0 {
+        let b = layout.border.max(1) as usize;
+        let (width, count) = (padded_width as usize, self.normals.len());
+        let columns = width.saturating_sub(2 * b);
+        if columns == 0 || count % columns != 0 || gradients.len() != width * (count / columns + 2 * b) {
             return;
         }
         // The surface y = h · height_scale over x = u · world_per_unit: dy/dx = dh/du · k.
         let k = layout.height_scale / world_per_unit;
-        for (normal, g) in self.normals.iter_mut().zip(gradients) {
-            *normal = Vec3::new(-g[0] * k, 1.0, -g[1] * k).normalize_or(Vec3::Y).to_array();
-        }
-        let rows = self.normals.len() as u32 / columns;
+        for_each_chunk(&mut self.normals, columns, |z, row| {
+            let padded = &gradients[(z + b) * width + b..][..columns];
+            for (normal, g) in row.iter_mut().zip(padded) {
+                *normal = Vec3::new(-g[0] * k, 1.0, -g[1] * k).normalize_or(Vec3::Y).to_array();
+            }
+        });
+        let (columns, rows) = (columns as u32, (count / columns) as u32);
         for side in Side::ALL {
             if !layout.stitch.has(side) {
                 continue;
@@ -316,7 +324,8 @@ mod tests {
         let mut surface = Surface::default();
         surface.rebuild_with(&padded, &layout);
         let differences = surface.normals.clone();
-        surface.set_normals_from_gradients(&vec![[0.02, -0.05]; (n * n) as usize], &layout, 2.0, n);
+        let padded_count = ((n + 2) * (n + 2)) as usize;
+        surface.set_normals_from_gradients(&vec![[0.02, -0.05]; padded_count], n + 2, &layout, 2.0);
         // dy/dx = 0.02 · 10 / 2 = 0.1, dy/dz = -0.25.
         let expected = Vec3::new(-0.1, 1.0, 0.25).normalize().to_array();
         for (normal, central) in surface.normals.iter().zip(&differences) {
@@ -324,7 +333,7 @@ mod tests {
             assert!(Vec3::from_array(*normal).distance(Vec3::from_array(expected)) < 1e-6, "{normal:?}");
             assert!(Vec3::from_array(*normal).distance(Vec3::from_array(*central)) < 1e-5);
         }
-        surface.set_normals_from_gradients(&vec![[0.0, 0.0]; (n * n) as usize], &layout, 2.0, n);
+        surface.set_normals_from_gradients(&vec![[0.0, 0.0]; padded_count], n + 2, &layout, 2.0);
         assert!(surface.normals.iter().all(|normal| *normal == [0.0, 1.0, 0.0]));
     }
 
@@ -344,12 +353,7 @@ mod tests {
         let mut surface = Surface::default();
         surface.rebuild_with(&padded, &layout);
         let differences = surface.normals.clone();
-        // The vertices' gradients: the interior of the padded grid.
-        let interior: Vec<[f32; 2]> = (1..=n)
-            .flat_map(|j| (1..=n).map(move |i| (i, j)))
-            .map(|(i, j)| gradients[(j * (n + 2) + i) as usize])
-            .collect();
-        surface.set_normals_from_gradients(&interior, &layout, world_per_unit, n);
+        surface.set_normals_from_gradients(&gradients, n + 2, &layout, world_per_unit);
         let worst = surface
             .normals
             .iter()
