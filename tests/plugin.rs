@@ -401,3 +401,29 @@ fn steep_ground_is_painted_rock_and_level_ground_is_not() {
     }
     assert!(steep > 100 && level > 100, "{steep} steep and {level} level vertices");
 }
+
+#[test]
+fn every_patch_vertex_has_the_normal_of_the_field_gradient() {
+    let params = TerrainParams { resolution: 40, height_scale: 30.0, ..default() };
+    let mut app = headless_app(params.clone());
+    settle(&mut app);
+    let normals = mesh_normals(&app);
+    let n = params.resolution;
+    // Pixel (i, j) of the patch samples the field at (i / n, j / n); its n - 1 vertex steps span
+    // the world size, so a map unit is world_size · n / (n - 1) world units.
+    let k = params.height_scale / (params.world_size * n as f32 / (n - 1) as f32);
+    for j in 0..n {
+        for i in 0..n {
+            let g = params
+                .noise
+                .sample_with_gradient(f64::from(i) / f64::from(n), f64::from(j) / f64::from(n))
+                .gradient;
+            let expected = Vec3::new(-g[0] * k, 1.0, -g[1] * k).normalize();
+            let normal = Vec3::from_array(normals[(j * n + i) as usize]);
+            assert!(
+                normal.distance(expected) < 1e-5,
+                "vertex ({i}, {j}), border included: {normal} vs {expected}"
+            );
+        }
+    }
+}
