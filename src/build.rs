@@ -211,7 +211,8 @@ pub fn build_terrain(params: TerrainParams) -> Result<PieceBuild, BuildError> {
 /// world space. The normals are exact: from the field's gradient, sampled with the heights and
 /// carried through post-processing, so every piece computes the same normal at the same point
 /// whatever its level of detail (stitched edges' odd vertices take what the coarser neighbour
-/// shows there). An eroded patch has no field gradient: its normals come from the heights.
+/// shows there). An eroded patch has no field gradient, and simplex, Worley and warped fields no
+/// fast one yet: their normals come from the heights.
 pub fn build_piece(
     params: &TerrainParams,
     spec: PieceSpec,
@@ -319,14 +320,21 @@ pub fn build_piece(
     })
 }
 
-/// The samples of `window` and the field's gradients at them, the gradients in `reused`'s memory.
+/// The samples of `window` and the field's gradients at them, the gradients in `reused`'s
+/// memory; without gradients (an empty array) where the field has no fast gradient path (see
+/// [`NoiseSettings::gradients_on_the_row_path`](noise_terrain_core::NoiseSettings::gradients_on_the_row_path)):
+/// such pieces take their normals from the heights, as fast as before.
 fn sample_with_gradients(
     noise: &noise_terrain_core::NoiseSettings,
     window: GridWindow,
     mut reused: Vec<[f32; 2]>,
 ) -> Result<(Heightmap, Vec<[f32; 2]>), BuildError> {
-    let len = window.width as usize * window.height as usize;
     reused.clear();
+    if !noise.gradients_on_the_row_path() {
+        let GridWindow { origin, width, height, pixels_per_unit } = window;
+        return Ok((Heightmap::generate_region(noise, origin, width, height, pixels_per_unit)?, reused));
+    }
+    let len = window.width as usize * window.height as usize;
     reused.resize(len, [0.0; 2]);
     let mut samples = vec![0.0; len];
     fill_grid_with_gradients(&noise.sampler(), window, &mut samples, &mut reused);
@@ -343,6 +351,20 @@ mod tests {
         match mesh.attribute(Mesh::ATTRIBUTE_POSITION) {
             Some(VertexAttributeValues::Float32x3(p)) => p.clone(),
             other => panic!("positions: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn fields_without_a_fast_gradient_path_are_post_processed_and_lit_as_before() {
+        for basis in [noise_terrain_core::Basis::Simplex, noise_terrain_core::Basis::Worley] {
+            let noise = NoiseSettings { basis, ..default() };
+            let post = noise_terrain_core::PostProcess { stretch: true, power: 1.5, ..default() };
+            let params = TerrainParams { noise, post, resolution: 48, ..default() };
+            let build = build_terrain(params.clone()).unwrap();
+            let mut expected = Heightmap::generate(&params.noise, 48, 48).unwrap();
+            params.post.apply(&mut expected);
+            assert_eq!(build.heights, expected, "{basis:?}");
+            assert_eq!(build.gradients.capacity(), 0, "gradients were sampled for {basis:?}");
         }
     }
 

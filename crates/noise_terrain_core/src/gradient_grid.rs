@@ -32,8 +32,7 @@ pub fn fill_grid_with_gradients(
     if width == 0 {
         return;
     }
-    let s = &sampler.settings;
-    let row_path = matches!(s.basis, Basis::Value | Basis::Gradient) && !s.warp.is_active();
+    let row_path = sampler.settings.gradients_on_the_row_path();
     let per_unit = window.pixels_per_unit;
     let x_of = |i: usize| (window.origin[0] as f64 + i as f64) / per_unit;
     let y_of = |j: usize| (window.origin[1] as f64 + j as f64) / per_unit;

@@ -120,7 +120,8 @@ impl PostProcess {
 
     /// [`apply_in_frame`](Self::apply_in_frame) to heights with their gradients per map unit
     /// (one per sample, on a lattice of `pixels_per_unit`), carried through every step by the
-    /// chain rule; the heights are bit for bit what `apply_in_frame` gives.
+    /// chain rule; the heights are bit for bit what `apply_in_frame` gives. Without one gradient
+    /// per sample (an empty array, say) only the heights are processed.
     pub fn apply_in_frame_with_gradients(
         &self,
         map: &mut Heightmap,
@@ -128,6 +129,9 @@ impl PostProcess {
         frame: Frame,
         pixels_per_unit: f64,
     ) {
+        if gradients.len() != map.samples().len() {
+            return self.apply_in_frame(map, frame);
+        }
         let s = self.clamped();
         if !s.is_active() {
             return;
@@ -194,6 +198,7 @@ impl PostProcess {
     /// (`gradients`, one per sample, as [`fill_grid_with_gradients`](crate::fill_grid_with_gradients)
     /// gives them), carried through every step by the chain rule: the heights are bit for bit
     /// what `apply_in_world` gives. Flat where a step flattens (clamps, a terrace's level part).
+    /// Without one gradient per sample (an empty array, say) only the heights are processed.
     pub fn apply_in_world_with_gradients(
         &self,
         map: &mut Heightmap,
@@ -201,6 +206,9 @@ impl PostProcess {
         window: GridWindow,
         bounds: (f32, f32),
     ) {
+        if gradients.len() != map.samples().len() {
+            return self.apply_in_world(map, window, bounds);
+        }
         let s = self.clamped();
         if !s.is_active() {
             return;
