@@ -168,7 +168,8 @@ impl BuildControl {
     }
 }
 
-/// Memory of an earlier piece for a build to reuse: the mesh arrays and the texels.
+/// Memory of an earlier piece for a build to reuse: the mesh arrays, the texels and the
+/// gradients.
 ///
 /// Fresh memory is expensive: the kernel faults in and clears every page, which at 1024 × 1024
 /// took most of a rebuild. So the plugin builds each piece into the arrays of a piece it

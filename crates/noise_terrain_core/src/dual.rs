@@ -1,7 +1,8 @@
 //! Values that carry their gradient: forward-mode differentiation in two variables, for the
-//! fractal sums and the unit mapping, which combine octaves with products, absolute values and
-//! clamps. [`Octave`] lets one loop serve both plain heights (`f32`, the same operations as
-//! before, bit for bit) and heights with gradients ([`Dual`]).
+//! fractal sums, the unit mapping, the warp and post-processing, which combine octaves with
+//! products, absolute values, clamps and curves. [`Octave`] lets one piece of code serve both
+//! plain heights (`f32`, the same operations as before, bit for bit) and heights with gradients
+//! ([`Dual`]).
 
 use std::ops::{Add, Mul, Sub};
 
