@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use noise_terrain_core::Frame;
+use noise_terrain_core::GridWindow;
 use noise_terrain_core::{ChunkKey, Stitch, chunk_window};
 use noise_terrain_core::{ErosionError, HeightStats, Heightmap, HeightmapError, erode};
-use noise_terrain_core::{GridWindow, fill_grid_with_gradients};
 use noise_terrain_core::{Surface, SurfaceLayout, fold_stitched_edges};
 
 use crate::mesh::terrain_mesh_from;
@@ -330,16 +330,13 @@ fn sample_with_gradients(
     window: GridWindow,
     mut reused: Vec<[f32; 2]>,
 ) -> Result<(Heightmap, Vec<[f32; 2]>), BuildError> {
-    reused.clear();
-    if !noise.gradients_on_the_row_path() {
-        let GridWindow { origin, width, height, pixels_per_unit } = window;
-        return Ok((Heightmap::generate_region(noise, origin, width, height, pixels_per_unit)?, reused));
+    if noise.gradients_on_the_row_path() {
+        let map = Heightmap::generate_region_with_gradients(noise, window, &mut reused)?;
+        return Ok((map, reused));
     }
-    let len = window.width as usize * window.height as usize;
-    reused.resize(len, [0.0; 2]);
-    let mut samples = vec![0.0; len];
-    fill_grid_with_gradients(&noise.sampler(), window, &mut samples, &mut reused);
-    Ok((Heightmap::from_samples(window.width, window.height, samples)?, reused))
+    reused.clear();
+    let GridWindow { origin, width, height, pixels_per_unit } = window;
+    Ok((Heightmap::generate_region(noise, origin, width, height, pixels_per_unit)?, reused))
 }
 
 #[cfg(test)]

@@ -19,19 +19,7 @@ fn rgba_image(map: &Heightmap, texels: Vec<u8>) -> Image {
 /// The terrain texture: one texel per vertex, coloured by `ramp` around `water_level`, heights
 /// above 1 in orange when `show_overflow` is set.
 pub fn terrain_image(map: &Heightmap, ramp: &ColorRamp, water_level: f32, show_overflow: bool) -> Image {
-    terrain_image_reusing(map, ramp, water_level, show_overflow, Vec::new())
-}
-
-/// [`terrain_image`] painted into `texels` (an earlier image's `data`), reusing its memory.
-pub fn terrain_image_reusing(
-    map: &Heightmap,
-    ramp: &ColorRamp,
-    water_level: f32,
-    show_overflow: bool,
-    mut texels: Vec<u8>,
-) -> Image {
-    ramp.paint_heights_into(map, water_level, show_overflow, &mut texels);
-    rgba_image(map, texels)
+    rgba_image(map, ramp.paint_heights(map, water_level, show_overflow))
 }
 
 /// The terrain texture coloured by `rules` over `ramp`: the slope of each texel from `normals`

@@ -77,8 +77,6 @@ pub struct StatusLine {
 pub struct InspectorState {
     /// Whether the panel is shown.
     pub visible: bool,
-    /// The panel's width in logical pixels as last drawn (0 while hidden).
-    pub panel_width: f32,
     toggle_key: KeyCode,
     preset_folder: PathBuf,
     export_folder: PathBuf,
@@ -98,7 +96,6 @@ impl InspectorState {
     pub fn new(preset_folder: PathBuf, export_folder: PathBuf) -> Self {
         Self {
             visible: true,
-            panel_width: 0.0,
             toggle_key: KeyCode::Tab,
             presets: list_presets(&preset_folder),
             preset_folder,
@@ -146,7 +143,6 @@ fn inspector_panel(
     blockers.rects.clear();
     let state = &mut *state;
     if !state.visible {
-        state.panel_width = 0.0;
         viewport::fit_cameras_beside_panel(&mut commands, 0.0, window.single().ok(), &mut cameras);
         return Ok(());
     }
@@ -169,7 +165,6 @@ fn inspector_panel(
     // egui points are logical pixels, as the camera's cursor position is.
     let r = panel.response.rect;
     blockers.rects.push(Rect::new(r.min.x, r.min.y, r.max.x, r.max.y));
-    state.panel_width = r.max.x;
     viewport::fit_cameras_beside_panel(&mut commands, r.max.x, window.single().ok(), &mut cameras);
     params.set_if_neq(edited);
     Ok(())

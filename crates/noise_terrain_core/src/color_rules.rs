@@ -63,6 +63,27 @@ pub fn slope_degrees(up: f32) -> f32 {
     radians.to_degrees()
 }
 
+impl ColorLayer {
+    /// How much of the layer lies at `land` (the land scale) on a `slope` (degrees), `[0, 1]`.
+    #[inline(always)]
+    fn cover(&self, land: f32, slope: f32) -> f32 {
+        cover(land, self.heights, self.height_blend) * cover(slope, self.slopes, self.slope_blend)
+    }
+}
+
+/// Channel `c` moved toward `target` by the weight `w`.
+#[inline(always)]
+fn blend(c: f32, target: u8, w: f32) -> f32 {
+    c + (f32::from(target) - c) * w
+}
+
+/// A channel value rounded to a byte: non-negative after the clamp, so adding a half and
+/// truncating rounds, without a libm call.
+#[inline(always)]
+fn to_channel(c: f32) -> u8 {
+    (c.clamp(0.0, 255.0) + 0.5) as u8
+}
+
 /// Where a value lies in a range with soft edges `blend` wide: 1 inside, 0 outside, smooth
 /// between.
 fn cover(x: f32, [low, high]: [f32; 2], blend: f32) -> f32 {
@@ -139,14 +160,12 @@ impl ColorRules {
         let land = (height - water) / (1.0 - water);
         let mut color = base.map(f32::from);
         for layer in self.layers.iter().filter(|l| l.enabled) {
-            let w = cover(land, layer.heights, layer.height_blend)
-                * cover(slope, layer.slopes, layer.slope_blend);
+            let w = layer.cover(land, slope);
             for (c, target) in color.iter_mut().zip(layer.color) {
-                *c += (f32::from(target) - *c) * w;
+                *c = blend(*c, target, w);
             }
         }
-        // Non-negative after the clamp: adding a half and truncating rounds, without a libm call.
-        color.map(|c| (c.clamp(0.0, 255.0) + 0.5) as u8)
+        color.map(to_channel)
     }
 
     /// RGBA8 texels (alpha 255) for every sample of `map`, the slope of each from `normals` (one
@@ -184,17 +203,16 @@ impl ColorRules {
             }
             for layer in &layers {
                 for k in 0..n {
-                    let w = cover(land[k], layer.heights, layer.height_blend)
-                        * cover(slope[k], layer.slopes, layer.slope_blend);
+                    let w = layer.cover(land[k], slope[k]);
                     // Water and overflow keep the ramp's colour: nothing is blended in.
                     let w = if on_land[k] > 0.0 { w } else { 0.0 };
                     for (channel, target) in rgb.iter_mut().zip(layer.color) {
-                        channel[k] += (f32::from(target) - channel[k]) * w;
+                        channel[k] = blend(channel[k], target, w);
                     }
                 }
             }
             for (k, texel) in chunk.chunks_exact_mut(4).enumerate() {
-                let [r, g, b] = [rgb[0][k], rgb[1][k], rgb[2][k]].map(|c| (c.clamp(0.0, 255.0) + 0.5) as u8);
+                let [r, g, b] = [rgb[0][k], rgb[1][k], rgb[2][k]].map(to_channel);
                 texel.copy_from_slice(&[r, g, b, 255]);
             }
         });

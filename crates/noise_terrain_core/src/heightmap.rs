@@ -129,22 +129,23 @@ impl Heightmap {
         Self::generate_region(settings, [0, 0], width, height, width as f64)
     }
 
-    /// [`generate_region`](Self::generate_region) and the exact gradient per map unit of every
-    /// sample (see [`fill_grid_with_gradients`](crate::fill_grid_with_gradients)); the heights
-    /// are bit for bit `generate_region`'s.
+    /// [`generate_region`](Self::generate_region) of `window`, and the exact gradient per map
+    /// unit of every sample into `gradients` (replacing what it held, reusing its memory; see
+    /// [`fill_grid_with_gradients`](crate::fill_grid_with_gradients)). The heights are bit for bit
+    /// `generate_region`'s.
     pub fn generate_region_with_gradients(
         settings: &NoiseSettings,
-        origin: [i64; 2],
-        width: u32,
-        height: u32,
-        pixels_per_unit: f64,
-    ) -> Result<(Self, Vec<[f32; 2]>), HeightmapError> {
+        window: GridWindow,
+        gradients: &mut Vec<[f32; 2]>,
+    ) -> Result<Self, HeightmapError> {
+        let GridWindow { width, height, .. } = window;
         check_size(width, height)?;
         let len = width as usize * height as usize;
-        let (mut samples, mut gradients) = (vec![0.0; len], vec![[0.0; 2]; len]);
-        let window = GridWindow { origin, width, height, pixels_per_unit };
-        crate::fill_grid_with_gradients(&settings.sampler(), window, &mut samples, &mut gradients);
-        Ok((Self { width, height, samples }, gradients))
+        let mut samples = vec![0.0; len];
+        gradients.clear();
+        gradients.resize(len, [0.0; 2]);
+        crate::fill_grid_with_gradients(&settings.sampler(), window, &mut samples, gradients);
+        Ok(Self { width, height, samples })
     }
 
     /// A window of the same pixel lattice that [`generate`](Self::generate) uses: pixel `(i, j)`

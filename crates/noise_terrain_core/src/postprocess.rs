@@ -388,8 +388,9 @@ mod tests {
     fn gradients_follow_the_steps_over_a_frame_too() {
         let noise = NoiseSettings { octaves: 3, frequency: 2.0, ..Default::default() };
         let n = 258u32;
-        let (mut map, mut gradients) =
-            Heightmap::generate_region_with_gradients(&noise, [-1, -1], n, n, f64::from(n - 2)).unwrap();
+        let window = GridWindow { origin: [-1, -1], width: n, height: n, pixels_per_unit: f64::from(n - 2) };
+        let mut gradients = Vec::new();
+        let mut map = Heightmap::generate_region_with_gradients(&noise, window, &mut gradients).unwrap();
         let frame = Frame { x: 1, y: 1, width: n - 2, height: n - 2 };
         let post = PostProcess { stretch: true, power: 1.4, island_strength: 0.9, ..Default::default() };
         let mut plain = map.clone();
