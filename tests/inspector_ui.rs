@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use bevy::prelude::default;
 use bevy_egui::egui;
-use bevy_noise_terrain::core::{Basis, Fade};
+use bevy_noise_terrain::core::{Basis, Fade, Fractal};
 use bevy_noise_terrain::inspector::{InspectorState, PanelInputs, WORLEY_OCTAVES_FEWER, panel_contents};
 use bevy_noise_terrain::jobs::{PieceHeights, TerrainStats, TerrainValidation};
 use bevy_noise_terrain::{TerrainParams, build_terrain};
@@ -109,6 +109,21 @@ fn a_fade_chip_and_chip_n_change_the_noise() {
     h.get_by_label("N").click();
     h.run();
     assert_eq!(h.state().params.noise.normalize, !normalized);
+}
+
+#[test]
+fn the_damped_fractal_chip_shows_its_damping_slider() {
+    let mut h = harness(panel(TerrainParams::default(), folder("damped")));
+    assert!(h.query_by_label_contains("damping k").is_none(), "fBm has no damping");
+    h.get_by_label("damped").click();
+    h.run();
+    assert_eq!(h.state().params.noise.fractal, Fractal::Damped);
+    let rail = h.get(By::new().role(egui::accesskit::Role::Slider).label_contains("damping k")).rect();
+    h.drag_at(rail.left_center() + egui::vec2(2.0, 0.0));
+    h.run();
+    h.drop_at(rail.left_center() + egui::vec2(2.0, 0.0));
+    h.run();
+    assert_eq!(h.state().params.noise.damping, 0.0, "dragged to the left end: no damping");
 }
 
 #[test]

@@ -152,11 +152,17 @@ fn noise_section(ui: &mut egui::Ui, p: &mut TerrainParams, state: &mut Inspector
         ui.add(slider(&mut n.lacunarity, 1.0..=4.0, "lacunarity"));
         ui.add(slider(&mut n.persistence, 0.0..=1.0, "persistence"));
         ui.add(slider(&mut n.frequency, 0.25..=32.0, "base frequency").logarithmic(true));
+        ui.checkbox(&mut n.rotate_octaves, "turn octaves")
+            .on_hover_text("turn each octave by the golden angle: no grid-aligned ridges (not with tiling)");
         if n.fractal.uses_offset() {
             ui.add(slider(&mut n.fractal_offset, 0.0..=2.0, "offset"));
         }
         if n.fractal == Fractal::Ridged {
             ui.add(slider(&mut n.gain, 0.0..=8.0, "gain"));
+        }
+        if n.fractal == Fractal::Damped {
+            ui.add(slider(&mut n.damping, 0.0..=8.0, "damping k"))
+                .on_hover_text("each octave divided by 1 + k·|slopes so far|²: smooth flanks, rough flats");
         }
         ui.horizontal(|ui| {
             ui.label("seed");

@@ -7,8 +7,8 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, error::ErrorKind};
 use glam::DVec2;
 use noise_terrain_core::{
-    Basis, DistanceMetric, Erosion, ErosionMaps, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, Fade, Fractal,
-    GAIN_RANGE, Heightmap, Hydraulic, IslandShape, LACUNARITY_RANGE, MAX_DROPLETS, MAX_PERIOD,
+    Basis, DAMPING_RANGE, DistanceMetric, Erosion, ErosionMaps, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, Fade,
+    Fractal, GAIN_RANGE, Heightmap, Hydraulic, IslandShape, LACUNARITY_RANGE, MAX_DROPLETS, MAX_PERIOD,
     MAX_THERMAL_ITERATIONS, MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, NoiseSettings, PERSISTENCE_RANGE,
     PostProcess, Thermal, WARP_FREQUENCY_RANGE, WorleyReturn,
 };
@@ -93,12 +93,18 @@ pub struct NoiseArgs {
     /// Do not divide fBm and billow by the amplitude sum (heights may exceed 1).
     #[arg(long, help_heading = "Fractal")]
     pub no_normalize: bool,
+    /// Turn each octave by the golden angle (no grid-aligned ridges; not with --period).
+    #[arg(long, help_heading = "Fractal")]
+    pub rotate_octaves: bool,
     /// Musgrave's offset (ridged, hybrid, hetero), [0, 2] [default: 1].
     #[arg(long, value_name = "O", value_parser = within(FRACTAL_OFFSET_RANGE.0, FRACTAL_OFFSET_RANGE.1), help_heading = "Fractal")]
     pub fractal_offset: Option<f32>,
     /// Musgrave's gain (ridged), [0, 8] [default: 2].
     #[arg(long, value_name = "G", value_parser = within(GAIN_RANGE.0, GAIN_RANGE.1), help_heading = "Fractal")]
     pub gain: Option<f32>,
+    /// Damped fractal: how strongly the slopes so far damp each octave, [0, 16] [default: 1].
+    #[arg(long, value_name = "K", value_parser = within(DAMPING_RANGE.0, DAMPING_RANGE.1), help_heading = "Fractal")]
+    pub damping: Option<f32>,
 
     /// What Worley noise returns [default: f1].
     #[arg(long, value_parser = by_name(&WorleyReturn::ALL, |r| r.name()), help_heading = "Worley")]
@@ -178,7 +184,7 @@ impl NoiseArgs {
         set! {
             basis => n.basis, fade => n.fade, seed => n.seed, frequency => n.frequency, offset => n.offset,
             fractal => n.fractal, octaves => n.octaves, lacunarity => n.lacunarity, persistence => n.persistence,
-            fractal_offset => n.fractal_offset, gain => n.gain, worley_return => n.worley.return_type,
+            fractal_offset => n.fractal_offset, gain => n.gain, damping => n.damping, worley_return => n.worley.return_type,
             worley_metric => n.worley.metric, jitter => n.worley.jitter, warp => n.warp.amplitude,
             warp_frequency => n.warp.frequency, warp_octaves => n.warp.octaves, power => p.power,
             island => p.island_strength, island_shape => p.island_shape, island_width => p.island_width,
@@ -190,6 +196,9 @@ impl NoiseArgs {
         if self.no_normalize {
             n.normalize = false;
         }
+        if self.rotate_octaves {
+            n.rotate_octaves = true;
+        }
         if self.stretch {
             p.stretch = true;
         }
@@ -200,6 +209,12 @@ impl NoiseArgs {
                     "--period cannot be used with --basis {}: its triangle lattice has no square period (use value, gradient or worley noise to tile)",
                     n.basis.name()
                 ),
+            ));
+        }
+        if n.period.is_some() && n.rotate_octaves {
+            return Err(usage(
+                ErrorKind::ArgumentConflict,
+                "--rotate-octaves cannot be used with --period: a turned lattice does not tile".to_string(),
             ));
         }
         Ok(Field { noise: n, post: p, preset })

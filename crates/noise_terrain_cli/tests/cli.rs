@@ -188,6 +188,11 @@ fn bad_values_exit_2_naming_the_flag_and_the_range() {
             vec!["heightmap", "--basis", "simplex", "--period", "4"],
             "--period cannot be used with --basis simplex",
         ),
+        (
+            vec!["heightmap", "--rotate-octaves", "--period", "4"],
+            "--rotate-octaves cannot be used with --period",
+        ),
+        (vec!["heightmap", "--damping", "17"], "--damping"),
         (vec!["heightmap", "--offset", "1"], "--offset"),
         (vec!["tiles", "--size", "64", "--tile", "8190", "--overlap", "16"], "--overlap"),
         (vec!["heightmap", "--preset", "/no/such/preset.ron"], "--preset"),

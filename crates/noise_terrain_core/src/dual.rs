@@ -22,6 +22,16 @@ impl Dual {
         Self { value, gradient }
     }
 
+    /// The same value with a gradient that an `f32` holds: components beyond `±f32::MAX` clamped
+    /// to it, and NaN (an overflow with no sign left, `∞ - ∞` or `∞ · 0`) made 0. Only extreme
+    /// settings overflow (a million cells per unit, lacunarity 8, twelve octaves, multifractal
+    /// products); fields give this, so normals and slopes never see a non-finite number.
+    #[inline(always)]
+    pub fn with_finite_gradient(self) -> Self {
+        let finite = |v: f32| if v.is_nan() { 0.0 } else { v.clamp(-f32::MAX, f32::MAX) };
+        Self::new(self.value, self.gradient.map(finite))
+    }
+
     /// Both partial derivatives times `k` (a change of variables by a factor `k`).
     #[inline(always)]
     pub fn scale_gradient(self, k: f32) -> Self {
@@ -87,6 +97,8 @@ pub trait Octave: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = 
     fn varying(value: f32, gradient: [f32; 2]) -> Self;
     /// `f(self)`, where `slope` is `f`'s derivative (the chain rule).
     fn map(self, f: impl Fn(f32) -> f32, slope: impl Fn(f32) -> f32) -> Self;
+    /// `1 / self`.
+    fn recip(self) -> Self;
 }
 
 impl Octave for f32 {
@@ -129,6 +141,10 @@ impl Octave for f32 {
     #[inline(always)]
     fn map(self, f: impl Fn(f32) -> f32, _: impl Fn(f32) -> f32) -> Self {
         f(self)
+    }
+    #[inline(always)]
+    fn recip(self) -> Self {
+        1.0 / self
     }
 }
 
@@ -180,6 +196,48 @@ impl Octave for Dual {
         let s = slope(self.value);
         Dual::new(f(self.value), [self.gradient[0] * s, self.gradient[1] * s])
     }
+    #[inline(always)]
+    fn recip(self) -> Self {
+        let r = 1.0 / self.value;
+        // d(1/x) = -dx / x².
+        Dual::new(r, [-self.gradient[0] * r * r, -self.gradient[1] * r * r])
+    }
+}
+
+/// A value with its gradient and its Hessian (second derivatives), per lattice unit: what the
+/// damped fractal needs of a basis to differentiate its octaves' slopes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Jet {
+    /// The value and its gradient.
+    pub(crate) first: Dual,
+    /// `[[∂²/∂x², ∂²/∂x∂y], [∂²/∂y∂x, ∂²/∂y²]]`.
+    pub(crate) hessian: [[f32; 2]; 2],
+}
+
+impl Jet {
+    /// A value and gradient with the given Hessian.
+    #[inline(always)]
+    pub(crate) fn new(first: Dual, hessian: [[f32; 2]; 2]) -> Self {
+        Self { first, hessian }
+    }
+
+    /// Value, gradient and Hessian times `k` and the value shifted by `shift` (an affine map of
+    /// the value).
+    #[inline(always)]
+    pub(crate) fn affine(self, k: f32, shift: f32) -> Self {
+        let h = self.hessian;
+        Self::new(
+            Dual::new(self.first.value * k + shift, [self.first.gradient[0] * k, self.first.gradient[1] * k]),
+            [[h[0][0] * k, h[0][1] * k], [h[1][0] * k, h[1][1] * k]],
+        )
+    }
+
+    /// The same value, gradient and Hessian where `flat` is false; a constant (zero derivatives)
+    /// where it is true, as at a clamp.
+    #[inline(always)]
+    pub(crate) fn flat_if(self, flat: bool) -> Self {
+        if flat { Self::new(Dual::new(self.first.value, [0.0; 2]), [[0.0; 2]; 2]) } else { self }
+    }
 }
 
 #[cfg(test)]
@@ -198,5 +256,7 @@ mod tests {
         assert_eq!(x.clamp(0.0, 5.0), x);
         assert_eq!(x.min_constant(1.0).gradient, [0.0, 0.0]);
         assert_eq!(y.min_constant(1.0), y);
+        // d(1/y) = -dy / y².
+        assert_eq!(y.recip(), Dual::new(-0.5, [0.0, -0.25]));
     }
 }

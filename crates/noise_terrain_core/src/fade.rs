@@ -49,6 +49,20 @@ impl Fade {
         }
     }
 
+    /// The curve's second derivative at `t` in `[0, 1]` (its curvature), for second derivatives
+    /// of the noise. `Step` and `Linear` have none between their creases.
+    #[inline(always)]
+    pub fn second_derivative(self, t: f32) -> f32 {
+        match self {
+            Fade::Step | Fade::Linear => 0.0,
+            Fade::Cubic => 6.0 - 12.0 * t,
+            Fade::Quintic => 60.0 * t * (t * (2.0 * t - 3.0) + 1.0),
+            Fade::Cosine => {
+                std::f32::consts::PI * std::f32::consts::FRAC_PI_2 * (std::f32::consts::PI * t).cos()
+            }
+        }
+    }
+
     /// Applies the curve to every element of `t` (written so that each curve's loop vectorises).
     #[inline(always)]
     pub fn apply_slice(self, t: &[f32], out: &mut [f32]) {
@@ -122,6 +136,18 @@ mod tests {
             }
         }
         assert_eq!(Fade::Step.derivative(0.3), 0.0);
+    }
+
+    #[test]
+    fn second_derivatives_match_differences_of_the_slope() {
+        for fade in Fade::ALL {
+            for k in 1..100 {
+                let t = k as f32 / 100.0;
+                let h = 1e-3;
+                let numeric = (fade.derivative(t + h) - fade.derivative(t - h)) / (2.0 * h);
+                assert!((fade.second_derivative(t) - numeric).abs() < 1e-2, "{fade:?} at {t}");
+            }
+        }
     }
 
     const SMOOTH: [Fade; 3] = [Fade::Cubic, Fade::Quintic, Fade::Cosine];

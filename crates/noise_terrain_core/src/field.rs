@@ -7,7 +7,7 @@ use crate::clamp::clamp_or;
 use crate::coord::sanitize;
 use crate::dual::Dual;
 use crate::fade::Fade;
-use crate::fractal::{self, Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, RawToUnit};
+use crate::fractal::{self, Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, RawToUnit, Sloped};
 use crate::warp::Warp;
 
 /// Lacunarity is clamped to this range: below 1 the octaves would get coarser, above 8 the second
@@ -23,6 +23,9 @@ pub const MAX_PERIOD: u32 = 1 << 20;
 pub const FRACTAL_OFFSET_RANGE: (f32, f32) = (0.0, 2.0);
 /// Musgrave's ridged gain is clamped to this range.
 pub const GAIN_RANGE: (f32, f32) = (0.0, 8.0);
+/// The damped fractal's `k` is clamped to this range: past 16 every octave after the first is
+/// all but flattened wherever the ground slopes.
+pub const DAMPING_RANGE: (f32, f32) = (0.0, 16.0);
 
 /// Everything that defines a noise field: plain data, cheap to copy, equal settings give equal
 /// bits.
@@ -61,11 +64,23 @@ pub struct NoiseSettings {
     pub fractal_offset: f32,
     /// Musgrave's `gain` for the ridged fractal, `[0, 8]`.
     pub gain: f32,
+    /// `k` of the damped fractal, `[0, 16]`: each octave is divided by `1 + k·|slopes so far|²`.
+    pub damping: f32,
     /// Return, metric and jitter of Worley noise.
     pub worley: Worley,
     /// Domain warp of the sample position.
     pub warp: Warp,
+    /// Turn octave `i` by `i` times the golden angle (about 137.5°, an irrational share of a
+    /// turn) about the origin, so that no two octaves share their lattice's axes and fBm shows
+    /// no grid-aligned ridges. Off by default (seed 000's demo); ignored with a period (a turned
+    /// lattice does not tile) and by the 1-D profile; volumes turn about the z axis. Grids of
+    /// turned fields are sampled point by point (rows no longer follow the lattice).
+    pub rotate_octaves: bool,
 }
+
+/// The turn between successive octaves with [`NoiseSettings::rotate_octaves`]: the golden angle,
+/// `π (3 - √5)` radians.
+pub const OCTAVE_ROTATION: f64 = 2.399_963_229_728_653;
 
 impl Default for NoiseSettings {
     fn default() -> Self {
@@ -83,8 +98,10 @@ impl Default for NoiseSettings {
             period: None,
             fractal_offset: 1.0,
             gain: 2.0,
+            damping: 1.0,
             worley: Worley::default(),
             warp: Warp::default(),
+            rotate_octaves: false,
         }
     }
 }
@@ -122,8 +139,10 @@ impl NoiseSettings {
             period: self.period.filter(|&p| p > 0 && self.basis.supports_period()).map(|p| p.min(MAX_PERIOD)),
             fractal_offset: clamp_or(self.fractal_offset, FRACTAL_OFFSET_RANGE, default.fractal_offset),
             gain: clamp_or(self.gain, GAIN_RANGE, default.gain),
+            damping: clamp_or(self.damping, DAMPING_RANGE, default.damping),
             worley: Worley { jitter: self.worley.jitter(), ..self.worley },
             warp: self.warp.clamped(),
+            rotate_octaves: self.rotate_octaves && self.period.is_none(),
             ..*self
         }
     }
@@ -152,10 +171,14 @@ impl NoiseSettings {
         }
         check("fractal_offset", format!("{:?}", self.fractal_offset), format!("{:?}", used.fractal_offset));
         check("gain", format!("{:?}", self.gain), format!("{:?}", used.gain));
+        check("damping", format!("{:?}", self.damping), format!("{:?}", used.damping));
         check("worley.jitter", format!("{:?}", self.worley.jitter), format!("{:?}", used.worley.jitter));
         check("warp.amplitude", format!("{:?}", self.warp.amplitude), format!("{:?}", used.warp.amplitude));
         check("warp.frequency", format!("{:?}", self.warp.frequency), format!("{:?}", used.warp.frequency));
         check("warp.octaves", self.warp.octaves.to_string(), used.warp.octaves.to_string());
+        if self.rotate_octaves && !used.rotate_octaves {
+            check("rotate_octaves", "true".into(), "false (a turned lattice cannot tile)".into());
+        }
         out
     }
 
@@ -174,6 +197,7 @@ impl NoiseSettings {
             normalize: self.normalize,
             offset: self.fractal_offset,
             gain: self.gain,
+            damping: self.damping,
         }
     }
 
@@ -212,7 +236,8 @@ impl NoiseSettings {
             | Fractal::Billow
             | Fractal::Ridged
             | Fractal::Hybrid
-            | Fractal::Hetero => (0.0, 1.0),
+            | Fractal::Hetero
+            | Fractal::Damped => (0.0, 1.0),
         }
     }
 
@@ -232,28 +257,39 @@ impl NoiseSettings {
     /// every basis and fade, every fractal and the domain warp (by the chain rule). The value is
     /// [`sample`](Self::sample)'s, bit for bit. Where the field has a crease (billow and ridged
     /// at a zero crossing, Worley's cell borders, clamped values) the gradient is one side's; the
-    /// step fade's blocks are flat.
+    /// step fade's blocks are flat. The gradient is always finite (see
+    /// [`Dual::with_finite_gradient`]).
     pub fn sample_with_gradient(&self, x: f64, y: f64) -> Dual {
         self.sampler().sample_with_gradient(x, y)
     }
 
     /// Whether [`fill_grid_with_gradients`](crate::fill_grid_with_gradients) takes its row path for
-    /// these settings (value or gradient noise without warp), within about twice the time of
+    /// these settings (value or gradient noise without warp, any fractal but the damped one,
+    /// whose gradient needs every octave's second derivatives), within about twice the time of
     /// [`fill_grid`](crate::fill_grid); other fields are sampled point by point, many times
     /// slower, and a caller that needs speed more than exact gradients can take differences of
     /// the heights instead (the plugin's meshes do).
     pub fn gradients_on_the_row_path(&self) -> bool {
         let s = self.clamped();
-        matches!(s.basis, Basis::Value | Basis::Gradient) && !s.warp.is_active()
+        s.row_path() && matches!(s.basis, Basis::Value | Basis::Gradient) && !s.fractal.needs_slopes()
     }
 
-    /// The height along a line (a 1-D profile): the 1-D basis at `x`, same fractal.
+    /// Whether grids of these (clamped) settings can be filled row by row along the lattice's
+    /// axes: not with a warp, nor with turned octaves.
+    pub(crate) fn row_path(&self) -> bool {
+        let turned = self.rotate_octaves && self.octave_count() > 1;
+        !self.warp.is_active() && !turned
+    }
+
+    /// The height along a line (a 1-D profile): the 1-D basis at `x`, same fractal (the damped
+    /// fractal undamped: there are no 1-D slopes here).
     pub fn sample_1d(&self, x: f64) -> f32 {
         self.sampler().sample_1d(x)
     }
 
     /// The value in a volume: the 3-D basis at `(x, y, z)`, same fractal (`offset` moves x and
-    /// y; the warp is 2-D and not applied).
+    /// y; the warp is 2-D and not applied; the damped fractal is undamped: there are no 3-D
+    /// slopes here).
     pub fn sample_3d(&self, x: f64, y: f64, z: f64) -> f32 {
         self.sampler().sample_3d(x, y, z)
     }
@@ -263,7 +299,45 @@ impl NoiseSettings {
     pub fn octave(&self, i: u32, x: f64, y: f64) -> f32 {
         let s = self.clamped();
         let f = s.octave_frequency(i);
-        s.basis.unit_2d(&s.lattice(i), &s.worley, (x + s.offset.x) * f, (y + s.offset.y) * f)
+        let [x, y] = s.octave_turn(i).apply([(x + s.offset.x) * f, (y + s.offset.y) * f]);
+        s.basis.unit_2d(&s.lattice(i), &s.worley, x, y)
+    }
+
+    /// The turn of octave `i`: by `i` golden angles with [`rotate_octaves`](Self::rotate_octaves),
+    /// else none.
+    fn octave_turn(&self, i: u32) -> OctaveTurn {
+        if self.rotate_octaves && i > 0 {
+            let (sin, cos) = (OCTAVE_ROTATION * i as f64).sin_cos();
+            OctaveTurn { cos, sin }
+        } else {
+            OctaveTurn::NONE
+        }
+    }
+}
+
+/// A rotation of an octave's coordinates about the origin.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct OctaveTurn {
+    cos: f64,
+    sin: f64,
+}
+
+impl OctaveTurn {
+    /// No rotation.
+    const NONE: OctaveTurn = OctaveTurn { cos: 1.0, sin: 0.0 };
+
+    /// The turned position `R · [x, y]`.
+    #[inline(always)]
+    fn apply(self, [x, y]: [f64; 2]) -> [f64; 2] {
+        [self.cos * x - self.sin * y, self.sin * x + self.cos * y]
+    }
+
+    /// A gradient with respect to the turned position, as one with respect to the position
+    /// before the turn: `Rᵀ · g`.
+    #[inline(always)]
+    fn gradient_back(self, [gx, gy]: [f32; 2]) -> [f32; 2] {
+        let (c, s) = (self.cos as f32, self.sin as f32);
+        [c * gx + s * gy, -s * gx + c * gy]
     }
 }
 
@@ -275,6 +349,7 @@ pub struct FieldSampler {
     pub(crate) fractal: FractalParams,
     pub(crate) to_unit: RawToUnit,
     pub(crate) lattices: [Lattice; MAX_OCTAVES as usize],
+    turns: [OctaveTurn; MAX_OCTAVES as usize],
 }
 
 impl FieldSampler {
@@ -287,7 +362,17 @@ impl FieldSampler {
             fractal,
             to_unit: fractal.raw_to_unit(),
             lattices: std::array::from_fn(|i| settings.lattice(i as u32)),
+            turns: std::array::from_fn(|i| settings.octave_turn(i as u32)),
         }
+    }
+
+    /// Octave `i`'s position: `[x, y]` (the base lattice position times the octave's scale),
+    /// turned when the settings turn octaves. Octave 0 is never turned: not even multiplied by
+    /// the identity, which would make an infinite coordinate NaN (`∞ · 0`) where the grid's rows
+    /// keep it infinite.
+    #[inline(always)]
+    fn octave_position(&self, i: u32, x: f64, y: f64) -> [f64; 2] {
+        if self.settings.rotate_octaves && i > 0 { self.turns[i as usize].apply([x, y]) } else { [x, y] }
     }
 
     /// The clamped settings.
@@ -301,9 +386,18 @@ impl FieldSampler {
         let s = &self.settings;
         let f = s.frequency as f64;
         let (px, py) = s.warp.displace(s.seed, s.period, (x + s.offset.x) * f, (y + s.offset.y) * f);
-        let raw = self
-            .fractal
-            .raw(|i, scale| s.basis.signed_2d(&self.lattices[i as usize], &s.worley, px * scale, py * scale));
+        let raw = if self.fractal.kind.needs_slopes() {
+            self.fractal.raw_with_slopes(|i, scale| {
+                let [x, y] = self.octave_position(i, px * scale, py * scale);
+                let n = s.basis.signed_2d_with_gradient(&self.lattices[i as usize], &s.worley, x, y);
+                Sloped { value: n.value, slope: self.turns[i as usize].gradient_back(n.gradient) }
+            })
+        } else {
+            self.fractal.raw(|i, scale| {
+                let [x, y] = self.octave_position(i, px * scale, py * scale);
+                s.basis.signed_2d(&self.lattices[i as usize], &s.worley, x, y)
+            })
+        };
         self.to_unit.apply(raw)
     }
 
@@ -314,25 +408,39 @@ impl FieldSampler {
         let ((px, py), j) =
             s.warp.displace_with_jacobian(s.seed, s.period, (x + s.offset.x) * f, (y + s.offset.y) * f);
         let j = s.warp.is_active().then_some(j);
-        let raw = self.fractal.raw(|i, scale| {
-            let n = s.basis.signed_2d_with_gradient(
-                &self.lattices[i as usize],
-                &s.worley,
-                px * scale,
-                py * scale,
-            );
-            // Per lattice unit of the octave, to per base lattice unit, through the warp (when
-            // there is one), to per map unit.
+        // A gradient per lattice unit of octave `i` (at `scale`), to per base lattice unit,
+        // through the warp (when there is one), to per map unit.
+        let to_map = |[gx, gy]: [f32; 2], scale: f64| {
             let (k, f) = (scale as f32, f as f32);
-            let (gx, gy) = (n.gradient[0] * k, n.gradient[1] * k);
+            let (gx, gy) = (gx * k, gy * k);
             match j {
-                Some(j) => {
-                    Dual::new(n.value, [(gx * j[0][0] + gy * j[1][0]) * f, (gx * j[0][1] + gy * j[1][1]) * f])
-                }
-                None => Dual::new(n.value, [gx * f, gy * f]),
+                Some(j) => [(gx * j[0][0] + gy * j[1][0]) * f, (gx * j[0][1] + gy * j[1][1]) * f],
+                None => [gx * f, gy * f],
             }
-        });
-        self.to_unit.apply(raw)
+        };
+        let lattice = |i: u32| &self.lattices[i as usize];
+        let raw = if self.fractal.kind.needs_slopes() {
+            // Each octave's slope (per lattice unit of its own) changes with the position by a
+            // row of the octave's Hessian.
+            self.fractal.raw_with_slopes(|i, scale| {
+                let [x, y] = self.octave_position(i, px * scale, py * scale);
+                let n = s.basis.signed_2d_with_hessian(lattice(i), &s.worley, x, y);
+                // Turned back to the field's axes: the gradient by Rᵀ, the Hessian by Rᵀ H R.
+                let turn = self.turns[i as usize];
+                let columns = n.hessian.map(|column| turn.gradient_back(column));
+                let h = [0, 1].map(|a| turn.gradient_back([columns[0][a], columns[1][a]]));
+                let g = turn.gradient_back(n.first.gradient);
+                let slope = |a: usize| Dual::new(g[a], to_map(h[a], scale));
+                Sloped { value: Dual::new(n.first.value, to_map(g, scale)), slope: [slope(0), slope(1)] }
+            })
+        } else {
+            self.fractal.raw(|i, scale| {
+                let [x, y] = self.octave_position(i, px * scale, py * scale);
+                let n = s.basis.signed_2d_with_gradient(lattice(i), &s.worley, x, y);
+                Dual::new(n.value, to_map(self.turns[i as usize].gradient_back(n.gradient), scale))
+            })
+        };
+        self.to_unit.apply(raw).with_finite_gradient()
     }
 
     /// See [`NoiseSettings::sample_1d`].
@@ -351,8 +459,8 @@ impl FieldSampler {
         let f = s.frequency as f64;
         let (px, py, pz) = ((x + s.offset.x) * f, (y + s.offset.y) * f, z * f);
         let raw = self.fractal.raw(|i, scale| {
-            s.basis.unit_3d(&self.lattices[i as usize], &s.worley, px * scale, py * scale, pz * scale) * 2.0
-                - 1.0
+            let [x, y] = self.octave_position(i, px * scale, py * scale);
+            s.basis.unit_3d(&self.lattices[i as usize], &s.worley, x, y, pz * scale) * 2.0 - 1.0
         });
         self.to_unit.apply(raw)
     }

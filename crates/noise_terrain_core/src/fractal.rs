@@ -34,12 +34,25 @@ pub enum Fractal {
     Hybrid,
     /// Musgrave's heterogeneous terrain: detail scaled by the height so far (`offset`).
     Hetero,
+    /// Derivative-damped fBm (Quilez, "Terrain from noise derivatives"):
+    /// `Σ persistenceⁱ · noiseᵢ / (1 + k·|Σⱼ≤ᵢ ∇noiseⱼ|²)` with noise in `[-1, 1]` and each
+    /// gradient per lattice cell of its own octave. Detail fades where the slopes so far are
+    /// steep, so flanks are smooth and flats rough: an eroded look without simulation, the same
+    /// everywhere (it suits endless terrain). `k` is [`FractalParams::damping`].
+    Damped,
 }
 
 impl Fractal {
     /// Every fractal, in the order of the inspector's chips.
-    pub const ALL: [Fractal; 6] =
-        [Fractal::None, Fractal::Fbm, Fractal::Billow, Fractal::Ridged, Fractal::Hybrid, Fractal::Hetero];
+    pub const ALL: [Fractal; 7] = [
+        Fractal::None,
+        Fractal::Fbm,
+        Fractal::Billow,
+        Fractal::Ridged,
+        Fractal::Hybrid,
+        Fractal::Hetero,
+        Fractal::Damped,
+    ];
 
     /// Short lower-case name, as the export tool's `--fractal` flag spells it.
     pub fn name(self) -> &'static str {
@@ -50,12 +63,19 @@ impl Fractal {
             Fractal::Ridged => "ridged",
             Fractal::Hybrid => "hybrid",
             Fractal::Hetero => "hetero",
+            Fractal::Damped => "damped",
         }
     }
 
     /// Whether the kind uses the multifractal `offset` parameter.
     pub fn uses_offset(self) -> bool {
         matches!(self, Fractal::Ridged | Fractal::Hybrid | Fractal::Hetero)
+    }
+
+    /// Whether each octave's value depends on the slopes of the octaves before it: then the
+    /// octaves must be sampled with their gradients ([`FractalParams::raw_with_slopes`]).
+    pub fn needs_slopes(self) -> bool {
+        self == Fractal::Damped
     }
 }
 
@@ -122,6 +142,21 @@ pub struct FractalParams {
     pub offset: f32,
     /// Ridged: Musgrave's `gain`, how strongly an octave's ridges feed the next.
     pub gain: f32,
+    /// Damped: `k`, how strongly the slopes so far damp the next octave (0: plain fBm of
+    /// `[-1, 1]` noise).
+    pub damping: f32,
+}
+
+/// One octave's value and its slope per lattice cell of that octave, for
+/// [`FractalParams::raw_with_slopes`]. With `T = f32` plain numbers; with [`Dual`](crate::Dual)
+/// each also carries its own gradient in the field's coordinates (for the slope, a row of the
+/// octave's Hessian).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sloped<T> {
+    /// The octave's value in `[-1, 1]`.
+    pub value: T,
+    /// `[∂/∂u, ∂/∂v]` in the octave's own lattice units.
+    pub slope: [T; 2],
 }
 
 impl FractalParams {
@@ -196,7 +231,41 @@ impl FractalParams {
                 }
                 value
             }
+            // Without slopes nothing damps: the undamped sum (1-D profiles and 3-D volumes,
+            // which have no gradients here).
+            Fractal::Damped => {
+                self.damped_sum(|i, scale| Sloped { value: noise(i, scale), slope: [c(0.0); 2] })
+            }
         }
+    }
+
+    /// [`raw`](Self::raw) from octaves that come with their slopes: the damped fractal damps
+    /// each octave by the slopes summed so far; every other kind uses the values alone.
+    #[inline(always)]
+    pub fn raw_with_slopes<T: Octave>(&self, mut noise: impl FnMut(u32, f64) -> Sloped<T>) -> T {
+        match self.kind {
+            Fractal::Damped => self.damped_sum(noise),
+            _ => self.raw(|i, scale| noise(i, scale).value),
+        }
+    }
+
+    /// The damped fractal's sum (see [`Fractal::Damped`]).
+    #[inline(always)]
+    fn damped_sum<T: Octave>(&self, mut noise: impl FnMut(u32, f64) -> Sloped<T>) -> T {
+        let c = T::constant;
+        let (lacunarity, k) = (self.lacunarity as f64, self.damping);
+        let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
+        let (mut sum, mut slopes) = (c(0.0), [c(0.0); 2]);
+        for i in 0..self.octave_count() {
+            let n = noise(i, scale);
+            slopes = [slopes[0] + n.slope[0], slopes[1] + n.slope[1]];
+            let steepness = slopes[0] * slopes[0] + slopes[1] * slopes[1];
+            let damp = (steepness.times(k) + c(1.0)).recip();
+            sum = sum + (n.value * damp).times(amplitude);
+            amplitude *= self.persistence;
+            scale *= lacunarity;
+        }
+        sum
     }
 
     /// Bounds of [`raw`](Self::raw) over all noise values in `[-1, 1]`, by interval arithmetic
@@ -251,6 +320,11 @@ impl FractalParams {
                     value = value.mul(Interval::new(1.0, 1.0).add(shifted.scale(amplitude)));
                 }
                 value
+            }
+            // Each octave in [-1, 1] times a damping factor in (0, 1].
+            Fractal::Damped => {
+                let sum = amplitude_sum(octaves, p);
+                Interval::new(-sum, sum)
             }
         };
         (bounds.lo, bounds.hi)
@@ -342,6 +416,7 @@ mod tests {
             normalize: true,
             offset: 1.0,
             gain: 2.0,
+            damping: 1.0,
         }
     }
 
@@ -377,14 +452,38 @@ mod tests {
                     normalize: true,
                     offset: rng.range(0.0, 2.0) as f32,
                     gain: rng.range(0.0, 4.0) as f32,
+                    damping: rng.range(0.0, 8.0) as f32,
                 };
                 let (lo, hi) = p.raw_bounds();
                 for code in 0..243u32 {
                     let raw = p.raw(|i, _| ((code / 3u32.pow(i)) % 3) as f32 - 1.0);
                     assert!(raw >= lo - 1e-4 && raw <= hi + 1e-4, "{p:?}: {raw} outside {lo}..{hi}");
+                    // With slopes too (only the damped fractal reads them): any slopes at all.
+                    let slope = rng.range(-50.0, 50.0) as f32;
+                    let raw = p.raw_with_slopes(|i, _| Sloped {
+                        value: ((code / 3u32.pow(i)) % 3) as f32 - 1.0,
+                        slope: [slope * i as f32, -slope],
+                    });
+                    assert!(raw >= lo - 1e-4 && raw <= hi + 1e-4, "{p:?}: {raw} outside {lo}..{hi}");
                 }
             }
         }
+    }
+
+    #[test]
+    fn damping_divides_each_octave_by_the_steepness_so_far() {
+        let p = FractalParams { octaves: 3, damping: 0.5, ..params(Fractal::Damped) };
+        // Octave slopes (1, 0), (0, 2), (1, 0): sums (1, 0), (1, 2), (2, 2); |.|² 1, 5, 8.
+        let slopes = [[1.0, 0.0], [0.0, 2.0], [1.0, 0.0]];
+        let raw = p.raw_with_slopes(|i, _| Sloped { value: 1.0, slope: slopes[i as usize] });
+        let expected = 1.0 / 1.5 + 0.5 / 3.5 + 0.25 / 5.0;
+        assert!((raw - expected).abs() < 1e-6, "{raw} vs {expected}");
+        // No damping, or no slopes: the plain sum of signed octaves.
+        let plain = |i: u32| [0.3, -0.7, 0.9][i as usize];
+        let undamped = FractalParams { damping: 0.0, ..p }
+            .raw_with_slopes(|i, _| Sloped { value: plain(i), slope: slopes[i as usize] });
+        assert_eq!(undamped, 0.3 - 0.7 * 0.5 + 0.9 * 0.25);
+        assert_eq!(p.raw(|i, _| plain(i)), undamped);
     }
 
     /// Octave `i` of the test field at a point already multiplied by the octave's frequency.
@@ -461,7 +560,7 @@ mod tests {
                 }
                 value
             }
-            Fractal::None | Fractal::Fbm | Fractal::Billow => {
+            Fractal::None | Fractal::Fbm | Fractal::Billow | Fractal::Damped => {
                 unreachable!("not one of Musgrave's multifractals")
             }
         }
@@ -482,6 +581,7 @@ mod tests {
                     normalize: true,
                     offset,
                     gain,
+                    damping: 0.0,
                 };
                 for _ in 0..2000 {
                     let (x, y) = (rng.range(-50.0, 50.0), rng.range(-50.0, 50.0));

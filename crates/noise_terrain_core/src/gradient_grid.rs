@@ -14,7 +14,7 @@ use crate::basis::value::{blend_values_2d_with_gradient, corner_value_2d};
 use crate::basis::{Basis, Lattice};
 use crate::coord::AxisCell;
 use crate::field::FieldSampler;
-use crate::fractal::Fractal;
+use crate::fractal::{Fractal, Sloped};
 use crate::grid::{GridWindow, run_end, split_row};
 use crate::isa::Isa;
 
@@ -76,7 +76,7 @@ pub fn fill_grid_with_gradients(
 
 /// Per-thread buffers for one row, structure of arrays so that the loops vectorise.
 #[derive(Default)]
-struct Scratch {
+pub(crate) struct Scratch {
     xs: Vec<f64>,
     cells: Cells,
     /// Octave layers, a row each: value, ∂/∂x and ∂/∂y (fBm and billow use the first row only).
@@ -93,6 +93,18 @@ struct Cells {
     fx: Vec<f32>,
     u: Vec<f32>,
     du: Vec<f32>,
+}
+
+impl Cells {
+    /// Room for a row of `width` pixels.
+    fn resize(&mut self, width: usize) {
+        for v in [&mut self.fx, &mut self.u, &mut self.du] {
+            v.resize(width, 0.0);
+        }
+        for v in [&mut self.i0, &mut self.i1] {
+            v.resize(width, 0);
+        }
+    }
 }
 
 /// Where one row's results go, and its scratch.
@@ -116,7 +128,8 @@ macro_rules! row_kernel {
 crate::isa::avx2_features!(row_kernel!(lattice_row_avx2));
 crate::isa::avx512_features!(row_kernel!(lattice_row_avx512));
 
-/// Row `j` of value or gradient noise: every octave's layer with its gradient, then the fractal.
+/// Row `j` of value or gradient noise: every octave's layer with its gradient, then the fractal
+/// (never the damped one: `gradients_on_the_row_path` sends it point by point).
 /// fBm and billow add each octave to the sums as it is made; the multifractals keep every layer
 /// and combine them per pixel.
 #[inline(always)]
@@ -127,12 +140,7 @@ fn lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut
     let width = heights.len();
     let octaves = sampler.fractal.octave_count() as usize;
     let summed = matches!(sampler.fractal.kind, Fractal::Fbm | Fractal::Billow);
-    for v in [&mut cells.fx, &mut cells.u, &mut cells.du] {
-        v.resize(width, 0.0);
-    }
-    for v in [&mut cells.i0, &mut cells.i1] {
-        v.resize(width, 0);
-    }
+    cells.resize(width);
     for v in layers.iter_mut() {
         v.resize(width * if summed { 1 } else { octaves }, 0.0);
     }
@@ -171,14 +179,51 @@ fn lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut
             (sv[i], sx[i], sy[i]) = (d.value, d.gradient[0], d.gradient[1]);
         }
     }
-    // `RawToUnit::apply` on the sums, as on a `Dual`.
+    // `RawToUnit::apply` on the sums, as on a `Dual`, and the point path's finite gradient.
     let [sv, sx, sy] = &*sums;
     let to_unit = &sampler.to_unit;
     for (((h, g), &v), (&x, &y)) in
         heights.iter_mut().zip(gradients.iter_mut()).zip(sv).zip(sx.iter().zip(sy))
     {
-        let d = to_unit.apply(Dual::new(v, [x, y]));
+        let d = to_unit.apply(Dual::new(v, [x, y])).with_finite_gradient();
         (*h, *g) = (d.value, d.gradient);
+    }
+}
+
+/// Heights of the damped fractal (value or gradient noise, no warp) over one row segment at the
+/// x positions `xs` and base-lattice y `py`: every octave's layer with its slope per lattice unit
+/// of its own (the row path's very numbers, unscaled), then the fractal per pixel. Bit for bit
+/// [`FieldSampler::sample`]. Writes every element of `row`.
+#[inline(always)]
+pub(crate) fn damped_heights_row(
+    sampler: &FieldSampler,
+    (xs, py): (&[f64], f64),
+    scratch: &mut Scratch,
+    row: &mut [std::mem::MaybeUninit<f32>],
+) {
+    let Scratch { cells, layers, .. } = scratch;
+    let s = &sampler.settings;
+    let width = row.len();
+    let octaves = sampler.fractal.octave_count() as usize;
+    cells.resize(width);
+    for v in layers.iter_mut() {
+        v.resize(width * octaves, 0.0);
+    }
+    let mut scale = 1.0f64;
+    for k in 0..octaves {
+        let [values, dx, dy] = &mut *layers;
+        let at = k * width..(k + 1) * width;
+        let out = [&mut values[at.clone()], &mut dx[at.clone()], &mut dy[at]];
+        octave_layer(s.basis, &sampler.lattices[k], (xs, scale), py * scale, (1.0, 1.0), cells, out);
+        scale *= s.lacunarity as f64;
+    }
+    let [values, dx, dy] = &*layers;
+    for (i, h) in row.iter_mut().enumerate() {
+        let raw = sampler.fractal.raw_with_slopes(|k, _| {
+            let at = k as usize * width + i;
+            Sloped { value: values[at], slope: [dx[at], dy[at]] }
+        });
+        h.write(sampler.to_unit.apply(raw));
     }
 }
 

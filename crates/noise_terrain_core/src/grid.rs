@@ -46,6 +46,8 @@ struct RowScratch {
     fx: Vec<f32>,
     u: Vec<f32>,
     layers: Vec<f32>,
+    /// The damped fractal's octave layers with their slopes (sized on first use).
+    slopes: crate::gradient_grid::Scratch,
 }
 
 impl RowScratch {
@@ -64,6 +66,7 @@ impl RowScratch {
             fx: vec![0.0; width],
             u: vec![0.0; width],
             layers: vec![0.0; width * octaves],
+            slopes: Default::default(),
         }
     }
 }
@@ -168,7 +171,9 @@ struct RowJob<'a> {
 fn fill_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
     let RowJob { sampler, window, first, j, .. } = job;
     let s = &sampler.settings;
-    let row_path = !s.warp.is_active();
+    // The damped fractal's slopes have a row path for value and gradient noise only.
+    let row_path = s.row_path()
+        && (!sampler.fractal.kind.needs_slopes() || matches!(s.basis, Basis::Value | Basis::Gradient));
     if !row_path {
         let y = (window.origin[1] as f64 + j as f64) / window.pixels_per_unit;
         for (i, h) in (first..).zip(row.iter_mut()) {
@@ -212,6 +217,10 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     // The same operations as `FieldSampler::sample`, so the same positions.
     let py =
         ((window.origin[1] as f64 + j as f64) / window.pixels_per_unit + s.offset.y) * s.frequency as f64;
+    if sampler.fractal.kind.needs_slopes() {
+        crate::gradient_grid::damped_heights_row(sampler, (xs, py), &mut scratch.slopes, row);
+        return;
+    }
     let octaves = sampler.fractal.octave_count() as usize;
     let mut layers = std::mem::take(&mut scratch.layers);
     let mut scale = 1.0f64;
@@ -396,7 +405,7 @@ fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row
                 h.write(sampler.to_unit.apply(sum));
             }
         }
-        Fractal::None | Fractal::Ridged | Fractal::Hybrid | Fractal::Hetero => {
+        Fractal::None | Fractal::Ridged | Fractal::Hybrid | Fractal::Hetero | Fractal::Damped => {
             for (i, h) in row.iter_mut().enumerate() {
                 h.write(sampler.to_unit.apply(fractal.raw(|k, _| layers[k as usize * width + i])));
             }
@@ -571,7 +580,15 @@ mod tests {
                 0.1f32..64.0,
                 any::<u32>(),
             ),
-            (-1e3f64..1e3, -1e3f64..1e3, any::<bool>(), prop::option::of(1u32..16), 0.0f32..2.0, 0.0f32..8.0),
+            (
+                -1e3f64..1e3,
+                -1e3f64..1e3,
+                any::<bool>(),
+                prop::option::of(1u32..16),
+                0.0f32..2.0,
+                0.0f32..8.0,
+                any::<bool>(),
+            ),
             (
                 0.0f32..1.0,
                 0..WorleyReturn::ALL.len(),
@@ -582,7 +599,7 @@ mod tests {
             .prop_map(
                 |(
                     (b, fade, fr, octaves, lac, pers, freq, seed),
-                    (ox, oy, normalize, period, off, gain),
+                    (ox, oy, normalize, period, off, gain, rotate_octaves),
                     (j, r, m, warp),
                 )| {
                     NoiseSettings {
@@ -599,12 +616,15 @@ mod tests {
                         period,
                         fractal_offset: off,
                         gain,
+                        // The ridged gain's range suits the damping too.
+                        damping: gain,
                         worley: Worley {
                             jitter: j,
                             return_type: WorleyReturn::ALL[r],
                             metric: DistanceMetric::ALL[m],
                         },
                         warp: Warp { amplitude: warp.unwrap_or(0.0), frequency: 1.3, octaves: 2 },
+                        rotate_octaves,
                     }
                 },
             )

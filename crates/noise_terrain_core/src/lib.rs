@@ -3,7 +3,7 @@
 //! The public API is what the crate root exports (the modules are private):
 //! - [`NoiseSettings`]: plain data describing a field; [`NoiseSettings::sample`] gives its height
 //!   at a point, [`FieldSampler`] samples many points. Its parts: [`Basis`] (value, gradient,
-//!   simplex, [`Worley`]), [`Fade`], [`Fractal`] (fBm, billow, Musgrave's multifractals), [`Warp`]
+//!   simplex, [`Worley`]), [`Fade`], [`Fractal`] (fBm, billow, Musgrave's multifractals, derivative-damped fBm), [`Warp`]
 //!   (domain warp). The single-layer functions ([`value_2d`], [`gradient_2d_noise`],
 //!   [`simplex_2d`], [`worley_2d`], ...) take a [`Lattice`]. Randomness comes only from hashing a
 //!   seed with lattice coordinates.
@@ -75,10 +75,10 @@ pub use erosion::{
 };
 pub use fade::Fade;
 pub use field::{
-    Clamped, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, FieldSampler, GAIN_RANGE, LACUNARITY_RANGE, MAX_PERIOD,
-    NoiseSettings, PERSISTENCE_RANGE,
+    Clamped, DAMPING_RANGE, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, FieldSampler, GAIN_RANGE,
+    LACUNARITY_RANGE, MAX_PERIOD, NoiseSettings, OCTAVE_ROTATION, PERSISTENCE_RANGE,
 };
-pub use fractal::{Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, RawToUnit, amplitude_sum};
+pub use fractal::{Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, RawToUnit, Sloped, amplitude_sum};
 pub use frame::Frame;
 pub use gradient_grid::fill_grid_with_gradients;
 pub use grid::{GridWindow, fill_grid, fill_grid_uninit};

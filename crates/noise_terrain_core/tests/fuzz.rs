@@ -62,6 +62,7 @@ fn settings() -> impl Strategy<Value = NoiseSettings> {
             prop::option::of(any::<u32>()),
             wild_f32(),
             wild_f32(),
+            any::<bool>(),
         ),
         (
             wild_f32(),
@@ -70,13 +71,14 @@ fn settings() -> impl Strategy<Value = NoiseSettings> {
             wild_f32(),
             wild_f32(),
             any::<u32>(),
+            wild_f32(),
         ),
     )
         .prop_map(
             |(
                 (b, f, fr, octaves, lac, pers, freq),
-                (seed, ox, oy, normalize, period, off, gain),
-                (jitter, r, m, wa, wf, wo),
+                (seed, ox, oy, normalize, period, off, gain, rotate_octaves),
+                (jitter, r, m, wa, wf, wo, damping),
             )| {
                 NoiseSettings {
                     basis: Basis::ALL[b],
@@ -92,12 +94,14 @@ fn settings() -> impl Strategy<Value = NoiseSettings> {
                     period,
                     fractal_offset: off,
                     gain,
+                    damping,
                     worley: Worley {
                         return_type: WorleyReturn::ALL[r],
                         metric: DistanceMetric::ALL[m],
                         jitter,
                     },
                     warp: Warp { amplitude: wa, frequency: wf, octaves: wo },
+                    rotate_octaves,
                 }
             },
         )
@@ -129,6 +133,15 @@ fn check(s: &NoiseSettings, x: f64, y: f64, z: f64) -> Result<(), TestCaseError>
             z
         );
     }
+    let d = s.sample_with_gradient(x, y);
+    prop_assert!(
+        d.value.to_bits() == s.sample(x, y).to_bits() && d.gradient.iter().all(|g| g.is_finite()),
+        "sample_with_gradient {:?} for {:?} at {} {}",
+        d,
+        s,
+        x,
+        y
+    );
     let octave = s.octave(3, x, y);
     prop_assert!((0.0..=1.0).contains(&octave), "octave {} for {:?}", octave, s);
     Ok(())

@@ -18,7 +18,7 @@
 
 use super::gradient_table::{GRADIENTS_2D, GRADIENTS_3D};
 use super::lattice::{Lattice, lerp};
-use crate::dual::Dual;
+use crate::dual::{Dual, Jet};
 use crate::hash::{hash1, hash2, hash3, unit_value};
 
 /// Scale from the raw 3-D value, bounded by `√3 / 2`, to `[-1, 1]`.
@@ -106,6 +106,40 @@ pub(crate) fn blend_gradients_2d_with_gradient(
     // Flat where the value is clamped; a select, not a branch, so that rows vectorise.
     let flat = value.abs() >= 1.0;
     Dual::new(value, [if flat { 0.0 } else { dx * s }, if flat { 0.0 } else { dy * s }])
+}
+
+/// [`gradient_2d_with_gradient`] and the Hessian, per cell; flat where the value is clamped.
+pub(crate) fn gradient_2d_with_hessian(lattice: &Lattice, x: f64, y: f64) -> Jet {
+    let (cx, cy) = (lattice.axis(x), lattice.axis(y));
+    let g = lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_gradient_2d);
+    let (fx, fy, fade) = (cx.f, cy.f, lattice.fade);
+    let (u, v) = (fade.apply(fx), fade.apply(fy));
+    let (du, dv) = (fade.derivative(fx), fade.derivative(fy));
+    let (ddu, ddv) = (fade.second_derivative(fx), fade.second_derivative(fy));
+    let first = blend_gradients_2d_with_gradient(&g, [fx, fy], [u, v], [du, dv]);
+    let n = [
+        g[0][0] * fx + g[0][1] * fy,
+        g[1][0] * (fx - 1.0) + g[1][1] * fy,
+        g[2][0] * fx + g[2][1] * (fy - 1.0),
+        g[3][0] * (fx - 1.0) + g[3][1] * (fy - 1.0),
+    ];
+    // The value is a + v (b - a), with a (b) the blend along x of the lower (upper) corners,
+    // each `n₀ + u (n₁ - n₀)` of dot products linear in the position.
+    let along_x = |lo: usize, hi: usize| {
+        let value = lerp(n[lo], n[hi], u);
+        let dx = lerp(g[lo][0], g[hi][0], u) + du * (n[hi] - n[lo]);
+        let dy = lerp(g[lo][1], g[hi][1], u);
+        let dxx = 2.0 * du * (g[hi][0] - g[lo][0]) + ddu * (n[hi] - n[lo]);
+        let dxy = du * (g[hi][1] - g[lo][1]);
+        (value, dx, dy, dxx, dxy)
+    };
+    let (a, ax, ay, axx, axy) = along_x(0, 1);
+    let (b, bx, by, bxx, bxy) = along_x(2, 3);
+    let s = std::f32::consts::SQRT_2;
+    let xx = (axx + v * (bxx - axx)) * s;
+    let xy = (axy + v * (bxy - axy) + dv * (bx - ax)) * s;
+    let yy = (2.0 * dv * (by - ay) + ddv * (b - a)) * s;
+    Jet::new(first, [[xx, xy], [xy, yy]]).flat_if(first.value.abs() >= 1.0)
 }
 
 /// 3-D gradient noise at `(x, y, z)`, in `[-1, 1]` (in practice within about `±0.97`).

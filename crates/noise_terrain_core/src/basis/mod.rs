@@ -17,7 +17,7 @@ pub use simplex::{simplex_2d, simplex_3d};
 pub use value::{value_1d, value_2d, value_3d};
 pub use worley::{DistanceMetric, Worley, WorleyReturn, worley_2d, worley_3d};
 
-use crate::dual::Dual;
+use crate::dual::{Dual, Jet};
 
 /// Which single-layer noise a field is built from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -82,6 +82,18 @@ impl Basis {
                 let d = self.unit_2d_with_gradient(lattice, worley, x, y);
                 Dual::new(d.value * 2.0 - 1.0, [d.gradient[0] * 2.0, d.gradient[1] * 2.0])
             }
+        }
+    }
+
+    /// [`signed_2d_with_gradient`](Self::signed_2d_with_gradient) (the same bits) and the
+    /// Hessian per lattice unit (zero at clamps and in the cell return).
+    #[inline]
+    pub(crate) fn signed_2d_with_hessian(self, lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> Jet {
+        match self {
+            Basis::Value => value::value_2d_with_hessian(lattice, x, y).affine(2.0, -1.0),
+            Basis::Gradient => gradient::gradient_2d_with_hessian(lattice, x, y),
+            Basis::Simplex => simplex::simplex_2d_with_hessian(x, y, lattice.seed),
+            Basis::Worley => worley::worley_2d_with_hessian(lattice, worley, x, y).affine(2.0, -1.0),
         }
     }
 

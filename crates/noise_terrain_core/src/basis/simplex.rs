@@ -14,7 +14,7 @@
 use super::gradient_table::GRADIENTS_3D;
 use super::lattice::Lattice;
 use crate::coord::sanitize;
-use crate::dual::Dual;
+use crate::dual::{Dual, Jet};
 use crate::hash::{hash2_spread, hash3, spread_x, spread_y};
 
 /// Skew factor from the square grid to the triangle grid, `(√3 - 1) / 2`.
@@ -146,6 +146,31 @@ pub(crate) fn simplex_2d_with_gradient(x: f64, y: f64, seed: u32) -> Dual {
         }
     }
     Dual::new(value, [gradient[0] * SCALE_2D, gradient[1] * SCALE_2D])
+}
+
+/// [`simplex_2d_with_gradient`] and the Hessian; flat where the value is clamped.
+pub(crate) fn simplex_2d_with_hessian(x: f64, y: f64, seed: u32) -> Jet {
+    let first = simplex_2d_with_gradient(x, y, seed);
+    let (i, j, x0, y0) = skew_2d(x, y);
+    let mut h = [[0.0f32; 2]; 2];
+    for (hash, dx, dy) in triangle_2d(seed, i, j, x0, y0) {
+        let t = 0.5 - (dx * dx + dy * dy);
+        if t > 0.0 {
+            // d²/dp² of t⁴ (g · d): -8t³ (g dᵀ + d gᵀ) + 48 t² (g · d) d dᵀ - 8 t³ (g · d) I.
+            let (g, d) = ([gradient_dot_2d(hash, 1.0, 0.0), gradient_dot_2d(hash, 0.0, 1.0)], [dx, dy]);
+            let dot = g[0] * dx + g[1] * dy;
+            let (t2, t3) = (t * t, t * t * t);
+            for (a, row) in h.iter_mut().enumerate() {
+                for (b, cell) in row.iter_mut().enumerate() {
+                    let identity = if a == b { 1.0 } else { 0.0 };
+                    *cell += -8.0 * t3 * (g[a] * d[b] + d[a] * g[b]) + 48.0 * t2 * dot * d[a] * d[b]
+                        - 8.0 * t3 * dot * identity;
+                }
+            }
+        }
+    }
+    let h = h.map(|row| row.map(|v| v * SCALE_2D));
+    Jet::new(first, h).flat_if(first.value.abs() >= 1.0)
 }
 
 /// 2-D simplex noise at `(x, y)`, in `[-1, 1]`.

@@ -5,7 +5,7 @@
 //! fade; gradient noise is the cure.
 
 use super::lattice::{Lattice, lerp};
-use crate::dual::Dual;
+use crate::dual::{Dual, Jet};
 use crate::hash::{hash1, hash2, hash3, unit_value};
 
 /// 1-D value noise at `x` (a terrain profile), in `[0, 1)`.
@@ -57,6 +57,24 @@ pub(crate) fn blend_values_2d_with_gradient(c: &[f32; 4], [u, v]: [f32; 2], [du,
     let dx = du * ((c[1] - c[0]) + twist * v);
     let dy = dv * ((c[2] - c[0]) + twist * u);
     Dual::new(blend_values_2d(c, u, v), [dx, dy])
+}
+
+/// [`value_2d_with_gradient`] and the Hessian, per cell.
+pub(crate) fn value_2d_with_hessian(lattice: &Lattice, x: f64, y: f64) -> Jet {
+    let (cx, cy) = (lattice.axis(x), lattice.axis(y));
+    let c = lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_value_2d);
+    let fade = lattice.fade;
+    let (u, v) = (fade.apply(cx.f), fade.apply(cy.f));
+    let (du, dv) = (fade.derivative(cx.f), fade.derivative(cy.f));
+    let first = blend_values_2d_with_gradient(&c, [u, v], [du, dv]);
+    // The bilinear blend's own derivatives in (u, v), then the fades' chain rule.
+    let twist = c[0] - c[1] - c[2] + c[3];
+    let (along_u, along_v) = ((c[1] - c[0]) + twist * v, (c[2] - c[0]) + twist * u);
+    let cross = du * dv * twist;
+    Jet::new(
+        first,
+        [[fade.second_derivative(cx.f) * along_u, cross], [cross, fade.second_derivative(cy.f) * along_v]],
+    )
 }
 
 /// 3-D value noise at `(x, y, z)`, in `[0, 1)`.

@@ -26,7 +26,7 @@
 use super::lattice::Lattice;
 use crate::clamp::clamp_or;
 use crate::coord::split;
-use crate::dual::Dual;
+use crate::dual::{Dual, Jet};
 use crate::hash::{hash2, hash3, mix, unit_value};
 
 /// What Worley noise returns.
@@ -327,25 +327,54 @@ impl DistanceMetric {
         };
         [-g[0], -g[1]]
     }
+
+    /// The Hessian of the metric's measure of the offset `d` as the query moves (two sign flips
+    /// cancel). Manhattan and Chebyshev are piecewise linear: none between their creases.
+    fn measure_hessian(self, d: [f32; 2]) -> [[f32; 2]; 2] {
+        match self {
+            DistanceMetric::Euclidean => {
+                let length = (d[0] * d[0] + d[1] * d[1]).sqrt();
+                if length > 0.0 {
+                    // (I - d̂ d̂ᵀ) / |d|.
+                    let (nx, ny) = (d[0] / length, d[1] / length);
+                    let xy = -nx * ny / length;
+                    [[(1.0 - nx * nx) / length, xy], [xy, (1.0 - ny * ny) / length]]
+                } else {
+                    [[0.0; 2]; 2]
+                }
+            }
+            DistanceMetric::EuclideanSquared => [[2.0, 0.0], [0.0, 2.0]],
+            DistanceMetric::Manhattan | DistanceMetric::Chebyshev => [[0.0; 2]; 2],
+        }
+    }
 }
 
 /// [`worley_2d`] and its gradient in lattice units (per cell): the distance to the nearest
 /// points changes as the query moves; the cell return is flat, and so is a clamped value.
 pub(crate) fn worley_2d_with_gradient(lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> Dual {
+    worley_2d_with_hessian(lattice, worley, x, y).first
+}
+
+/// [`worley_2d_with_gradient`] and the Hessian, per cell.
+pub(crate) fn worley_2d_with_hessian(lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> Jet {
     let n = nearest_two_2d(lattice, worley, x, y);
     let (b1, b2) = worley.unit_bounds(2);
     let metric = worley.metric;
     let (f1, f2) = (metric.from_ordering(n.f1), metric.from_ordering(n.f2));
     let value = worley.return_type.finish((b1, b2), f1, f2, n.nearest);
     let [g1, g2] = n.offsets.map(|d| metric.measure_gradient(d));
-    let (raw, gradient) = match worley.return_type {
-        WorleyReturn::F1 => (f1 / b1, [g1[0] / b1, g1[1] / b1]),
-        WorleyReturn::F2 => (f2 / b2, [g2[0] / b2, g2[1] / b2]),
-        WorleyReturn::F2MinusF1 => ((f2 - f1) / b2, [(g2[0] - g1[0]) / b2, (g2[1] - g1[1]) / b2]),
-        WorleyReturn::Cell => (value, [0.0; 2]),
+    let [h1, h2] = n.offsets.map(|d| metric.measure_hessian(d));
+    // A linear combination of the two measures' derivatives: `a₁ · F1 + a₂ · F2`.
+    let (raw, a1, a2) = match worley.return_type {
+        WorleyReturn::F1 => (f1 / b1, 1.0 / b1, 0.0),
+        WorleyReturn::F2 => (f2 / b2, 0.0, 1.0 / b2),
+        WorleyReturn::F2MinusF1 => ((f2 - f1) / b2, -1.0 / b2, 1.0 / b2),
+        WorleyReturn::Cell => (value, 0.0, 0.0),
     };
+    let gradient = [0, 1].map(|a| g1[a] * a1 + g2[a] * a2);
+    let hessian = [0, 1].map(|a| [0, 1].map(|b| h1[a][b] * a1 + h2[a][b] * a2));
     let clamped = !(0.0..=1.0).contains(&raw);
-    Dual::new(value, if clamped { [0.0; 2] } else { gradient })
+    Jet::new(Dual::new(value, gradient), hessian).flat_if(clamped)
 }
 
 /// 3-D Worley noise at `(x, y, z)`, in `[0, 1]`.
