@@ -2,6 +2,7 @@
 
 use glam::DVec2;
 
+use crate::basis::worley::WorleySearch;
 use crate::basis::{Basis, Lattice, Worley};
 use crate::clamp::clamp_or;
 use crate::coord::sanitize;
@@ -350,6 +351,7 @@ pub struct FieldSampler {
     pub(crate) to_unit: RawToUnit,
     pub(crate) lattices: [Lattice; MAX_OCTAVES as usize],
     turns: [OctaveTurn; MAX_OCTAVES as usize],
+    pub(crate) worley_search: WorleySearch,
 }
 
 impl FieldSampler {
@@ -363,6 +365,7 @@ impl FieldSampler {
             to_unit: fractal.raw_to_unit(),
             lattices: std::array::from_fn(|i| settings.lattice(i as u32)),
             turns: std::array::from_fn(|i| settings.octave_turn(i as u32)),
+            worley_search: WorleySearch::new(&settings.worley),
         }
     }
 

@@ -1,6 +1,6 @@
 //! Filling a grid with heights and their exact gradients at once.
 //!
-//! Rows run in parallel (with the `parallel` feature). Value and gradient noise without warp take
+//! Rows run in parallel (with the `parallel` feature, for grids of 32 Ki samples or more). Value and gradient noise without warp take
 //! a row path: per octave, the row's y cell and fade once, the corners once per run of pixels in
 //! one lattice cell, then the blend and its derivatives per pixel (the very functions the point
 //! path uses), and the fractal over the octaves with [`Dual`] numbers. Every other field is
@@ -57,20 +57,18 @@ pub fn fill_grid_with_gradients(
         }
     };
     #[cfg(feature = "parallel")]
-    {
+    if crate::grid::worth_parallel(heights.len()) {
         use rayon::prelude::*;
         heights
             .par_chunks_mut(width)
             .zip(gradients.par_chunks_mut(width))
             .enumerate()
             .for_each_init(Scratch::default, |layers, (j, row)| fill_row(j, row, layers));
+        return;
     }
-    #[cfg(not(feature = "parallel"))]
-    {
-        let mut layers = Scratch::default();
-        for (j, row) in heights.chunks_mut(width).zip(gradients.chunks_mut(width)).enumerate() {
-            fill_row(j, row, &mut layers);
-        }
+    let mut layers = Scratch::default();
+    for (j, row) in heights.chunks_mut(width).zip(gradients.chunks_mut(width)).enumerate() {
+        fill_row(j, row, &mut layers);
     }
 }
 

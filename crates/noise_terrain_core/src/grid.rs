@@ -23,11 +23,13 @@ use crate::basis::Lattice;
 use crate::basis::gradient::{blend_gradients_2d, corner_gradient_2d};
 use crate::basis::simplex::{corners_2d, skew_2d, skew_2d_in_range};
 use crate::basis::value::{blend_values_2d, corner_value_2d};
-use crate::basis::worley::{FARTHER_CELLS_AT_LEAST, column_point, deciding, offer, search_order_2d};
+use crate::basis::worley::{
+    FARTHER_CELLS_AT_LEAST, WorleySearch, column_point, deciding, offer, search_order_2d,
+};
 use crate::basis::{DistanceMetric, WorleyReturn};
 use crate::coord::COORDINATE_LIMIT;
 use crate::coord::{AxisCell, split, split_in_range};
-use crate::field::{FieldSampler, NoiseSettings};
+use crate::field::FieldSampler;
 use crate::fractal::Fractal;
 use crate::isa::Isa;
 
@@ -139,20 +141,31 @@ fn fill_uninit_with(isa: Isa, sampler: &FieldSampler, window: GridWindow, out: &
         scratch.xs = xs;
     };
     #[cfg(feature = "parallel")]
-    {
+    if worth_parallel(out.len()) {
         use rayon::prelude::*;
         out.par_chunks_mut(width).enumerate().for_each_init(
             || RowScratch::new(segment, octaves),
             |scratch, (j, out)| write_row(scratch, j, out),
         );
+        return;
     }
-    #[cfg(not(feature = "parallel"))]
-    {
-        let mut scratch = RowScratch::new(segment, octaves);
-        for (j, out) in out.chunks_mut(width).enumerate() {
-            write_row(&mut scratch, j, out);
-        }
+    let mut scratch = RowScratch::new(segment, octaves);
+    for (j, out) in out.chunks_mut(width).enumerate() {
+        write_row(&mut scratch, j, out);
     }
+}
+
+/// Grids of fewer samples are filled on the calling thread: handing rows to the pool costs a
+/// thread switch or two (tens of microseconds), more than a chunk-sized grid takes (a 65² grid of
+/// 5-octave fBm is about 20 µs), and a game builds many chunks at once on its own threads anyway.
+#[cfg(feature = "parallel")]
+pub(crate) const PARALLEL_MIN_SAMPLES: usize = 32 * 1024;
+
+/// Whether a grid of `samples` is worth filling on the pool (see [`PARALLEL_MIN_SAMPLES`]).
+#[cfg(feature = "parallel")]
+#[inline]
+pub(crate) fn worth_parallel(samples: usize) -> bool {
+    samples >= PARALLEL_MIN_SAMPLES
 }
 
 /// One row (or one segment of a row) to fill: the field, the window, the x positions of the
@@ -229,7 +242,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
         match s.basis {
             Basis::Simplex => simplex_layer(lattice, xs, scale, py * scale, scratch, layer),
             Basis::Value | Basis::Gradient | Basis::Worley => {
-                cell_layer(s, lattice, xs, scale, py * scale, scratch, layer)
+                cell_layer(sampler, lattice, xs, scale, py * scale, scratch, layer)
             }
         }
         scale *= s.lacunarity as f64;
@@ -271,7 +284,7 @@ fn simplex_layer(
 /// that share a lattice cell, whose corners (or feature points) are looked up once.
 #[inline(always)]
 fn cell_layer(
-    s: &NoiseSettings,
+    sampler: &FieldSampler,
     lattice: &Lattice,
     xs: &[f64],
     scale: f64,
@@ -279,7 +292,7 @@ fn cell_layer(
     scratch: &mut RowScratch,
     layer: &mut [f32],
 ) {
-    let width = layer.len();
+    let (s, width) = (&sampler.settings, layer.len());
     split_row(xs, scale, lattice.period, [&mut scratch.i0, &mut scratch.i1], &mut scratch.fx);
     let fade = lattice.fade;
     if s.basis != Basis::Worley {
@@ -287,6 +300,9 @@ fn cell_layer(
     }
     let cy = AxisCell::new(py, lattice.period);
     let v = fade.apply(cy.f);
+    // Worley's search radius, jitter and bounds come from the sampler, computed once: at fine
+    // octaves a run is a few pixels and computing them per run cost a quarter of the time.
+    let search = &sampler.worley_search;
     let mut columns = WorleyColumns { first: i64::MIN };
     let mut start = 0;
     while start < width {
@@ -312,11 +328,11 @@ fn cell_layer(
             Basis::Worley => {
                 // Worley's neighbourhood needs the unwrapped cell (a periodic lattice wraps `i0`).
                 let cell = (split(xs[start] * scale).0, split(py));
-                columns.update(s, lattice, cell, scratch);
-                nearest_points(&s.worley, scratch, start..end);
+                columns.update(search, lattice, cell, scratch);
+                nearest_points(search, scratch, start..end);
                 let (f1, f2, nearest) =
                     (&scratch.f1[start..end], &scratch.f2[start..end], &scratch.nearest[start..end]);
-                finish_worley(&s.worley, f1, f2, nearest, out);
+                finish_worley(search, f1, f2, nearest, out);
             }
         }
         start = end;
@@ -336,12 +352,12 @@ impl WorleyColumns {
     #[inline(always)]
     fn update(
         &mut self,
-        s: &NoiseSettings,
+        search: &WorleySearch,
         lattice: &Lattice,
         (x, (y, fy)): (i32, (i32, f32)),
         scratch: &mut RowScratch,
     ) {
-        let (r, jitter) = (s.worley.search_radius(2), s.worley.jitter());
+        let (r, jitter) = (search.radius, search.jitter);
         let n = (2 * r + 1) as usize;
         let wanted = x as i64 - r;
         let column = |x: i64, out: &mut Vec<(f32, f32, u32)>| {
@@ -488,10 +504,10 @@ pub(crate) fn run_end(cells: &[i32], start: usize, sorted: bool) -> usize {
 /// whole run if any pixel still needs them (their points are fetched only then; offering them
 /// to a pixel that does not need them changes nothing it uses, so the result is the point path's).
 #[inline(always)]
-fn nearest_points(worley: &crate::basis::Worley, scratch: &mut RowScratch, run: std::ops::Range<usize>) {
+fn nearest_points(search: &WorleySearch, scratch: &mut RowScratch, run: std::ops::Range<usize>) {
     #[inline(always)]
     fn with(
-        worley: &crate::basis::Worley,
+        search: &WorleySearch,
         measure: impl Fn(f32, f32) -> f32,
         scratch: &mut RowScratch,
         run: std::ops::Range<usize>,
@@ -508,7 +524,7 @@ fn nearest_points(worley: &crate::basis::Worley, scratch: &mut RowScratch, run: 
             }
             (*f1, *f2, *n) = (a, b, h);
         }
-        let r = worley.search_radius(2);
+        let (r, worley) = (search.radius, &search.worley);
         if r == 1 || f1.iter().zip(&*f2).all(|(&a, &b)| deciding(worley, a, b) <= FARTHER_CELLS_AT_LEAST) {
             return;
         }
@@ -523,18 +539,18 @@ fn nearest_points(worley: &crate::basis::Worley, scratch: &mut RowScratch, run: 
     }
     // The metric is matched outside the loops so that each one vectorises.
     use DistanceMetric::*;
-    match worley.metric {
-        Euclidean => with(worley, |x, y| Euclidean.ordering(&[x, y]), scratch, run),
-        EuclideanSquared => with(worley, |x, y| EuclideanSquared.measure(&[x, y]), scratch, run),
-        Manhattan => with(worley, |x, y| Manhattan.measure(&[x, y]), scratch, run),
-        Chebyshev => with(worley, |x, y| Chebyshev.measure(&[x, y]), scratch, run),
+    match search.worley.metric {
+        Euclidean => with(search, |x, y| Euclidean.ordering(&[x, y]), scratch, run),
+        EuclideanSquared => with(search, |x, y| EuclideanSquared.measure(&[x, y]), scratch, run),
+        Manhattan => with(search, |x, y| Manhattan.measure(&[x, y]), scratch, run),
+        Chebyshev => with(search, |x, y| Chebyshev.measure(&[x, y]), scratch, run),
     }
 }
 
 /// Worley's layer values in `[-1, 1]` from F1, F2 (orderings) and the nearest hashes, the return
 /// type matched outside the loop so that each loop vectorises.
 #[inline(always)]
-fn finish_worley(worley: &crate::basis::Worley, f1: &[f32], f2: &[f32], nearest: &[u32], out: &mut [f32]) {
+fn finish_worley(search: &WorleySearch, f1: &[f32], f2: &[f32], nearest: &[u32], out: &mut [f32]) {
     #[inline(always)]
     fn run(
         rt: WorleyReturn,
@@ -549,8 +565,8 @@ fn finish_worley(worley: &crate::basis::Worley, f1: &[f32], f2: &[f32], nearest:
             *o = rt.finish(bounds, metric.from_ordering(f1), metric.from_ordering(f2), h) * 2.0 - 1.0;
         }
     }
-    let (bounds, metric) = (worley.unit_bounds(2), worley.metric);
-    match worley.return_type {
+    let (bounds, metric) = (search.bounds, search.worley.metric);
+    match search.worley.return_type {
         WorleyReturn::F1 => run(WorleyReturn::F1, metric, bounds, f1, f2, nearest, out),
         WorleyReturn::F2 => run(WorleyReturn::F2, metric, bounds, f1, f2, nearest, out),
         WorleyReturn::F2MinusF1 => run(WorleyReturn::F2MinusF1, metric, bounds, f1, f2, nearest, out),
@@ -769,9 +785,10 @@ mod tests {
                 .into_iter()
                 .map(|threads| {
                     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-                    pool.install(|| Heightmap::generate(&s, 200, 150).unwrap())
+                    pool.install(|| Heightmap::generate(&s, 256, 160).unwrap())
                 })
                 .collect();
+            assert!(256 * 160 >= PARALLEL_MIN_SAMPLES, "large enough to be filled on the pool");
             assert_eq!(maps[0], maps[1]);
             assert_eq!(maps[0], maps[2]);
         }
