@@ -24,13 +24,13 @@ use crate::basis::gradient::{blend_gradients_2d, corner_gradient_2d};
 use crate::basis::simplex::{corners_2d, skew_2d, skew_2d_in_range};
 use crate::basis::value::{blend_values_2d, corner_value_2d};
 use crate::basis::worley::{
-    FARTHER_CELLS_AT_LEAST, WorleySearch, column_point, deciding, offer, search_order_2d,
+    FARTHER_CELLS_AT_LEAST, WorleySearch, column_point, column_point_in_row, deciding, offer, search_order_2d,
 };
 use crate::basis::{DistanceMetric, WorleyReturn};
 use crate::coord::COORDINATE_LIMIT;
 use crate::coord::{AxisCell, split, split_in_range};
 use crate::field::FieldSampler;
-use crate::fractal::Fractal;
+use crate::fractal::{Fractal, MAX_OCTAVES};
 use crate::isa::Isa;
 
 /// Per-thread buffers for one row segment of up to `width` pixels.
@@ -48,6 +48,9 @@ struct RowScratch {
     fx: Vec<f32>,
     u: Vec<f32>,
     layers: Vec<f32>,
+    /// Per octave, Worley's feature points of the last row of cells (rows of pixels in the same
+    /// row of cells share them).
+    bands: [WorleyBand; MAX_OCTAVES as usize],
     /// The damped fractal's octave layers with their slopes (sized on first use).
     slopes: crate::gradient_grid::Scratch,
 }
@@ -68,6 +71,7 @@ impl RowScratch {
             fx: vec![0.0; width],
             u: vec![0.0; width],
             layers: vec![0.0; width * octaves],
+            bands: Default::default(),
             slopes: Default::default(),
         }
     }
@@ -242,7 +246,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
         match s.basis {
             Basis::Simplex => simplex_layer(lattice, xs, scale, py * scale, scratch, layer),
             Basis::Value | Basis::Gradient | Basis::Worley => {
-                cell_layer(sampler, lattice, xs, scale, py * scale, scratch, layer)
+                cell_layer(sampler, k, xs, scale, py * scale, scratch, layer)
             }
         }
         scale *= s.lacunarity as f64;
@@ -285,14 +289,14 @@ fn simplex_layer(
 #[inline(always)]
 fn cell_layer(
     sampler: &FieldSampler,
-    lattice: &Lattice,
+    octave: usize,
     xs: &[f64],
     scale: f64,
     py: f64,
     scratch: &mut RowScratch,
     layer: &mut [f32],
 ) {
-    let (s, width) = (&sampler.settings, layer.len());
+    let (s, width, lattice) = (&sampler.settings, layer.len(), &sampler.lattices[octave]);
     split_row(xs, scale, lattice.period, [&mut scratch.i0, &mut scratch.i1], &mut scratch.fx);
     let fade = lattice.fade;
     if s.basis != Basis::Worley {
@@ -304,6 +308,12 @@ fn cell_layer(
     // octaves a run is a few pixels and computing them per run cost a quarter of the time.
     let search = &sampler.worley_search;
     let mut columns = WorleyColumns { first: i64::MIN };
+    let mut band = std::mem::take(&mut scratch.bands[octave]);
+    let band_ready = s.basis == Basis::Worley && {
+        // The row's cells, unwrapped, from its two ends (a row's positions are monotone).
+        let (a, b) = (split(xs[0] * scale).0, split(xs[width - 1] * scale).0);
+        band.prepare(search, lattice, split(py).0, (i64::from(a.min(b)), i64::from(a.max(b))), width)
+    };
     let mut start = 0;
     while start < width {
         let end = run_end(&scratch.i0[..width], start, lattice.period.is_none());
@@ -328,7 +338,7 @@ fn cell_layer(
             Basis::Worley => {
                 // Worley's neighbourhood needs the unwrapped cell (a periodic lattice wraps `i0`).
                 let cell = (split(xs[start] * scale).0, split(py));
-                columns.update(search, lattice, cell, scratch);
+                columns.update(search, lattice, cell, band_ready.then_some(&band), scratch);
                 nearest_points(search, scratch, start..end);
                 let (f1, f2, nearest) =
                     (&scratch.f1[start..end], &scratch.f2[start..end], &scratch.nearest[start..end]);
@@ -336,6 +346,57 @@ fn cell_layer(
             }
         }
         start = end;
+    }
+    scratch.bands[octave] = band;
+}
+
+/// Worley's feature points of every column a row of pixels searches at one octave, computed for
+/// the first pixel row in a row of cells and kept for the next ones in it (at the first octaves a
+/// row of cells spans dozens of pixel rows); each point's y before the query's fraction is
+/// subtracted.
+#[derive(Default)]
+struct WorleyBand {
+    /// Seed, period, row of cells, first and last column searched.
+    key: Option<(u32, Option<u32>, i32, i64, i64)>,
+    /// Column-major from the first column, `2r + 1` points per column (rows `-r..=r`).
+    points: Vec<(f32, f32, u32)>,
+}
+
+impl WorleyBand {
+    /// Makes the band hold the columns around cells `first..=last` of row `iy`, unless it does
+    /// already; false (and nothing computed) when the row crosses more cells than it has pixels
+    /// (a grid coarser than the lattice), where a band would cost more than it saves.
+    #[inline(always)]
+    fn prepare(
+        &mut self,
+        search: &WorleySearch,
+        lattice: &Lattice,
+        iy: i32,
+        (first, last): (i64, i64),
+        pixels: usize,
+    ) -> bool {
+        let r = search.radius;
+        if last - first > pixels as i64 + 2 {
+            return false;
+        }
+        let key = (lattice.seed, lattice.period, iy, first - r, last + r);
+        if self.key != Some(key) {
+            self.points.clear();
+            for x in first - r..=last + r {
+                self.points
+                    .extend((-r..=r).map(|dy| column_point_in_row(lattice, x, (iy, dy), search.jitter)));
+            }
+            self.key = Some(key);
+        }
+        true
+    }
+
+    /// The points of column `x`, if it is in the prepared range.
+    #[inline(always)]
+    fn column(&self, x: i64, r: i64) -> Option<&[(f32, f32, u32)]> {
+        let n = (2 * r + 1) as usize;
+        let at = usize::try_from(x - self.key?.3).ok()? * n;
+        self.points.get(at..at + n)
     }
 }
 
@@ -355,13 +416,16 @@ impl WorleyColumns {
         search: &WorleySearch,
         lattice: &Lattice,
         (x, (y, fy)): (i32, (i32, f32)),
+        band: Option<&WorleyBand>,
         scratch: &mut RowScratch,
     ) {
         let (r, jitter) = (search.radius, search.jitter);
         let n = (2 * r + 1) as usize;
         let wanted = x as i64 - r;
-        let column = |x: i64, out: &mut Vec<(f32, f32, u32)>| {
-            out.extend((-r..=r).map(|dy| column_point(lattice, x, (y, dy), jitter, fy)));
+        // From the band (the row's points, `column_point`'s bits: the same y minus `fy`), or hashed.
+        let column = |x: i64, out: &mut Vec<(f32, f32, u32)>| match band.and_then(|b| b.column(x, r)) {
+            Some(points) => out.extend(points.iter().map(|&(inside, y, h)| (inside, y - fy, h))),
+            None => out.extend((-r..=r).map(|dy| column_point(lattice, x, (y, dy), jitter, fy))),
         };
         if wanted == self.first.wrapping_add(1) && scratch.columns.len() == n * n {
             scratch.columns.drain(..n);

@@ -261,8 +261,22 @@ pub(crate) fn column_point(
     jitter: f32,
     fy: f32,
 ) -> (f32, f32, u32) {
+    let (inside, y, h) = column_point_in_row(lattice, x, (iy, dy), jitter);
+    (inside, y - fy, h)
+}
+
+/// [`column_point`] before the query's fraction is subtracted: `(x inside, dy + y inside, hash)`,
+/// the same for every query in row `iy` (the grid keeps these for the pixel rows that share a row
+/// of cells).
+#[inline(always)]
+pub(crate) fn column_point_in_row(
+    lattice: &Lattice,
+    x: i64,
+    (iy, dy): (i32, i64),
+    jitter: f32,
+) -> (f32, f32, u32) {
     let h = hash2(lattice.wrap(x), lattice.wrap(iy as i64 + dy), lattice.seed);
-    (feature(h, 0, jitter), dy as f32 + feature(h, 1, jitter) - fy, h)
+    (feature(h, 0, jitter), dy as f32 + feature(h, 1, jitter), h)
 }
 
 /// The cells a 2-D query searches, as `(dx, dy)` offsets from its own cell, in the order both the
