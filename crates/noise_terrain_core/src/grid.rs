@@ -852,7 +852,7 @@ mod tests {
                     pool.install(|| Heightmap::generate(&s, 256, 160).unwrap())
                 })
                 .collect();
-            assert!(256 * 160 >= PARALLEL_MIN_SAMPLES, "large enough to be filled on the pool");
+            const { assert!(256 * 160 >= PARALLEL_MIN_SAMPLES, "large enough to be filled on the pool") };
             assert_eq!(maps[0], maps[1]);
             assert_eq!(maps[0], maps[2]);
         }
