@@ -3,7 +3,8 @@
 
 use bevy_egui::egui;
 use noise_terrain_core::{
-    Basis, ColorRules, DistanceMetric, Fade, Fractal, IslandShape, NoiseSettings, WorleyReturn,
+    Basis, ColorRules, DistanceMetric, Fade, Fractal, GradientKernel, IslandShape, NoiseSettings,
+    WorleyReturn,
 };
 
 use super::tiles::{TILE_SIZE, octave_tile};
@@ -130,6 +131,9 @@ fn noise_section(ui: &mut egui::Ui, p: &mut TerrainParams, state: &mut Inspector
         switch_worley_octaves(basis, n, state);
         if matches!(n.basis, Basis::Value | Basis::Gradient) {
             chips(ui, "fade", &mut n.fade, &Fade::ALL, Fade::name);
+        }
+        if n.basis == Basis::Gradient {
+            chips(ui, "kernel", &mut n.gradient_kernel, &GradientKernel::ALL, GradientKernel::name);
         }
         if n.basis == Basis::Worley {
             chips(ui, "return", &mut n.worley.return_type, &WorleyReturn::ALL, WorleyReturn::name);

@@ -8,9 +8,9 @@ use clap::{Args, error::ErrorKind};
 use glam::DVec2;
 use noise_terrain_core::{
     Basis, DAMPING_RANGE, DistanceMetric, Erosion, ErosionMaps, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, Fade,
-    Fractal, GAIN_RANGE, Heightmap, Hydraulic, IslandShape, LACUNARITY_RANGE, MAX_DROPLETS, MAX_PERIOD,
-    MAX_THERMAL_ITERATIONS, MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, NoiseSettings, PERSISTENCE_RANGE,
-    PostProcess, Thermal, WARP_FREQUENCY_RANGE, WorleyReturn,
+    Fractal, GAIN_RANGE, GradientKernel, Heightmap, Hydraulic, IslandShape, LACUNARITY_RANGE, MAX_DROPLETS,
+    MAX_PERIOD, MAX_THERMAL_ITERATIONS, MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, NoiseSettings,
+    PERSISTENCE_RANGE, PostProcess, Thermal, WARP_FREQUENCY_RANGE, WorleyReturn,
 };
 
 use crate::preset::Preset;
@@ -64,6 +64,9 @@ pub struct NoiseArgs {
     /// Fade curve of value and gradient noise [default: quintic].
     #[arg(long, value_parser = by_name(&Fade::ALL, |f| f.name()), help_heading = "Noise")]
     pub fade: Option<Fade>,
+    /// Gradient noise's kernel: perlin, or rounded (less axis bias, about 10% slower) [default: perlin].
+    #[arg(long, value_parser = by_name(&GradientKernel::ALL, |k| k.name()), help_heading = "Noise")]
+    pub gradient_kernel: Option<GradientKernel>,
     /// Seed of the hash, any u32 [default: 7].
     #[arg(long, help_heading = "Noise")]
     pub seed: Option<u32>,
@@ -182,7 +185,7 @@ impl NoiseArgs {
             ($($flag:ident => $target:expr),* $(,)?) => { $(if let Some(v) = self.$flag { $target = v; })* };
         }
         set! {
-            basis => n.basis, fade => n.fade, seed => n.seed, frequency => n.frequency, offset => n.offset,
+            basis => n.basis, fade => n.fade, gradient_kernel => n.gradient_kernel, seed => n.seed, frequency => n.frequency, offset => n.offset,
             fractal => n.fractal, octaves => n.octaves, lacunarity => n.lacunarity, persistence => n.persistence,
             fractal_offset => n.fractal_offset, gain => n.gain, damping => n.damping, worley_return => n.worley.return_type,
             worley_metric => n.worley.metric, jitter => n.worley.jitter, warp => n.warp.amplitude,

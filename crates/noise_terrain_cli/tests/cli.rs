@@ -193,6 +193,7 @@ fn bad_values_exit_2_naming_the_flag_and_the_range() {
             "--rotate-octaves cannot be used with --period",
         ),
         (vec!["heightmap", "--damping", "17"], "--damping"),
+        (vec!["heightmap", "--gradient-kernel", "round"], "--gradient-kernel"),
         (vec!["heightmap", "--offset", "1"], "--offset"),
         (vec!["tiles", "--size", "64", "--tile", "8190", "--overlap", "16"], "--overlap"),
         (vec!["heightmap", "--preset", "/no/such/preset.ron"], "--preset"),

@@ -1,7 +1,7 @@
 //! Heights and gradients together against heights alone: gradient fBm (5 octaves, lacunarity 2,
 //! persistence 0.5) over a 1024×1024 grid on one thread, in one run; the same for the damped
 //! fractal (heights on the row path, gradients point by point with Hessians) and fBm with turned
-//! octaves (point by point).
+//! octaves (point by point), and gradient fBm with the rounded kernel.
 //!
 //! `cargo bench -p noise_terrain_core --bench gradients`
 
@@ -11,7 +11,9 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
 use common::{FREQUENCY, OCTAVES, SIZE};
-use noise_terrain_core::{Basis, Fractal, GridWindow, NoiseSettings, fill_grid, fill_grid_with_gradients};
+use noise_terrain_core::{
+    Basis, Fractal, GradientKernel, GridWindow, NoiseSettings, fill_grid, fill_grid_with_gradients,
+};
 
 fn bench(c: &mut Criterion) {
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
@@ -25,6 +27,7 @@ fn bench(c: &mut Criterion) {
         ("value", NoiseSettings { basis: Basis::Value, ..fbm }),
         ("gradient_damped", NoiseSettings { fractal: Fractal::Damped, ..fbm }),
         ("gradient_turned", NoiseSettings { rotate_octaves: true, ..fbm }),
+        ("gradient_rounded", NoiseSettings { gradient_kernel: GradientKernel::Rounded, ..fbm }),
     ];
     for (name, settings) in cases {
         let sampler = settings.sampler();

@@ -3,7 +3,7 @@
 use glam::DVec2;
 
 use crate::basis::worley::WorleySearch;
-use crate::basis::{Basis, Lattice, Worley};
+use crate::basis::{Basis, GradientKernel, Lattice, Worley};
 use crate::clamp::clamp_or;
 use crate::coord::sanitize;
 use crate::dual::Dual;
@@ -42,6 +42,9 @@ pub struct NoiseSettings {
     pub basis: Basis,
     /// Interpolation curve inside a lattice cell.
     pub fade: Fade,
+    /// The shape of each lattice point's contribution to 2-D gradient noise: Perlin's (the
+    /// default) or rounded, with less axis bias (see [`GradientKernel`]).
+    pub gradient_kernel: GradientKernel,
     /// How octaves combine.
     pub fractal: Fractal,
     /// Number of octaves, clamped to `1..=12`.
@@ -88,6 +91,7 @@ impl Default for NoiseSettings {
         Self {
             basis: Basis::Gradient,
             fade: Fade::Quintic,
+            gradient_kernel: GradientKernel::Perlin,
             fractal: Fractal::Fbm,
             octaves: 5,
             lacunarity: 2.0,
@@ -219,6 +223,7 @@ impl NoiseSettings {
             seed: fractal::octave_seed(self.seed, i),
             fade: self.fade,
             period: fractal::octave_period(self.period, self.lacunarity, i),
+            kernel: self.gradient_kernel,
         }
     }
 

@@ -10,6 +10,7 @@
 
 use crate::Dual;
 use crate::basis::gradient::{blend_gradients_2d_with_gradient, corner_gradient_2d};
+use crate::basis::gradient_kernel::{GradientKernel, blend_rounded_2d_with_gradient};
 use crate::basis::value::{blend_values_2d_with_gradient, corner_value_2d};
 use crate::basis::{Basis, Lattice};
 use crate::coord::AxisCell;
@@ -273,10 +274,21 @@ fn octave_layer(
         match basis {
             Basis::Gradient => {
                 let g = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_gradient_2d);
-                for (((o, ox), oy), ((&fx, &u), &du)) in outputs.zip(fx.iter().zip(u).zip(du)) {
-                    let d = blend_gradients_2d_with_gradient(&g, [fx, cy.f], [u, v], [du, dv]);
-                    *o = d.value;
-                    (*ox, *oy) = to_map(d.gradient[0], d.gradient[1]);
+                let pixels = outputs.zip(fx.iter().zip(u).zip(du));
+                // The kernel is matched outside the pixel loop, so that each loop vectorises.
+                match lattice.kernel {
+                    GradientKernel::Perlin => {
+                        for (((o, ox), oy), ((&fx, &u), &du)) in pixels {
+                            let d = blend_gradients_2d_with_gradient(&g, [fx, cy.f], [u, v], [du, dv]);
+                            (*o, (*ox, *oy)) = (d.value, to_map(d.gradient[0], d.gradient[1]));
+                        }
+                    }
+                    GradientKernel::Rounded => {
+                        for (((o, ox), oy), ((&fx, &u), &du)) in pixels {
+                            let d = blend_rounded_2d_with_gradient(&g, [fx, cy.f], [u, v], [du, dv]);
+                            (*o, (*ox, *oy)) = (d.value, to_map(d.gradient[0], d.gradient[1]));
+                        }
+                    }
                 }
             }
             _ => {

@@ -21,6 +21,7 @@ use std::mem::MaybeUninit;
 use crate::basis::Basis;
 use crate::basis::Lattice;
 use crate::basis::gradient::{blend_gradients_2d, corner_gradient_2d};
+use crate::basis::gradient_kernel::{GradientKernel, blend_rounded_2d};
 use crate::basis::simplex::{corners_2d, skew_2d, skew_2d_in_range};
 use crate::basis::value::{blend_values_2d, corner_value_2d};
 use crate::basis::worley::{
@@ -324,8 +325,15 @@ fn cell_layer(
         match s.basis {
             Basis::Gradient => {
                 let g = lattice.corners([x0, x1], [cy.i0, cy.i1], corner_gradient_2d);
-                for ((o, &fx), &u) in out.iter_mut().zip(fx).zip(u) {
-                    *o = blend_gradients_2d(&g, fx, cy.f, u, v);
+                // The kernel is matched outside the pixel loop, so that each loop vectorises.
+                let pixels = out.iter_mut().zip(fx).zip(u);
+                match lattice.kernel {
+                    GradientKernel::Perlin => {
+                        pixels.for_each(|((o, &fx), &u)| *o = blend_gradients_2d(&g, fx, cy.f, u, v))
+                    }
+                    GradientKernel::Rounded => {
+                        pixels.for_each(|((o, &fx), &u)| *o = blend_rounded_2d(&g, fx, cy.f, u, v))
+                    }
                 }
             }
             Basis::Value => {
@@ -652,7 +660,7 @@ mod tests {
         (
             (
                 0..Basis::ALL.len(),
-                0..Fade::ALL.len(),
+                (0..Fade::ALL.len(), 0..GradientKernel::ALL.len()),
                 0..Fractal::ALL.len(),
                 1u32..=12,
                 1.0f32..4.0,
@@ -678,13 +686,14 @@ mod tests {
         )
             .prop_map(
                 |(
-                    (b, fade, fr, octaves, lac, pers, freq, seed),
+                    (b, (fade, kernel), fr, octaves, lac, pers, freq, seed),
                     (ox, oy, normalize, period, off, gain, rotate_octaves),
                     (j, r, m, warp),
                 )| {
                     NoiseSettings {
                         basis: Basis::ALL[b],
                         fade: Fade::ALL[fade],
+                        gradient_kernel: GradientKernel::ALL[kernel],
                         fractal: Fractal::ALL[fr],
                         octaves,
                         lacunarity: lac,

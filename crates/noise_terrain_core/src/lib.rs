@@ -62,8 +62,8 @@ mod test_support;
 mod warp;
 
 pub use basis::{
-    Basis, DistanceMetric, Lattice, Worley, WorleyReturn, gradient_1d, gradient_2d_noise, gradient_3d_noise,
-    simplex_2d, simplex_3d, value_1d, value_2d, value_3d, worley_2d, worley_3d,
+    Basis, DistanceMetric, GradientKernel, Lattice, Worley, WorleyReturn, gradient_1d, gradient_2d_noise,
+    gradient_3d_noise, simplex_2d, simplex_3d, value_1d, value_2d, value_3d, worley_2d, worley_3d,
 };
 pub use clamp::clamp_or;
 pub use color_rules::{ColorLayer, ColorRules, slope_degrees};

@@ -73,9 +73,8 @@ impl Warp {
         let (mut amplitude, mut scale) = (1.0f32, 1.0f64);
         for i in 0..self.octaves {
             let lattice = Lattice {
-                seed: octave_seed(seed, i),
-                fade: Fade::Quintic,
                 period: octave_period(period, 2.0, i),
+                ..Lattice::new(octave_seed(seed, i), Fade::Quintic)
             };
             sum = sum + noise(&lattice, x * scale, y * scale).at_scale(scale as f32).times(amplitude);
             amplitude *= 0.5;

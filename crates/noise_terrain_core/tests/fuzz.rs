@@ -7,8 +7,8 @@
 
 use glam::DVec2;
 use noise_terrain_core::{
-    Basis, DistanceMetric, Fade, Fractal, Heightmap, IslandShape, NoiseSettings, PostProcess, Warp, Worley,
-    WorleyReturn, amplitude_sum,
+    Basis, DistanceMetric, Fade, Fractal, GradientKernel, Heightmap, IslandShape, NoiseSettings, PostProcess,
+    Warp, Worley, WorleyReturn, amplitude_sum,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -47,7 +47,7 @@ fn settings() -> impl Strategy<Value = NoiseSettings> {
     (
         (
             0..Basis::ALL.len(),
-            0..Fade::ALL.len(),
+            (0..Fade::ALL.len(), 0..GradientKernel::ALL.len()),
             0..Fractal::ALL.len(),
             prop_oneof![Just(0u32), Just(1000), any::<u32>(), 0u32..14],
             wild_f32(),
@@ -76,13 +76,14 @@ fn settings() -> impl Strategy<Value = NoiseSettings> {
     )
         .prop_map(
             |(
-                (b, f, fr, octaves, lac, pers, freq),
+                (b, (f, kernel), fr, octaves, lac, pers, freq),
                 (seed, ox, oy, normalize, period, off, gain, rotate_octaves),
                 (jitter, r, m, wa, wf, wo, damping),
             )| {
                 NoiseSettings {
                     basis: Basis::ALL[b],
                     fade: Fade::ALL[f],
+                    gradient_kernel: GradientKernel::ALL[kernel],
                     fractal: Fractal::ALL[fr],
                     octaves,
                     lacunarity: lac,

@@ -5,7 +5,7 @@
 //! The full run, 10^5 points per combination, is
 //! `cargo test --release -p noise_terrain_core --test gradients -- --ignored`.
 
-use noise_terrain_core::{Basis, Fade, Fractal, NoiseSettings, Warp};
+use noise_terrain_core::{Basis, Fade, Fractal, GradientKernel, NoiseSettings, Warp};
 
 /// A small deterministic generator of points in `[-5, 5]²`.
 fn points(n: usize, seed: u64) -> impl Iterator<Item = (f64, f64)> {
@@ -34,8 +34,11 @@ fn check_every_combination(points_per_case: usize) -> usize {
                         frequency: 3.0,
                         seed: 11,
                         warp: Warp { amplitude: warp, frequency: 0.7, octaves: 2 },
-                        // Turned octaves on half of the combinations, every fractal both ways.
+                        // Turned octaves and the rounded kernel on half of the combinations each,
+                        // every fractal both ways.
                         rotate_octaves: (fade as usize + fractal as usize) % 2 == 1,
+                        gradient_kernel: GradientKernel::ALL
+                            [(fade as usize + (warp > 0.0) as usize + fractal as usize / 2) % 2],
                         ..Default::default()
                     };
                     let sampler = s.sampler();

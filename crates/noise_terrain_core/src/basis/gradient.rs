@@ -16,6 +16,10 @@
 //! body diagonals and stays within about `±0.97` (measured in the tests). The result is 0 on every
 //! lattice point, whatever the fade.
 
+use super::gradient_kernel::{
+    GradientKernel, blend_corners, blend_rounded_2d, blend_rounded_2d_with_gradient,
+    blend_rounded_2d_with_hessian, perlin_corner,
+};
 use super::gradient_table::{GRADIENTS_2D, GRADIENTS_3D};
 use super::lattice::{Lattice, lerp};
 use crate::dual::{Dual, Jet};
@@ -67,7 +71,11 @@ pub(crate) fn blend_gradients_2d(g: &[[f32; 2]; 4], fx: f32, fy: f32, u: f32, v:
 pub fn gradient_2d_noise(lattice: &Lattice, x: f64, y: f64) -> f32 {
     let (cx, cy) = (lattice.axis(x), lattice.axis(y));
     let g = lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_gradient_2d);
-    blend_gradients_2d(&g, cx.f, cy.f, lattice.fade.apply(cx.f), lattice.fade.apply(cy.f))
+    let (u, v) = (lattice.fade.apply(cx.f), lattice.fade.apply(cy.f));
+    match lattice.kernel {
+        GradientKernel::Perlin => blend_gradients_2d(&g, cx.f, cy.f, u, v),
+        GradientKernel::Rounded => blend_rounded_2d(&g, cx.f, cy.f, u, v),
+    }
 }
 
 /// [`gradient_2d_noise`] and its gradient in lattice units (per cell); flat where the value is
@@ -77,7 +85,11 @@ pub(crate) fn gradient_2d_with_gradient(lattice: &Lattice, x: f64, y: f64) -> Du
     let g = lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_gradient_2d);
     let (fx, fy, fade) = (cx.f, cy.f, lattice.fade);
     let weights = [fade.apply(fx), fade.apply(fy)];
-    blend_gradients_2d_with_gradient(&g, [fx, fy], weights, [fade.derivative(fx), fade.derivative(fy)])
+    let slopes = [fade.derivative(fx), fade.derivative(fy)];
+    match lattice.kernel {
+        GradientKernel::Perlin => blend_gradients_2d_with_gradient(&g, [fx, fy], weights, slopes),
+        GradientKernel::Rounded => blend_rounded_2d_with_gradient(&g, [fx, fy], weights, slopes),
+    }
 }
 
 /// [`blend_gradients_2d`] and its gradient per cell, from the position in the cell, the faded
@@ -108,38 +120,26 @@ pub(crate) fn blend_gradients_2d_with_gradient(
     Dual::new(value, [if flat { 0.0 } else { dx * s }, if flat { 0.0 } else { dy * s }])
 }
 
-/// [`gradient_2d_with_gradient`] and the Hessian, per cell; flat where the value is clamped.
+/// [`gradient_2d_with_gradient`] (the same bits) and the Hessian, per cell; flat where the
+/// value is clamped.
 pub(crate) fn gradient_2d_with_hessian(lattice: &Lattice, x: f64, y: f64) -> Jet {
     let (cx, cy) = (lattice.axis(x), lattice.axis(y));
     let g = lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_gradient_2d);
     let (fx, fy, fade) = (cx.f, cy.f, lattice.fade);
-    let (u, v) = (fade.apply(fx), fade.apply(fy));
-    let (du, dv) = (fade.derivative(fx), fade.derivative(fy));
-    let (ddu, ddv) = (fade.second_derivative(fx), fade.second_derivative(fy));
-    let first = blend_gradients_2d_with_gradient(&g, [fx, fy], [u, v], [du, dv]);
-    let n = [
-        g[0][0] * fx + g[0][1] * fy,
-        g[1][0] * (fx - 1.0) + g[1][1] * fy,
-        g[2][0] * fx + g[2][1] * (fy - 1.0),
-        g[3][0] * (fx - 1.0) + g[3][1] * (fy - 1.0),
-    ];
-    // The value is a + v (b - a), with a (b) the blend along x of the lower (upper) corners,
-    // each `n₀ + u (n₁ - n₀)` of dot products linear in the position.
-    let along_x = |lo: usize, hi: usize| {
-        let value = lerp(n[lo], n[hi], u);
-        let dx = lerp(g[lo][0], g[hi][0], u) + du * (n[hi] - n[lo]);
-        let dy = lerp(g[lo][1], g[hi][1], u);
-        let dxx = 2.0 * du * (g[hi][0] - g[lo][0]) + ddu * (n[hi] - n[lo]);
-        let dxy = du * (g[hi][1] - g[lo][1]);
-        (value, dx, dy, dxx, dxy)
+    let weights = [fade.apply(fx), fade.apply(fy)];
+    let slopes = [fade.derivative(fx), fade.derivative(fy)];
+    let curvatures = [fade.second_derivative(fx), fade.second_derivative(fy)];
+    let jet = match lattice.kernel {
+        GradientKernel::Perlin => {
+            let (x1, y1) = (fx - 1.0, fy - 1.0);
+            let offsets = [[fx, fy], [x1, fy], [fx, y1], [x1, y1]];
+            let corners = [0, 1, 2, 3].map(|k| perlin_corner(g[k], offsets[k]));
+            blend_corners(&corners, weights, slopes, curvatures, std::f32::consts::SQRT_2)
+        }
+        GradientKernel::Rounded => blend_rounded_2d_with_hessian(&g, [fx, fy], weights, slopes, curvatures),
     };
-    let (a, ax, ay, axx, axy) = along_x(0, 1);
-    let (b, bx, by, bxx, bxy) = along_x(2, 3);
-    let s = std::f32::consts::SQRT_2;
-    let xx = (axx + v * (bxx - axx)) * s;
-    let xy = (axy + v * (bxy - axy) + dv * (bx - ax)) * s;
-    let yy = (2.0 * dv * (by - ay) + ddv * (b - a)) * s;
-    Jet::new(first, [[xx, xy], [xy, yy]]).flat_if(first.value.abs() >= 1.0)
+    // Value and gradient exactly as the gradient-only path computes them.
+    Jet::new(gradient_2d_with_gradient(lattice, x, y), jet.hessian)
 }
 
 /// 3-D gradient noise at `(x, y, z)`, in `[-1, 1]` (in practice within about `±0.97`).
@@ -190,8 +190,8 @@ mod tests {
 
     #[test]
     fn is_exactly_zero_on_every_lattice_point() {
-        for fade in Fade::ALL {
-            let lattice = Lattice::new(7, fade);
+        for (fade, kernel) in Fade::ALL.into_iter().flat_map(|f| GradientKernel::ALL.map(|k| (f, k))) {
+            let lattice = Lattice { kernel, ..Lattice::new(7, fade) };
             for y in -64..64 {
                 assert_eq!(gradient_1d(&lattice, y as f64), 0.0);
                 for x in -64..64 {
@@ -216,6 +216,14 @@ mod tests {
         }
         // The scale is not too generous either: random points get well into the range.
         assert!(lo2 < -0.8 && hi2 > 0.8, "2-D range {lo2}..{hi2}");
+        let rounded = Lattice { kernel: GradientKernel::Rounded, ..lattice };
+        let (mut lo, mut hi) = (0f32, 0f32);
+        for [x, y, _] in random_points(1_000_000, 5, 1e4) {
+            let n = gradient_2d_noise(&rounded, x, y);
+            assert!((-1.0..=1.0).contains(&n));
+            (lo, hi) = (lo.min(n), hi.max(n));
+        }
+        assert!(lo < -0.8 && hi > 0.8, "rounded range {lo}..{hi}");
         assert!(lo3 < -0.7 && hi3 > 0.7, "3-D range {lo3}..{hi3}");
     }
 

@@ -14,12 +14,14 @@ pub struct Lattice {
     /// With `Some(p)`, corner indices wrap modulo `p` on every axis and the noise tiles every `p`
     /// units. `None`, `Some(0)` and periods above `i32::MAX` are an unbounded lattice.
     pub period: Option<u32>,
+    /// The shape of each point's contribution to 2-D gradient noise (other bases ignore it).
+    pub kernel: super::GradientKernel,
 }
 
 impl Lattice {
     /// An unbounded lattice with the given seed and fade.
     pub fn new(seed: u32, fade: Fade) -> Self {
-        Self { seed, fade, period: None }
+        Self { seed, fade, period: None, kernel: super::GradientKernel::Perlin }
     }
 
     /// A lattice index, wrapped into `0..period` when the lattice is periodic.

@@ -5,6 +5,7 @@
 //! multifractals, which need noise centred on zero.
 
 pub(crate) mod gradient;
+pub(crate) mod gradient_kernel;
 mod gradient_table;
 pub(crate) mod lattice;
 pub(crate) mod simplex;
@@ -12,6 +13,7 @@ pub(crate) mod value;
 pub(crate) mod worley;
 
 pub use gradient::{gradient_1d, gradient_2d_noise, gradient_3d_noise};
+pub use gradient_kernel::GradientKernel;
 pub use lattice::Lattice;
 pub use simplex::{simplex_2d, simplex_3d};
 pub use value::{value_1d, value_2d, value_3d};
@@ -135,4 +137,4 @@ impl Basis {
     }
 }
 
-crate::names::parse_by_name!(Basis, WorleyReturn, DistanceMetric);
+crate::names::parse_by_name!(Basis, WorleyReturn, DistanceMetric, GradientKernel);

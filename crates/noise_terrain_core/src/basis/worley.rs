@@ -534,7 +534,7 @@ mod tests {
 
     #[test]
     fn periodic_worley_tiles() {
-        let lattice = Lattice { seed: 5, fade: Fade::Quintic, period: Some(6) };
+        let lattice = Lattice { period: Some(6), ..Lattice::new(5, Fade::Quintic) };
         let w = Worley::default();
         for k in 0..1000 {
             let (x, y) = ((k % 40) as f64 / 8.0, (k / 40) as f64 / 8.0);
