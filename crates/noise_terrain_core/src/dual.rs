@@ -6,19 +6,26 @@
 
 use std::ops::{Add, Mul, Sub};
 
-/// A height and its partial derivatives in x and y.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Dual {
+/// A height and its partial derivatives in x and y (`N = 2`, the default), or a value of a
+/// volume and its partial derivatives in x, y and z (`N = 3`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Dual<const N: usize = 2> {
     /// The value.
     pub value: f32,
-    /// `[∂/∂x, ∂/∂y]`.
-    pub gradient: [f32; 2],
+    /// `[∂/∂x, ∂/∂y]` (and `∂/∂z`).
+    pub gradient: [f32; N],
 }
 
-impl Dual {
+impl<const N: usize> Default for Dual<N> {
+    fn default() -> Self {
+        Self { value: 0.0, gradient: [0.0; N] }
+    }
+}
+
+impl<const N: usize> Dual<N> {
     /// A value with the given gradient.
     #[inline(always)]
-    pub fn new(value: f32, gradient: [f32; 2]) -> Self {
+    pub fn new(value: f32, gradient: [f32; N]) -> Self {
         Self { value, gradient }
     }
 
@@ -32,41 +39,39 @@ impl Dual {
         Self::new(self.value, self.gradient.map(finite))
     }
 
-    /// Both partial derivatives times `k` (a change of variables by a factor `k`).
+    /// Every partial derivative times `k` (a change of variables by a factor `k`).
     #[inline(always)]
     pub fn scale_gradient(self, k: f32) -> Self {
-        Self::new(self.value, [self.gradient[0] * k, self.gradient[1] * k])
+        Self::new(self.value, self.gradient.map(|g| g * k))
     }
 }
 
-impl Add for Dual {
-    type Output = Dual;
+impl<const N: usize> Add for Dual<N> {
+    type Output = Self;
     #[inline(always)]
-    fn add(self, o: Dual) -> Dual {
-        Dual::new(self.value + o.value, [self.gradient[0] + o.gradient[0], self.gradient[1] + o.gradient[1]])
+    fn add(self, o: Self) -> Self {
+        Self::new(self.value + o.value, std::array::from_fn(|k| self.gradient[k] + o.gradient[k]))
     }
 }
 
-impl Sub for Dual {
-    type Output = Dual;
+impl<const N: usize> Sub for Dual<N> {
+    type Output = Self;
     #[inline(always)]
-    fn sub(self, o: Dual) -> Dual {
-        Dual::new(self.value - o.value, [self.gradient[0] - o.gradient[0], self.gradient[1] - o.gradient[1]])
+    fn sub(self, o: Self) -> Self {
+        Self::new(self.value - o.value, std::array::from_fn(|k| self.gradient[k] - o.gradient[k]))
     }
 }
 
-impl Mul for Dual {
-    type Output = Dual;
+impl<const N: usize> Mul for Dual<N> {
+    type Output = Self;
     /// The product rule.
     #[inline(always)]
-    fn mul(self, o: Dual) -> Dual {
+    #[allow(clippy::suspicious_arithmetic_impl)] // d(ab) = a'b + ab' is a sum
+    fn mul(self, o: Self) -> Self {
         let (a, b) = (self, o);
-        Dual::new(
+        Self::new(
             a.value * b.value,
-            [
-                a.gradient[0] * b.value + a.value * b.gradient[0],
-                a.gradient[1] * b.value + a.value * b.gradient[1],
-            ],
+            std::array::from_fn(|k| a.gradient[k] * b.value + a.value * b.gradient[k]),
         )
     }
 }
@@ -92,9 +97,6 @@ pub trait Octave: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = 
     /// The same quantity sampled at `k` times the coordinates: its gradient times `k` (the chain
     /// rule; nothing for `f32`).
     fn at_scale(self, k: f32) -> Self;
-    /// A quantity of the position with this value and gradient (the gradient is dropped for
-    /// `f32`).
-    fn varying(value: f32, gradient: [f32; 2]) -> Self;
     /// `f(self)`, where `slope` is `f`'s derivative (the chain rule).
     fn map(self, f: impl Fn(f32) -> f32, slope: impl Fn(f32) -> f32) -> Self;
     /// `1 / self`.
@@ -135,10 +137,6 @@ impl Octave for f32 {
         self
     }
     #[inline(always)]
-    fn varying(value: f32, _: [f32; 2]) -> Self {
-        value
-    }
-    #[inline(always)]
     fn map(self, f: impl Fn(f32) -> f32, _: impl Fn(f32) -> f32) -> Self {
         f(self)
     }
@@ -148,10 +146,10 @@ impl Octave for f32 {
     }
 }
 
-impl Octave for Dual {
+impl<const N: usize> Octave for Dual<N> {
     #[inline(always)]
     fn constant(v: f32) -> Self {
-        Dual::new(v, [0.0; 2])
+        Self::new(v, [0.0; N])
     }
     #[inline(always)]
     fn value(self) -> f32 {
@@ -159,48 +157,65 @@ impl Octave for Dual {
     }
     #[inline(always)]
     fn times(self, k: f32) -> Self {
-        Dual::new(self.value * k, [self.gradient[0] * k, self.gradient[1] * k])
+        Self::new(self.value * k, self.gradient.map(|g| g * k))
     }
     #[inline(always)]
     fn abs(self) -> Self {
-        if self.value < 0.0 { Dual::constant(0.0) - self } else { self }
+        if self.value < 0.0 { Self::constant(0.0) - self } else { self }
     }
     #[inline(always)]
     fn clamp(self, lo: f32, hi: f32) -> Self {
         if self.value < lo {
-            Dual::constant(lo)
+            Self::constant(lo)
         } else if self.value > hi {
-            Dual::constant(hi)
+            Self::constant(hi)
         } else {
             self
         }
     }
     #[inline(always)]
     fn min_constant(self, k: f32) -> Self {
-        if self.value > k { Dual::constant(k) } else { self }
+        if self.value > k { Self::constant(k) } else { self }
     }
     #[inline(always)]
     fn divided_by(self, k: f32) -> Self {
-        Dual::new(self.value / k, [self.gradient[0] / k, self.gradient[1] / k])
+        Self::new(self.value / k, self.gradient.map(|g| g / k))
     }
     #[inline(always)]
     fn at_scale(self, k: f32) -> Self {
         self.scale_gradient(k)
     }
     #[inline(always)]
-    fn varying(value: f32, gradient: [f32; 2]) -> Self {
-        Dual::new(value, gradient)
-    }
-    #[inline(always)]
     fn map(self, f: impl Fn(f32) -> f32, slope: impl Fn(f32) -> f32) -> Self {
         let s = slope(self.value);
-        Dual::new(f(self.value), [self.gradient[0] * s, self.gradient[1] * s])
+        Self::new(f(self.value), self.gradient.map(|g| g * s))
     }
     #[inline(always)]
     fn recip(self) -> Self {
         let r = 1.0 / self.value;
         // d(1/x) = -dx / x².
-        Dual::new(r, [-self.gradient[0] * r * r, -self.gradient[1] * r * r])
+        Self::new(r, self.gradient.map(|g| -g * r * r))
+    }
+}
+
+/// A quantity of a map position (post-processing's island mask): a height for `f32`, a height
+/// and its 2-D gradient for [`Dual`].
+pub trait Varying: Octave {
+    /// The quantity with this value and gradient (the gradient is dropped for `f32`).
+    fn varying(value: f32, gradient: [f32; 2]) -> Self;
+}
+
+impl Varying for f32 {
+    #[inline(always)]
+    fn varying(value: f32, _: [f32; 2]) -> Self {
+        value
+    }
+}
+
+impl Varying for Dual {
+    #[inline(always)]
+    fn varying(value: f32, gradient: [f32; 2]) -> Self {
+        Dual::new(value, gradient)
     }
 }
 

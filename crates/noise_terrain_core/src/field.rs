@@ -300,6 +300,12 @@ impl NoiseSettings {
         self.sampler().sample_3d(x, y, z)
     }
 
+    /// [`sample_3d`](Self::sample_3d) and its exact gradient per map unit, `[∂/∂x, ∂/∂y, ∂/∂z]`
+    /// (the value bit for bit [`sample_3d`](Self::sample_3d)'s; always finite).
+    pub fn sample_3d_with_gradient(&self, x: f64, y: f64, z: f64) -> Dual<3> {
+        self.sampler().sample_3d_with_gradient(x, y, z)
+    }
+
     /// The raw layer of octave `i` at `(x, y)`, in `[0, 1]`, before its amplitude is applied and
     /// without warp: what a grey tile of one octave shows.
     pub fn octave(&self, i: u32, x: f64, y: f64) -> f32 {
@@ -471,6 +477,23 @@ impl FieldSampler {
             s.basis.unit_3d(&self.lattices[i as usize], &s.worley, x, y, pz * scale) * 2.0 - 1.0
         });
         self.to_unit.apply(raw)
+    }
+
+    /// See [`NoiseSettings::sample_3d_with_gradient`].
+    pub fn sample_3d_with_gradient(&self, x: f64, y: f64, z: f64) -> Dual<3> {
+        let s = &self.settings;
+        let f = s.frequency as f64;
+        let (px, py, pz) = ((x + s.offset.x) * f, (y + s.offset.y) * f, z * f);
+        let raw = self.fractal.raw(|i, scale| {
+            let [x, y] = self.octave_position(i, px * scale, py * scale);
+            let n = s.basis.unit_3d_with_gradient(&self.lattices[i as usize], &s.worley, x, y, pz * scale);
+            // To `[-1, 1]` as `sample_3d` does; the gradient turned back about z, then per
+            // lattice unit of the octave to per map unit.
+            let [gx, gy] = self.turns[i as usize].gradient_back([n.gradient[0], n.gradient[1]]);
+            let (k, f) = (scale as f32, f as f32);
+            Dual::new(n.value * 2.0 - 1.0, [gx, gy, n.gradient[2]].map(|g| g * 2.0 * k * f))
+        });
+        self.to_unit.apply(raw).with_finite_gradient()
     }
 }
 

@@ -68,7 +68,7 @@ pub use basis::{
 pub use clamp::clamp_or;
 pub use color_rules::{ColorLayer, ColorRules, slope_degrees};
 pub use coord::COORDINATE_LIMIT;
-pub use dual::{Dual, Octave};
+pub use dual::{Dual, Octave, Varying};
 pub use erosion::{
     EROSION_REFERENCE_CELLS, Erosion, ErosionError, ErosionMaps, ErosionTotals, Hydraulic, MAX_DROPLETS,
     MAX_THERMAL_ITERATIONS, Thermal, erode,

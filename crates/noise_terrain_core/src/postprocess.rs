@@ -2,7 +2,7 @@
 //! terraces. Applied in that order.
 
 use crate::clamp::clamp_or;
-use crate::dual::{Dual, Octave};
+use crate::dual::{Dual, Varying};
 use crate::frame::Frame;
 use crate::grid::GridWindow;
 use crate::heightmap::Heightmap;
@@ -232,7 +232,7 @@ impl PostProcess {
     /// `[0, 1]`; `[u, w]` is the position relative to the island's centre, in units of the
     /// island's diameter, which moves by `per_unit` per map unit along x and y. A plain height
     /// (`f32`) or one with its gradient ([`Dual`]).
-    fn shape<T: Octave>(&self, mut v: T, (lo, hi): (f32, f32), [u, w]: [f32; 2], per_unit: [f32; 2]) -> T {
+    fn shape<T: Varying>(&self, mut v: T, (lo, hi): (f32, f32), [u, w]: [f32; 2], per_unit: [f32; 2]) -> T {
         if self.stretch {
             // A division, not a multiplication by the inverse: the highest height maps to
             // exactly 1.

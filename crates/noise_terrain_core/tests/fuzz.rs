@@ -143,6 +143,13 @@ fn check(s: &NoiseSettings, x: f64, y: f64, z: f64) -> Result<(), TestCaseError>
         x,
         y
     );
+    let d3 = s.sample_3d_with_gradient(x, y, z);
+    prop_assert!(
+        d3.value.to_bits() == s.sample_3d(x, y, z).to_bits() && d3.gradient.iter().all(|g| g.is_finite()),
+        "sample_3d_with_gradient {:?} for {:?}",
+        d3,
+        s
+    );
     let octave = s.octave(3, x, y);
     prop_assert!((0.0..=1.0).contains(&octave), "octave {} for {:?}", octave, s);
     Ok(())

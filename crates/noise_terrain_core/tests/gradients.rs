@@ -5,7 +5,9 @@
 //! The full run, 10^5 points per combination, is
 //! `cargo test --release -p noise_terrain_core --test gradients -- --ignored`.
 
-use noise_terrain_core::{Basis, Fade, Fractal, GradientKernel, NoiseSettings, Warp};
+use noise_terrain_core::{
+    Basis, DistanceMetric, Fade, Fractal, GradientKernel, NoiseSettings, Warp, Worley, WorleyReturn,
+};
 
 /// A small deterministic generator of points in `[-5, 5]²`.
 fn points(n: usize, seed: u64) -> impl Iterator<Item = (f64, f64)> {
@@ -17,6 +19,15 @@ fn points(n: usize, seed: u64) -> impl Iterator<Item = (f64, f64)> {
         (state >> 11) as f64 / (1u64 << 53) as f64 * 10.0 - 5.0
     };
     (0..n).map(move |_| (next(), next()))
+}
+
+/// Worley's metric and return for a combination: every metric and every return in turn.
+fn worley_for(a: usize, b: usize) -> Worley {
+    Worley {
+        metric: DistanceMetric::ALL[(a + b) % DistanceMetric::ALL.len()],
+        return_type: WorleyReturn::ALL[(a + 3 * b) % WorleyReturn::ALL.len()],
+        ..Default::default()
+    }
 }
 
 /// Checks `points_per_case` points of every combination; returns how many were creases.
@@ -136,4 +147,77 @@ fn the_cell_return_is_flat_everywhere() {
     for (x, y) in points(1000, 3) {
         assert_eq!(s.sample_with_gradient(x, y).gradient, [0.0, 0.0]);
     }
+}
+
+/// `sample_3d_with_gradient` against central differences in x, y and z for every basis × fade ×
+/// fractal (turned octaves on half of them); at a crease one side's slope or the mean of the
+/// gradient over the step, as in 2-D.
+#[test]
+fn three_d_gradients_match_central_differences() {
+    let mut creases = 0;
+    for basis in Basis::ALL {
+        for fade in Fade::ALL {
+            for fractal in Fractal::ALL {
+                let s = NoiseSettings {
+                    basis,
+                    fade,
+                    fractal,
+                    octaves: 4,
+                    frequency: 3.0,
+                    seed: 5,
+                    rotate_octaves: (fade as usize + fractal as usize).is_multiple_of(2),
+                    worley: worley_for(fade as usize, fractal as usize),
+                    ..Default::default()
+                };
+                let sampler = s.sampler();
+                let h = 1e-3 / f64::from(s.frequency);
+                let tolerance =
+                    |numeric: f64, scale: f64| scale * numeric.abs().max(0.5 * f64::from(s.frequency));
+                for (k, (x, y)) in
+                    points(150, basis as u64 * 97 + fade as u64 * 7 + fractal as u64).enumerate()
+                {
+                    let z = (k as f64 * 0.37).sin() * 4.0;
+                    let d = sampler.sample_3d_with_gradient(x, y, z);
+                    let here = sampler.sample_3d(x, y, z);
+                    assert_eq!(d.value.to_bits(), here.to_bits(), "{s:?} at ({x}, {y}, {z})");
+                    for axis in 0..3 {
+                        let at = |t: f64| {
+                            let mut p = [x, y, z];
+                            p[axis] += t;
+                            p
+                        };
+                        let sample = |t: f64| {
+                            let [a, b, c] = at(t);
+                            f64::from(sampler.sample_3d(a, b, c))
+                        };
+                        let central = (sample(h) - sample(-h)) / (2.0 * h);
+                        let analytic = f64::from(d.gradient[axis]);
+                        if (analytic - central).abs() <= tolerance(central, 1e-2) {
+                            continue;
+                        }
+                        let fine = h / 16.0;
+                        let (forward, backward) =
+                            ((sample(fine) - sample(0.0)) / fine, (sample(0.0) - sample(-fine)) / fine);
+                        let mean = (0..64)
+                            .map(|i| {
+                                let [a, b, c] = at(((i as f64 + 0.5) / 32.0 - 1.0) * h);
+                                f64::from(sampler.sample_3d_with_gradient(a, b, c).gradient[axis])
+                            })
+                            .sum::<f64>()
+                            / 64.0;
+                        let near = |numeric: f64| (analytic - numeric).abs() <= tolerance(numeric, 2e-2);
+                        assert!(
+                            near(forward)
+                                || near(backward)
+                                || (mean - central).abs() <= tolerance(central, 2e-2),
+                            "{basis:?} {fade:?} {fractal:?} at ({x}, {y}, {z}), axis {axis}: analytic {analytic}, \
+                             central {central}, one-sided {forward} and {backward}, mean {mean}"
+                        );
+                        creases += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(creases < 140 * 150 * 3 / 20, "{creases} creases");
 }

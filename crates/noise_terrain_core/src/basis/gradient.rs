@@ -21,7 +21,7 @@ use super::gradient_kernel::{
     blend_rounded_2d_with_hessian, perlin_corner,
 };
 use super::gradient_table::{GRADIENTS_2D, GRADIENTS_3D};
-use super::lattice::{Lattice, lerp};
+use super::lattice::{Lattice, lerp, trilinear_gradient};
 use crate::dual::{Dual, Jet};
 use crate::hash::{hash1, hash2, hash3, unit_value};
 
@@ -161,6 +161,27 @@ pub fn gradient_3d_noise(lattice: &Lattice, x: f64, y: f64, z: f64) -> f32 {
     };
     let raw = lerp(plane(cz.i0, fz), plane(cz.i1, fz - 1.0), w);
     (raw * SCALE_3D).clamp(-1.0, 1.0)
+}
+
+/// [`gradient_3d_noise`] and its gradient in lattice units (per cell); flat where the value is
+/// clamped.
+pub(crate) fn gradient_3d_with_gradient(lattice: &Lattice, x: f64, y: f64, z: f64) -> Dual<3> {
+    let cells = [lattice.axis(x), lattice.axis(y), lattice.axis(z)];
+    let fade = lattice.fade;
+    let corner = |k: usize| {
+        let pick =
+            |axis: usize| if k >> axis & 1 == 0 { (cells[axis].i0, 0.0) } else { (cells[axis].i1, 1.0) };
+        let ((ix, ox), (iy, oy), (iz, oz)) = (pick(0), pick(1), pick(2));
+        let g = gradient_3d(hash3(ix, iy, iz, lattice.seed));
+        let d = [cells[0].f - ox, cells[1].f - oy, cells[2].f - oz];
+        (g[0] * d[0] + g[1] * d[1] + g[2] * d[2], g)
+    };
+    let corners = std::array::from_fn(corner);
+    let raw =
+        trilinear_gradient(&corners, cells.map(|c| fade.apply(c.f)), cells.map(|c| fade.derivative(c.f)));
+    let value = gradient_3d_noise(lattice, x, y, z);
+    let flat = value.abs() >= 1.0;
+    Dual::new(value, raw.map(|g| if flat { 0.0 } else { g * SCALE_3D }))
 }
 
 #[cfg(test)]

@@ -52,6 +52,37 @@ impl Lattice {
     }
 }
 
+/// The gradient of a trilinear blend of eight corners, each a value `n` with its own gradient
+/// `[∂x, ∂y, ∂z]`, in the order `x0y0z0, x1y0z0, x0y1z0, x1y1z0`, then the same at `z1`; the
+/// blend runs along x (`u`), then y (`v`), then z (`w`), whose slopes are `du`, `dv`, `dw`.
+/// Value and gradient noise in 3-D share it.
+#[inline(always)]
+pub(crate) fn trilinear_gradient(
+    c: &[(f32, [f32; 3]); 8],
+    [u, v, w]: [f32; 3],
+    [du, dv, dw]: [f32; 3],
+) -> [f32; 3] {
+    // Along x: the value and gradient of one pair.
+    let pair = |lo: (f32, [f32; 3]), hi: (f32, [f32; 3])| {
+        let value = lerp(lo.0, hi.0, u);
+        let g = std::array::from_fn::<f32, 3, _>(|k| {
+            lerp(lo.1[k], hi.1[k], u) + if k == 0 { du * (hi.0 - lo.0) } else { 0.0 }
+        });
+        (value, g)
+    };
+    // Along y: one plane.
+    let plane = |z: usize| {
+        let (top, gt) = pair(c[4 * z], c[4 * z + 1]);
+        let (bottom, gb) = pair(c[4 * z + 2], c[4 * z + 3]);
+        let g = std::array::from_fn::<f32, 3, _>(|k| {
+            lerp(gt[k], gb[k], v) + if k == 1 { dv * (bottom - top) } else { 0.0 }
+        });
+        (lerp(top, bottom, v), g)
+    };
+    let ((p0, g0), (p1, g1)) = (plane(0), plane(1));
+    std::array::from_fn(|k| lerp(g0[k], g1[k], w) + if k == 2 { dw * (p1 - p0) } else { 0.0 })
+}
+
 /// `a + t (b - a)`: exact at `t = 0`, which keeps gradient noise exactly 0 on lattice points.
 #[inline(always)]
 pub(crate) fn lerp(a: f32, b: f32, t: f32) -> f32 {

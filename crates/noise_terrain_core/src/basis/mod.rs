@@ -121,6 +121,25 @@ impl Basis {
         }
     }
 
+    /// [`unit_3d`](Self::unit_3d) and its exact gradient per lattice unit (one-sided at creases).
+    #[inline]
+    pub fn unit_3d_with_gradient(
+        self,
+        lattice: &Lattice,
+        worley: &Worley,
+        x: f64,
+        y: f64,
+        z: f64,
+    ) -> Dual<3> {
+        let half = |d: Dual<3>| Dual::new(d.value * 0.5 + 0.5, d.gradient.map(|g| g * 0.5));
+        match self {
+            Basis::Value => value::value_3d_with_gradient(lattice, x, y, z),
+            Basis::Gradient => half(gradient::gradient_3d_with_gradient(lattice, x, y, z)),
+            Basis::Simplex => half(simplex::simplex_3d_with_gradient(lattice, x, y, z)),
+            Basis::Worley => worley::worley_3d_with_gradient(lattice, worley, x, y, z),
+        }
+    }
+
     /// Whether the basis honours a lattice period (simplex's triangle lattice has no square one).
     pub fn supports_period(self) -> bool {
         !matches!(self, Basis::Simplex)

@@ -180,8 +180,10 @@ pub fn simplex_2d(lattice: &Lattice, x: f64, y: f64) -> f32 {
     corners_2d(lattice.seed, i, j, x0, y0)
 }
 
-/// 3-D simplex noise at `(x, y, z)`, in `[-1, 1]`.
-pub fn simplex_3d(lattice: &Lattice, x: f64, y: f64, z: f64) -> f32 {
+/// The four corners of the tetrahedron holding `(x, y, z)`: each one's gradient and the offset
+/// from it to the point.
+#[inline(always)]
+fn tetrahedron_3d(lattice: &Lattice, x: f64, y: f64, z: f64) -> [([f32; 3], [f32; 3]); 4] {
     let (x, y, z) = (sanitize(x), sanitize(y), sanitize(z));
     let s = (x + y + z) * F3;
     let (i, j, k) = ((x + s).floor(), (y + s).floor(), (z + s).floor());
@@ -206,15 +208,46 @@ pub fn simplex_3d(lattice: &Lattice, x: f64, y: f64, z: f64) -> f32 {
     let g3 = G3 as f32;
     let (i, j, k) = (i as i64 as i32, j as i64 as i32, k as i64 as i32);
     let seed = lattice.seed;
-    let dot = |oi: i32, oj: i32, ok: i32, dx: f32, dy: f32, dz: f32| {
-        let g = GRADIENTS_3D[(hash3(i + oi, j + oj, k + ok, seed) >> 26) as usize];
-        corner(0.6, dx * dx + dy * dy + dz * dz, g[0] * dx + g[1] * dy + g[2] * dz)
+    let corner = |oi: i32, oj: i32, ok: i32, d: [f32; 3]| {
+        (GRADIENTS_3D[(hash3(i + oi, j + oj, k + ok, seed) >> 26) as usize], d)
     };
-    let n = dot(0, 0, 0, x0, y0, z0)
-        + dot(i1, j1, k1, x0 - i1 as f32 + g3, y0 - j1 as f32 + g3, z0 - k1 as f32 + g3)
-        + dot(i2, j2, k2, x0 - i2 as f32 + 2.0 * g3, y0 - j2 as f32 + 2.0 * g3, z0 - k2 as f32 + 2.0 * g3)
-        + dot(1, 1, 1, x0 - 1.0 + 3.0 * g3, y0 - 1.0 + 3.0 * g3, z0 - 1.0 + 3.0 * g3);
+    [
+        corner(0, 0, 0, [x0, y0, z0]),
+        corner(i1, j1, k1, [x0 - i1 as f32 + g3, y0 - j1 as f32 + g3, z0 - k1 as f32 + g3]),
+        corner(i2, j2, k2, [x0 - i2 as f32 + 2.0 * g3, y0 - j2 as f32 + 2.0 * g3, z0 - k2 as f32 + 2.0 * g3]),
+        corner(1, 1, 1, [x0 - 1.0 + 3.0 * g3, y0 - 1.0 + 3.0 * g3, z0 - 1.0 + 3.0 * g3]),
+    ]
+}
+
+/// 3-D simplex noise at `(x, y, z)`, in `[-1, 1]`.
+pub fn simplex_3d(lattice: &Lattice, x: f64, y: f64, z: f64) -> f32 {
+    let c = tetrahedron_3d(lattice, x, y, z);
+    let kernel = |(g, d): ([f32; 3], [f32; 3])| {
+        corner(0.6, d[0] * d[0] + d[1] * d[1] + d[2] * d[2], g[0] * d[0] + g[1] * d[1] + g[2] * d[2])
+    };
+    let n = kernel(c[0]) + kernel(c[1]) + kernel(c[2]) + kernel(c[3]);
     (n * SCALE_3D).clamp(-1.0, 1.0)
+}
+
+/// [`simplex_3d`] and its gradient (per unit of `x`, `y` and `z`); flat where the value is
+/// clamped.
+pub(crate) fn simplex_3d_with_gradient(lattice: &Lattice, x: f64, y: f64, z: f64) -> Dual<3> {
+    let value = simplex_3d(lattice, x, y, z);
+    let mut gradient = [0.0f32; 3];
+    if value.abs() < 1.0 {
+        for (g, d) in tetrahedron_3d(lattice, x, y, z) {
+            let t = 0.6 - (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            if t > 0.0 {
+                // d/dp of t⁴ (g · d) with t = r₀² - |d|²: t⁴ g - 8 t³ (g · d) d.
+                let dot = g[0] * d[0] + g[1] * d[1] + g[2] * d[2];
+                let t3 = t * t * t;
+                for k in 0..3 {
+                    gradient[k] += t3 * t * g[k] - 8.0 * t3 * dot * d[k];
+                }
+            }
+        }
+    }
+    Dual::new(value, gradient.map(|g| g * SCALE_3D))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! Highs and lows sit on the lattice points, so the grid stays faintly visible even with a smooth
 //! fade; gradient noise is the cure.
 
-use super::lattice::{Lattice, lerp};
+use super::lattice::{Lattice, lerp, trilinear_gradient};
 use crate::dual::{Dual, Jet};
 use crate::hash::{hash1, hash2, hash3, unit_value};
 
@@ -90,6 +90,20 @@ pub fn value_3d(lattice: &Lattice, x: f64, y: f64, z: f64) -> f32 {
         lerp(top, bottom, v)
     };
     lerp(plane(cz.i0), plane(cz.i1), w)
+}
+
+/// [`value_3d`] and its gradient in lattice units (per cell).
+pub(crate) fn value_3d_with_gradient(lattice: &Lattice, x: f64, y: f64, z: f64) -> Dual<3> {
+    let cells = [lattice.axis(x), lattice.axis(y), lattice.axis(z)];
+    let fade = lattice.fade;
+    let corner = |k: usize| {
+        let pick = |axis: usize| if k >> axis & 1 == 0 { cells[axis].i0 } else { cells[axis].i1 };
+        (unit_value(hash3(pick(0), pick(1), pick(2), lattice.seed)), [0.0; 3])
+    };
+    let corners = std::array::from_fn(corner);
+    let gradient =
+        trilinear_gradient(&corners, cells.map(|c| fade.apply(c.f)), cells.map(|c| fade.derivative(c.f)));
+    Dual::new(value_3d(lattice, x, y, z), gradient)
 }
 
 #[cfg(test)]

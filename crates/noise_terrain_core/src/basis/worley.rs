@@ -45,6 +45,24 @@ pub enum WorleyReturn {
 }
 
 impl WorleyReturn {
+    /// The return before clamping as a combination `a₁ · F1 + a₂ · F2` of the distances (for
+    /// its derivatives): `(raw, a₁, a₂)`, from the bounds, the distances and the finished value
+    /// (the cell return's, which is flat).
+    #[inline(always)]
+    pub(crate) fn as_combination(
+        self,
+        (b1, b2): (f32, f32),
+        (f1, f2): (f32, f32),
+        value: f32,
+    ) -> (f32, f32, f32) {
+        match self {
+            WorleyReturn::F1 => (f1 / b1, 1.0 / b1, 0.0),
+            WorleyReturn::F2 => (f2 / b2, 0.0, 1.0 / b2),
+            WorleyReturn::F2MinusF1 => ((f2 - f1) / b2, -1.0 / b2, 1.0 / b2),
+            WorleyReturn::Cell => (value, 0.0, 0.0),
+        }
+    }
+
     /// Every return, in the order of the inspector's chips.
     pub const ALL: [WorleyReturn; 4] =
         [WorleyReturn::F1, WorleyReturn::F2, WorleyReturn::F2MinusF1, WorleyReturn::Cell];
@@ -307,11 +325,24 @@ pub(crate) fn deciding(worley: &Worley, f1: f32, f2: f32) -> f32 {
 
 /// The two nearest feature points of a 2-D query, in the metric's ordering units, with the
 /// offsets from the query to them and the nearest cell's hash.
-struct NearestTwo {
+struct NearestTwo<const N: usize = 2> {
     f1: f32,
     f2: f32,
     nearest: u32,
-    offsets: [[f32; 2]; 2],
+    offsets: [[f32; N]; 2],
+}
+
+impl<const N: usize> NearestTwo<N> {
+    /// As [`offer`], keeping the offsets too.
+    #[inline(always)]
+    fn offer(&mut self, d: f32, offset: [f32; N], h: u32) {
+        if d < self.f1 {
+            (self.f2, self.offsets[1]) = (self.f1, self.offsets[0]);
+            (self.f1, self.offsets[0], self.nearest) = (d, offset, h);
+        } else if d < self.f2 {
+            (self.f2, self.offsets[1]) = (d, offset);
+        }
+    }
 }
 
 /// The search both [`worley_2d`] and [`worley_2d_with_gradient`] run: the same cells in the same
@@ -327,14 +358,7 @@ fn nearest_two_2d(lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> Nearest
         }
         let (inside, cy, h) = column_point(lattice, ix as i64 + dx, (iy, dy), j, fy);
         let offset = [dx as f32 + inside - fx, cy];
-        let d = worley.metric.ordering(&offset);
-        // As `offer`, keeping the offsets too.
-        if d < n.f1 {
-            (n.f2, n.offsets[1]) = (n.f1, n.offsets[0]);
-            (n.f1, n.offsets[0], n.nearest) = (d, offset, h);
-        } else if d < n.f2 {
-            (n.f2, n.offsets[1]) = (d, offset);
-        }
+        n.offer(worley.metric.ordering(&offset), offset, h);
     }
     n
 }
@@ -353,19 +377,22 @@ pub fn worley_2d(lattice: &Lattice, worley: &Worley, x: f64, y: f64) -> f32 {
 impl DistanceMetric {
     /// The gradient of the metric's measure of the offset `d` from a query to a point, as the
     /// query moves (the offset moves the other way). One-sided where the measure has a crease.
-    fn measure_gradient(self, d: [f32; 2]) -> [f32; 2] {
+    fn measure_gradient<const N: usize>(self, d: [f32; N]) -> [f32; N] {
         let sign = |v: f32| if v < 0.0 { -1.0 } else { 1.0 };
         let g = match self {
             DistanceMetric::Euclidean => {
-                let length = (d[0] * d[0] + d[1] * d[1]).sqrt();
-                if length > 0.0 { [d[0] / length, d[1] / length] } else { [0.0; 2] }
+                let length = d.iter().map(|v| v * v).sum::<f32>().sqrt();
+                if length > 0.0 { d.map(|v| v / length) } else { [0.0; N] }
             }
-            DistanceMetric::EuclideanSquared => [2.0 * d[0], 2.0 * d[1]],
-            DistanceMetric::Manhattan => [sign(d[0]), sign(d[1])],
-            DistanceMetric::Chebyshev if d[0].abs() >= d[1].abs() => [sign(d[0]), 0.0],
-            DistanceMetric::Chebyshev => [0.0, sign(d[1])],
+            DistanceMetric::EuclideanSquared => d.map(|v| 2.0 * v),
+            DistanceMetric::Manhattan => d.map(sign),
+            DistanceMetric::Chebyshev => {
+                // The axis of the largest component (the first of equal ones).
+                let axis = (1..N).fold(0, |best, k| if d[k].abs() > d[best].abs() { k } else { best });
+                std::array::from_fn(|k| if k == axis { sign(d[k]) } else { 0.0 })
+            }
         };
-        [-g[0], -g[1]]
+        g.map(|v| -v)
     }
 
     /// The Hessian of the metric's measure of the offset `d` as the query moves (two sign flips
@@ -404,13 +431,7 @@ pub(crate) fn worley_2d_with_hessian(lattice: &Lattice, worley: &Worley, x: f64,
     let value = worley.return_type.finish((b1, b2), f1, f2, n.nearest);
     let [g1, g2] = n.offsets.map(|d| metric.measure_gradient(d));
     let [h1, h2] = n.offsets.map(|d| metric.measure_hessian(d));
-    // A linear combination of the two measures' derivatives: `a₁ · F1 + a₂ · F2`.
-    let (raw, a1, a2) = match worley.return_type {
-        WorleyReturn::F1 => (f1 / b1, 1.0 / b1, 0.0),
-        WorleyReturn::F2 => (f2 / b2, 0.0, 1.0 / b2),
-        WorleyReturn::F2MinusF1 => ((f2 - f1) / b2, -1.0 / b2, 1.0 / b2),
-        WorleyReturn::Cell => (value, 0.0, 0.0),
-    };
+    let (raw, a1, a2) = worley.return_type.as_combination((b1, b2), (f1, f2), value);
     let gradient = [0, 1].map(|a| g1[a] * a1 + g2[a] * a2);
     let hessian = [0, 1].map(|a| [0, 1].map(|b| h1[a][b] * a1 + h2[a][b] * a2));
     let clamped = !(0.0..=1.0).contains(&raw);
@@ -419,9 +440,20 @@ pub(crate) fn worley_2d_with_hessian(lattice: &Lattice, worley: &Worley, x: f64,
 
 /// 3-D Worley noise at `(x, y, z)`, in `[0, 1]`.
 pub fn worley_3d(lattice: &Lattice, worley: &Worley, x: f64, y: f64, z: f64) -> f32 {
+    let n = nearest_two_3d(lattice, worley, x, y, z);
+    worley.return_type.finish(
+        worley.unit_bounds(3),
+        worley.metric.from_ordering(n.f1),
+        worley.metric.from_ordering(n.f2),
+        n.nearest,
+    )
+}
+
+/// The two nearest feature points of a 3-D query (orderings, offsets, the nearest hash).
+fn nearest_two_3d(lattice: &Lattice, worley: &Worley, x: f64, y: f64, z: f64) -> NearestTwo<3> {
     let ((ix, fx), (iy, fy), (iz, fz)) = (split(x), split(y), split(z));
     let (r, j) = (worley.search_radius(3), worley.jitter());
-    let (mut f1, mut f2, mut nearest) = (f32::INFINITY, f32::INFINITY, 0);
+    let mut n = NearestTwo { f1: f32::INFINITY, f2: f32::INFINITY, nearest: 0, offsets: [[0.0; 3]; 2] };
     for dz in -r..=r {
         let cz = lattice.wrap(iz as i64 + dz);
         for dy in -r..=r {
@@ -433,16 +465,25 @@ pub fn worley_3d(lattice: &Lattice, worley: &Worley, x: f64, y: f64, z: f64) -> 
                     dy as f32 + feature(h, 1, j) - fy,
                     dz as f32 + feature(h, 2, j) - fz,
                 ];
-                offer(&mut f1, &mut f2, &mut nearest, worley.metric.ordering(&p), h);
+                n.offer(worley.metric.ordering(&p), p, h);
             }
         }
     }
-    worley.return_type.finish(
-        worley.unit_bounds(3),
-        worley.metric.from_ordering(f1),
-        worley.metric.from_ordering(f2),
-        nearest,
-    )
+    n
+}
+
+/// [`worley_3d`] and its gradient in lattice units (per cell); the cell return and clamped
+/// values are flat.
+pub(crate) fn worley_3d_with_gradient(lattice: &Lattice, worley: &Worley, x: f64, y: f64, z: f64) -> Dual<3> {
+    let n = nearest_two_3d(lattice, worley, x, y, z);
+    let (b1, b2) = worley.unit_bounds(3);
+    let metric = worley.metric;
+    let (f1, f2) = (metric.from_ordering(n.f1), metric.from_ordering(n.f2));
+    let value = worley.return_type.finish((b1, b2), f1, f2, n.nearest);
+    let [g1, g2] = n.offsets.map(|d| metric.measure_gradient(d));
+    let (raw, a1, a2) = worley.return_type.as_combination((b1, b2), (f1, f2), value);
+    let clamped = !(0.0..=1.0).contains(&raw);
+    Dual::new(value, std::array::from_fn(|k| if clamped { 0.0 } else { g1[k] * a1 + g2[k] * a2 }))
 }
 
 #[cfg(test)]
