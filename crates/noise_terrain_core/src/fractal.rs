@@ -253,15 +253,11 @@ impl FractalParams {
     #[inline(always)]
     fn damped_sum<T: Octave>(&self, mut noise: impl FnMut(u32, f64) -> Sloped<T>) -> T {
         let c = T::constant;
-        let (lacunarity, k) = (self.lacunarity as f64, self.damping);
+        let lacunarity = self.lacunarity as f64;
         let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
         let (mut sum, mut slopes) = (c(0.0), [c(0.0); 2]);
         for i in 0..self.octave_count() {
-            let n = noise(i, scale);
-            slopes = [slopes[0] + n.slope[0], slopes[1] + n.slope[1]];
-            let steepness = slopes[0] * slopes[0] + slopes[1] * slopes[1];
-            let damp = (steepness.times(k) + c(1.0)).recip();
-            sum = sum + (n.value * damp).times(amplitude);
+            (sum, slopes) = damped_step(sum, slopes, noise(i, scale), self.damping, amplitude);
             amplitude *= self.persistence;
             scale *= lacunarity;
         }
@@ -343,6 +339,22 @@ impl FractalParams {
         let (lo, hi) = self.raw_bounds();
         RawToUnit { lo, inv_range: if hi > lo { 1.0 / (hi - lo) } else { 0.0 }, keep_raw }
     }
+}
+
+/// One octave `n` of the damped fractal with amplitude `amplitude` and damping `k`: the sum and
+/// the slopes so far, updated. The grid's row path runs the same step over whole rows.
+#[inline(always)]
+pub(crate) fn damped_step<T: Octave>(
+    sum: T,
+    slopes: [T; 2],
+    n: Sloped<T>,
+    k: f32,
+    amplitude: f32,
+) -> (T, [T; 2]) {
+    let slopes = [slopes[0] + n.slope[0], slopes[1] + n.slope[1]];
+    let steepness = slopes[0] * slopes[0] + slopes[1] * slopes[1];
+    let damp = (steepness.times(k) + T::constant(1.0)).recip();
+    (sum + (n.value * damp).times(amplitude), slopes)
 }
 
 /// Maps a fractal's raw value to `[0, 1]` by its bounds: see [`FractalParams::raw_to_unit`].

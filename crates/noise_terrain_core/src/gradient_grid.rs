@@ -15,7 +15,7 @@ use crate::basis::value::{blend_values_2d_with_gradient, corner_value_2d};
 use crate::basis::{Basis, Lattice};
 use crate::coord::AxisCell;
 use crate::field::FieldSampler;
-use crate::fractal::{Fractal, Sloped};
+use crate::fractal::{Fractal, Sloped, damped_step};
 use crate::grid::{GridWindow, run_end, split_row};
 use crate::isa::Isa;
 
@@ -200,29 +200,36 @@ pub(crate) fn damped_heights_row(
     scratch: &mut Scratch,
     row: &mut [std::mem::MaybeUninit<f32>],
 ) {
-    let Scratch { cells, layers, .. } = scratch;
-    let s = &sampler.settings;
+    let Scratch { cells, layers, sums, .. } = scratch;
+    let (s, fractal) = (&sampler.settings, &sampler.fractal);
     let width = row.len();
-    let octaves = sampler.fractal.octave_count() as usize;
     cells.resize(width);
     for v in layers.iter_mut() {
-        v.resize(width * octaves, 0.0);
+        v.resize(width, 0.0);
     }
-    let mut scale = 1.0f64;
-    for k in 0..octaves {
+    for v in sums.iter_mut() {
+        v.clear();
+        v.resize(width, 0.0);
+    }
+    let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
+    for k in 0..fractal.octave_count() as usize {
         let [values, dx, dy] = &mut *layers;
-        let at = k * width..(k + 1) * width;
-        let out = [&mut values[at.clone()], &mut dx[at.clone()], &mut dy[at]];
+        let out = [&mut values[..width], &mut dx[..width], &mut dy[..width]];
         octave_layer(s.basis, &sampler.lattices[k], (xs, scale), py * scale, (1.0, 1.0), cells, out);
+        // `FractalParams::raw_with_slopes`' step, octave by octave over the row (it vectorises).
+        let [sum, sx, sy] = &mut *sums;
+        let octave = values.iter().zip(&*dx).zip(&*dy);
+        for (((sum, sx), sy), ((&n, &nx), &ny)) in
+            sum.iter_mut().zip(sx.iter_mut()).zip(sy.iter_mut()).zip(octave)
+        {
+            let n = Sloped { value: n, slope: [nx, ny] };
+            (*sum, [*sx, *sy]) = damped_step(*sum, [*sx, *sy], n, fractal.damping, amplitude);
+        }
+        amplitude *= fractal.persistence;
         scale *= s.lacunarity as f64;
     }
-    let [values, dx, dy] = &*layers;
-    for (i, h) in row.iter_mut().enumerate() {
-        let raw = sampler.fractal.raw_with_slopes(|k, _| {
-            let at = k as usize * width + i;
-            Sloped { value: values[at], slope: [dx[at], dy[at]] }
-        });
-        h.write(sampler.to_unit.apply(raw));
+    for (h, &sum) in row.iter_mut().zip(&sums[0]) {
+        h.write(sampler.to_unit.apply(sum));
     }
 }
 
