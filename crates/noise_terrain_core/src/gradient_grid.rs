@@ -1,10 +1,11 @@
 //! Filling a grid with heights and their exact gradients at once.
 //!
-//! Rows run in parallel (with the `parallel` feature, for grids of 32 Ki samples or more). Value and gradient noise without warp take
-//! a row path: per octave, the row's y cell and fade once, the corners once per run of pixels in
-//! one lattice cell, then the blend and its derivatives per pixel (the very functions the point
-//! path uses), and the fractal over the octaves with [`Dual`] numbers. Every other field is
-//! sampled point by point with [`FieldSampler::sample_with_gradient`]. Either way the heights are
+//! Rows run in parallel (with the `parallel` feature, for grids of 32 Ki samples or more). Value
+//! and gradient noise without warp (and any fractal but the damped one) take a row path: per
+//! octave, the row's y cell and fade once, the corners once per run of pixels in one lattice cell,
+//! then the blend and its derivatives per pixel (the very functions the point path uses), and the
+//! fractal over the octaves with [`Dual`] numbers. Every other field is sampled point by point
+//! with [`FieldSampler::sample_with_gradient`]. Either way the heights are
 //! bit for bit [`fill_grid`](crate::fill_grid)'s and the gradients
 //! [`FieldSampler::sample_with_gradient`]'s.
 
@@ -191,8 +192,8 @@ fn lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut
 
 /// Heights of the damped fractal (value or gradient noise, no warp) over one row segment at the
 /// x positions `xs` and base-lattice y `py`: every octave's layer with its slope per lattice unit
-/// of its own (the row path's very numbers, unscaled), then the fractal per pixel. Bit for bit
-/// [`FieldSampler::sample`]. Writes every element of `row`.
+/// of its own (the row path's very numbers, unscaled), each damped into the row's sums as it is
+/// made. Bit for bit [`FieldSampler::sample`]. Writes every element of `row`.
 #[inline(always)]
 pub(crate) fn damped_heights_row(
     sampler: &FieldSampler,

@@ -364,8 +364,8 @@ fn cell_layer(
 /// subtracted.
 #[derive(Default)]
 struct WorleyBand {
-    /// Seed, period, row of cells, first and last column searched.
-    key: Option<(u32, Option<u32>, i32, i64, i64)>,
+    /// Seed, period, jitter (bits), row of cells, first and last column searched.
+    key: Option<(u32, Option<u32>, u32, i32, i64, i64)>,
     /// Column-major from the first column, `2r + 1` points per column (rows `-r..=r`).
     points: Vec<(f32, f32, u32)>,
 }
@@ -387,7 +387,7 @@ impl WorleyBand {
         if last - first > pixels as i64 + 2 {
             return false;
         }
-        let key = (lattice.seed, lattice.period, iy, first - r, last + r);
+        let key = (lattice.seed, lattice.period, search.jitter.to_bits(), iy, first - r, last + r);
         if self.key != Some(key) {
             self.points.clear();
             for x in first - r..=last + r {
@@ -403,7 +403,7 @@ impl WorleyBand {
     #[inline(always)]
     fn column(&self, x: i64, r: i64) -> Option<&[(f32, f32, u32)]> {
         let n = (2 * r + 1) as usize;
-        let at = usize::try_from(x - self.key?.3).ok()? * n;
+        let at = usize::try_from(x - self.key?.4).ok()? * n;
         self.points.get(at..at + n)
     }
 }
@@ -493,7 +493,8 @@ fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row
                 h.write(sampler.to_unit.apply(sum));
             }
         }
-        Fractal::None | Fractal::Ridged | Fractal::Hybrid | Fractal::Hetero | Fractal::Damped => {
+        Fractal::Damped => unreachable!("the damped fractal's rows take `damped_heights_row`"),
+        Fractal::None | Fractal::Ridged | Fractal::Hybrid | Fractal::Hetero => {
             for (i, h) in row.iter_mut().enumerate() {
                 h.write(sampler.to_unit.apply(fractal.raw(|k, _| layers[k as usize * width + i])));
             }
