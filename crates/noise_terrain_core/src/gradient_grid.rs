@@ -39,9 +39,15 @@ pub fn fill_grid_with_gradients(
     let x_of = |i: usize| (window.origin[0] as f64 + i as f64) / per_unit;
     let y_of = |j: usize| (window.origin[1] as f64 + j as f64) / per_unit;
     let isa = Isa::best();
+    // The x positions every row shares, with `FieldSampler::sample`'s operations (a division
+    // each: computed per row they cost a tenth of the fill).
+    let s = &sampler.settings;
+    let f = s.frequency as f64;
+    let xs: Vec<f64> =
+        if row_path { (0..width).map(|i| (x_of(i) + s.offset.x) * f).collect() } else { Vec::new() };
     let fill_row = |j: usize, (heights, gradients): (&mut [f32], &mut [[f32; 2]]), layers: &mut Scratch| {
         if row_path {
-            let row = RowOut { heights, gradients, scratch: layers };
+            let row = RowOut { heights, gradients, xs: &xs, scratch: layers };
             match isa {
                 Isa::Baseline => lattice_row(sampler, window, j, row),
                 // SAFETY: `Isa::best` only returns levels the CPU supports.
@@ -77,7 +83,6 @@ pub fn fill_grid_with_gradients(
 /// Per-thread buffers for one row, structure of arrays so that the loops vectorise.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    xs: Vec<f64>,
     cells: Cells,
     /// Octave layers, a row each: value, ∂/∂x and ∂/∂y (fBm and billow use the first row only).
     layers: [Vec<f32>; 3],
@@ -111,6 +116,8 @@ impl Cells {
 struct RowOut<'a> {
     heights: &'a mut [f32],
     gradients: &'a mut [[f32; 2]],
+    /// The x positions of the row's pixels in base lattice units.
+    xs: &'a [f64],
     scratch: &'a mut Scratch,
 }
 
@@ -134,8 +141,8 @@ crate::isa::avx512_features!(row_kernel!(lattice_row_avx512));
 /// and combine them per pixel.
 #[inline(always)]
 fn lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
-    let RowOut { heights, gradients, scratch } = row;
-    let Scratch { xs, cells, layers, sums } = scratch;
+    let RowOut { heights, gradients, xs, scratch } = row;
+    let Scratch { cells, layers, sums } = scratch;
     let s = &sampler.settings;
     let width = heights.len();
     let octaves = sampler.fractal.octave_count() as usize;
@@ -152,8 +159,6 @@ fn lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut
     let per_pixel = window.pixels_per_unit;
     let f = s.frequency as f64;
     let py = ((window.origin[1] as f64 + j as f64) / per_pixel + s.offset.y) * f;
-    xs.clear();
-    xs.extend((0..width).map(|i| ((window.origin[0] as f64 + i as f64) / per_pixel + s.offset.x) * f));
     let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
     for k in 0..octaves {
         // fBm and billow reuse the first row and add it to the sums; the multifractals keep
@@ -179,14 +184,22 @@ fn lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut
             (sv[i], sx[i], sy[i]) = (d.value, d.gradient[0], d.gradient[1]);
         }
     }
-    // `RawToUnit::apply` on the sums, as on a `Dual`, and the point path's finite gradient.
+    // `RawToUnit::apply` on the sums, as on a `Dual`.
     let [sv, sx, sy] = &*sums;
     let to_unit = &sampler.to_unit;
     for (((h, g), &v), (&x, &y)) in
         heights.iter_mut().zip(gradients.iter_mut()).zip(sv).zip(sx.iter().zip(sy))
     {
-        let d = to_unit.apply(Dual::new(v, [x, y])).with_finite_gradient();
+        let d = to_unit.apply(Dual::new(v, [x, y]));
         (*h, *g) = (d.value, d.gradient);
+    }
+    // The point path's finite gradient: the identity on finite numbers, so a row is only
+    // rewritten when it holds others (extreme settings); checking costs less than clamping.
+    let finite = gradients.iter().fold(true, |all, g| all & g[0].is_finite() & g[1].is_finite());
+    if !finite {
+        for g in gradients.iter_mut() {
+            *g = Dual::new(0.0, *g).with_finite_gradient().gradient;
+        }
     }
 }
 
@@ -317,6 +330,37 @@ fn octave_layer(
 mod tests {
     use super::*;
     use crate::{Fade, Fractal, NoiseSettings, Warp, fill_grid};
+
+    #[test]
+    fn gradients_that_overflow_are_made_finite_as_the_point_path_makes_them() {
+        // Heterogeneous terrain at the largest frequency, lacunarity, persistence and octaves:
+        // its products overflow `f32` in the gradient.
+        let s = NoiseSettings {
+            basis: Basis::Value,
+            fade: Fade::Linear,
+            fractal: Fractal::Hetero,
+            octaves: 12,
+            lacunarity: 8.0,
+            persistence: 2.0,
+            frequency: 1e6,
+            fractal_offset: 2.0,
+            ..Default::default()
+        };
+        assert!(s.gradients_on_the_row_path());
+        let sampler = s.sampler();
+        let window = GridWindow { origin: [3, -2], width: 64, height: 4, pixels_per_unit: 7.0 };
+        let (mut heights, mut gradients) = (vec![0.0; 256], vec![[0.0; 2]; 256]);
+        fill_grid_with_gradients(&sampler, window, &mut heights, &mut gradients);
+        let mut clamped = 0;
+        for (k, g) in gradients.iter().enumerate() {
+            let (i, j) = ((k % 64) as f64, (k / 64) as f64);
+            let d = sampler.sample_with_gradient((i + 3.0) / 7.0, (j - 2.0) / 7.0);
+            assert_eq!(g.map(f32::to_bits), d.gradient.map(f32::to_bits), "pixel {k}");
+            assert!(g.iter().all(|v| v.is_finite()), "pixel {k}: {g:?}");
+            clamped += g.iter().filter(|v| v.abs() == f32::MAX || **v == 0.0).count();
+        }
+        assert!(clamped > 0, "the settings overflow somewhere");
+    }
 
     #[test]
     fn heights_are_the_grid_and_gradients_the_point_path_bit_for_bit() {
