@@ -86,9 +86,21 @@ pub(crate) fn gradient_2d_with_gradient(lattice: &Lattice, x: f64, y: f64) -> Du
     let (fx, fy, fade) = (cx.f, cy.f, lattice.fade);
     let weights = [fade.apply(fx), fade.apply(fy)];
     let slopes = [fade.derivative(fx), fade.derivative(fy)];
-    match lattice.kernel {
-        GradientKernel::Perlin => blend_gradients_2d_with_gradient(&g, [fx, fy], weights, slopes),
-        GradientKernel::Rounded => blend_rounded_2d_with_gradient(&g, [fx, fy], weights, slopes),
+    blend_with_gradient(lattice.kernel, &g, [fx, fy], weights, slopes)
+}
+
+/// The kernel's blend of the corners and its gradient per cell.
+#[inline(always)]
+fn blend_with_gradient(
+    kernel: GradientKernel,
+    g: &[[f32; 2]; 4],
+    f: [f32; 2],
+    weights: [f32; 2],
+    slopes: [f32; 2],
+) -> Dual {
+    match kernel {
+        GradientKernel::Perlin => blend_gradients_2d_with_gradient(g, f, weights, slopes),
+        GradientKernel::Rounded => blend_rounded_2d_with_gradient(g, f, weights, slopes),
     }
 }
 
@@ -138,8 +150,9 @@ pub(crate) fn gradient_2d_with_hessian(lattice: &Lattice, x: f64, y: f64) -> Jet
         }
         GradientKernel::Rounded => blend_rounded_2d_with_hessian(&g, [fx, fy], weights, slopes, curvatures),
     };
-    // Value and gradient exactly as the gradient-only path computes them.
-    Jet::new(gradient_2d_with_gradient(lattice, x, y), jet.hessian)
+    // Value and gradient exactly as the gradient-only path computes them (the same blend of the
+    // same numbers).
+    Jet::new(blend_with_gradient(lattice.kernel, &g, [fx, fy], weights, slopes), jet.hessian)
 }
 
 /// 3-D gradient noise at `(x, y, z)`, in `[-1, 1]` (in practice within about `±0.97`).
