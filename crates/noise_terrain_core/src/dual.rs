@@ -86,6 +86,8 @@ pub trait Octave: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = 
     fn value(self) -> f32;
     /// `self · k`.
     fn times(self, k: f32) -> Self;
+    /// `self + k` (the gradient unchanged).
+    fn plus(self, k: f32) -> Self;
     /// `|self|`.
     fn abs(self) -> Self;
     /// `self` clamped to `[lo, hi]`.
@@ -115,6 +117,10 @@ impl Octave for f32 {
     #[inline(always)]
     fn times(self, k: f32) -> Self {
         self * k
+    }
+    #[inline(always)]
+    fn plus(self, k: f32) -> Self {
+        self + k
     }
     #[inline(always)]
     fn abs(self) -> Self {
@@ -158,6 +164,10 @@ impl<const N: usize> Octave for Dual<N> {
     #[inline(always)]
     fn times(self, k: f32) -> Self {
         Self::new(self.value * k, self.gradient.map(|g| g * k))
+    }
+    #[inline(always)]
+    fn plus(self, k: f32) -> Self {
+        Self::new(self.value + k, self.gradient)
     }
     #[inline(always)]
     fn abs(self) -> Self {

@@ -426,10 +426,13 @@ impl FieldSampler {
         // through the warp (when there is one), to per map unit.
         let to_map = |[gx, gy]: [f32; 2], scale: f64| {
             let (k, f) = (scale as f32, f as f32);
-            let (gx, gy) = (gx * k, gy * k);
             match j {
-                Some(j) => [(gx * j[0][0] + gy * j[1][0]) * f, (gx * j[0][1] + gy * j[1][1]) * f],
-                None => [gx * f, gy * f],
+                Some(j) => {
+                    let (gx, gy) = (gx * k, gy * k);
+                    [(gx * j[0][0] + gy * j[1][0]) * f, (gx * j[0][1] + gy * j[1][1]) * f]
+                }
+                // One factor per octave, as the grid's rows apply it.
+                None => [gx * (k * f), gy * (k * f)],
             }
         };
         let lattice = |i: u32| &self.lattices[i as usize];

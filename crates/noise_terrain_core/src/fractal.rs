@@ -177,12 +177,12 @@ impl FractalParams {
         let mut scale = 1.0f64;
         let mut amplitude = 1.0f32;
         match self.kind {
-            Fractal::None => noise(0, 1.0).times(0.5) + c(0.5),
+            Fractal::None => noise(0, 1.0).times(0.5).plus(0.5),
             Fractal::Fbm | Fractal::Billow => {
                 let mut sum = c(0.0);
                 for i in 0..octaves {
                     let n = noise(i, scale);
-                    let layer = if self.kind == Fractal::Fbm { n.times(0.5) + c(0.5) } else { n.abs() };
+                    let layer = if self.kind == Fractal::Fbm { n.times(0.5).plus(0.5) } else { n.abs() };
                     sum = sum + layer.times(amplitude);
                     amplitude *= persistence;
                     scale *= lacunarity;

@@ -254,7 +254,7 @@ fn add_octave(kind: Fractal, amplitude: f32, [n, nx, ny]: [&[f32]; 3], [sv, sx, 
     let sums = sv.iter_mut().zip(sx.iter_mut()).zip(sy.iter_mut());
     for (((v, x), y), ((&n, &nx), &ny)) in sums.zip(n.iter().zip(nx).zip(ny)) {
         let layer = if kind == Fractal::Fbm {
-            Dual::new(n * 0.5 + 0.5, [nx * 0.5 + 0.0, ny * 0.5 + 0.0])
+            Dual::new(n * 0.5 + 0.5, [nx * 0.5, ny * 0.5])
         } else {
             crate::Octave::abs(Dual::new(n, [nx, ny]))
         };
@@ -283,7 +283,8 @@ fn octave_layer(
     let cy = AxisCell::new(py, lattice.period);
     let (v, dv) = (fade.apply(cy.f), fade.derivative(cy.f));
     // Per lattice unit of the octave to per map unit, as `sample_with_gradient` does unwarped.
-    let to_map = move |gx: f32, gy: f32| ((gx * per_cell) * per_unit, (gy * per_cell) * per_unit);
+    let per = per_cell * per_unit;
+    let to_map = move |gx: f32, gy: f32| (gx * per, gy * per);
     let mut start = 0;
     while start < width {
         let cell = cells.i0[start];
