@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use bevy::prelude::default;
 use bevy_egui::egui;
-use bevy_noise_terrain::core::{Basis, Fade, Fractal};
+use bevy_noise_terrain::core::{Basis, Fade, Fractal, GradientKernel};
 use bevy_noise_terrain::inspector::{InspectorState, PanelInputs, WORLEY_OCTAVES_FEWER, panel_contents};
 use bevy_noise_terrain::jobs::{PieceHeights, TerrainStats, TerrainValidation};
 use bevy_noise_terrain::{TerrainParams, build_terrain};
@@ -124,6 +124,17 @@ fn the_damped_fractal_chip_shows_its_damping_slider() {
     h.drop_at(rail.left_center() + egui::vec2(2.0, 0.0));
     h.run();
     assert_eq!(h.state().params.noise.damping, 0.0, "dragged to the left end: no damping");
+}
+
+#[test]
+fn the_rounded_kernel_chip_is_offered_for_gradient_noise_only() {
+    let mut h = harness(panel(TerrainParams::default(), folder("kernel")));
+    h.get_by_label("rounded").click();
+    h.run();
+    assert_eq!(h.state().params.noise.gradient_kernel, GradientKernel::Rounded);
+    h.get_by_label("value").click();
+    h.run();
+    assert!(h.query_by_label("rounded").is_none(), "value noise has no kernel choice");
 }
 
 #[test]
