@@ -8,8 +8,8 @@
 //! covariance, the same for every set symmetric under quarter turns (64 directions, Perlin's 8,
 //! the 4 diagonals and the 4 axes all measure 1.17 to 1.25). The rounded kernel multiplies each
 //! contribution by `1 - (2 dx dy)²`, which trims the square's corners and leaves the axes
-//! alone: 1.06. It stays 0 on every lattice point (the own corner's `d` is 0, the others' weights
-//! are 0), tiles like Perlin's and is as smooth (the factor is a polynomial); it costs about 10%
+//! alone: 1.076. It stays 0 on every lattice point (the own corner's `d` is 0, the others' weights
+//! are 0), tiles like Perlin's and is as smooth (the factor is a polynomial); it costs about 8%
 //! more per sample on the row path, so it is a choice ([`GradientKernel`]), off by default.
 //!
 //! # Range
@@ -29,7 +29,7 @@ pub enum GradientKernel {
     /// (axis bias 1.20). The default: seed 000's noise.
     #[default]
     Perlin,
-    /// Perlin's trimmed by `1 - (2 dx dy)²` on the diagonals: axis bias 1.06, about 10% slower.
+    /// Perlin's trimmed by `1 - (2 dx dy)²` on the diagonals: axis bias 1.076, about 8% slower.
     Rounded,
 }
 
@@ -67,8 +67,9 @@ pub(crate) fn perlin_corner(g: [f32; 2], [dx, dy]: [f32; 2]) -> Corner {
 #[inline(always)]
 fn rounded_corner(g: [f32; 2], [dx, dy]: [f32; 2]) -> Corner {
     let dot = g[0] * dx + g[1] * dy;
-    let p = 2.0 * dx * dy;
-    let trim = 1.0 - p * p;
+    // `1 - (2 dx dy)²` as `1 - (4 dy²) dx²`: in a run of pixels `dy` is fixed, so `4 dy²` is
+    // computed once per run and each pixel pays a multiply and a subtraction per corner.
+    let trim = 1.0 - (4.0 * dy * dy) * (dx * dx);
     // ∇trim = -8 (dx dy², dx² dy); its Hessian -8 [[dy², 2 dx dy], [2 dx dy, dx²]].
     let t = [-8.0 * dx * dy * dy, -8.0 * dx * dx * dy];
     let txy = -16.0 * dx * dy;
