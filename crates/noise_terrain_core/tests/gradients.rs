@@ -30,6 +30,41 @@ fn worley_for(a: usize, b: usize) -> Worley {
     }
 }
 
+/// Checks one partial derivative along a line through a point: `field(t)` is the field `t` map
+/// units along the axis, `slope(t)` the analytic derivative there, `h` the step and `unit` the
+/// slopes' order of magnitude (half the frequency). Passes when the analytic slope matches the
+/// central difference within 1e-2 relative; else (a crease or a jump within the step) when it is
+/// one side's slope over a sixteenth of the step (less precise in f32, so twice the tolerance),
+/// or, where creases crowd, when the difference across the step is the mean of the analytic slope
+/// over it (the field is continuous but for the step fade's jumps, which the one-sided test
+/// catches). Returns whether the point was a crease; `what` names it in the failure.
+fn check_slope(
+    field: impl Fn(f64) -> f32,
+    slope: impl Fn(f64) -> f32,
+    (h, unit): (f64, f64),
+    what: impl Fn() -> String,
+) -> bool {
+    let within = |numeric: f64, value: f64, tolerance: f64| {
+        (value - numeric).abs() <= tolerance * numeric.abs().max(unit)
+    };
+    let here = f64::from(field(0.0));
+    let central = (f64::from(field(h)) - f64::from(field(-h))) / (2.0 * h);
+    let analytic = f64::from(slope(0.0));
+    if within(central, analytic, 1e-2) {
+        return false;
+    }
+    let fine = h / 16.0;
+    let (forward, backward) =
+        ((f64::from(field(fine)) - here) / fine, (here - f64::from(field(-fine))) / fine);
+    let mean = (0..64).map(|k| f64::from(slope(((k as f64 + 0.5) / 32.0 - 1.0) * h))).sum::<f64>() / 64.0;
+    assert!(
+        within(forward, analytic, 2e-2) || within(backward, analytic, 2e-2) || within(central, mean, 2e-2),
+        "{}: analytic {analytic}, central {central}, one-sided {forward} and {backward}, mean over the step {mean}",
+        what()
+    );
+    true
+}
+
 /// Checks `points_per_case` points of every combination; returns how many were creases.
 fn check_every_combination(points_per_case: usize) -> usize {
     let mut creases = 0;
@@ -46,15 +81,17 @@ fn check_every_combination(points_per_case: usize) -> usize {
                         seed: 11,
                         warp: Warp { amplitude: warp, frequency: 0.7, octaves: 2 },
                         // Turned octaves and the rounded kernel on half of the combinations each,
-                        // every fractal both ways.
+                        // every fractal both ways, and every Worley metric and return in turn.
                         rotate_octaves: (fade as usize + fractal as usize) % 2 == 1,
                         gradient_kernel: GradientKernel::ALL
                             [(fade as usize + (warp > 0.0) as usize + fractal as usize / 2) % 2],
+                        worley: worley_for(fade as usize + 2 * (warp > 0.0) as usize, fractal as usize),
                         ..Default::default()
                     };
                     let sampler = s.sampler();
-                    // A thousandth of a base lattice cell.
-                    let h = 1e-3 / f64::from(s.frequency);
+                    // A thousandth of a base lattice cell; slopes per map unit are of the order of
+                    // the frequency.
+                    let step = (1e-3 / f64::from(s.frequency), 0.5 * f64::from(s.frequency));
                     for (x, y) in
                         points(points_per_case, (basis as u64) * 1000 + fade as u64 * 10 + fractal as u64)
                     {
@@ -65,52 +102,18 @@ fn check_every_combination(points_per_case: usize) -> usize {
                             here.to_bits(),
                             "{s:?} at ({x}, {y}): the value differs"
                         );
-                        for (axis, (dx, dy)) in [(h, 0.0), (0.0, h)].into_iter().enumerate() {
-                            let ahead = sampler.sample(x + dx, y + dy);
-                            let behind = sampler.sample(x - dx, y - dy);
-                            let central = f64::from(ahead - behind) / (2.0 * h);
-                            let analytic = f64::from(d.gradient[axis]);
-                            // Gradients per map unit are of the order of the frequency.
-                            let close = |numeric: f64| {
-                                (analytic - numeric).abs()
-                                    <= 1e-2 * numeric.abs().max(0.5 * f64::from(s.frequency))
-                            };
-                            if close(central) {
-                                continue;
-                            }
-                            // A crease (or a jump) within the step. Closer in, with a sixteenth of
-                            // the step (less precise in f32, so twice the tolerance), the analytic
-                            // gradient is one side's slope.
-                            let fine = h / 16.0;
-                            let fine_forward =
-                                f64::from(sampler.sample(x + dx / 16.0, y + dy / 16.0) - here) / fine;
-                            let fine_backward =
-                                f64::from(here - sampler.sample(x - dx / 16.0, y - dy / 16.0)) / fine;
-                            let near = |numeric: f64| {
-                                (analytic - numeric).abs()
-                                    <= 2e-2 * numeric.abs().max(0.5 * f64::from(s.frequency))
-                            };
-                            // Or, where creases crowd, the difference across the step is the
-                            // integral of the analytic gradient over it (the field is continuous
-                            // but for the step fade's jumps, which the one-sided test catches).
-                            let integral = (0..64)
-                                .map(|k| {
-                                    let t = (k as f64 + 0.5) / 32.0 - 1.0;
-                                    f64::from(
-                                        sampler.sample_with_gradient(x + t * dx, y + t * dy).gradient[axis],
+                        for (axis, (ux, uy)) in [(1.0, 0.0), (0.0, 1.0)].into_iter().enumerate() {
+                            let crease = check_slope(
+                                |t| sampler.sample(x + t * ux, y + t * uy),
+                                |t| sampler.sample_with_gradient(x + t * ux, y + t * uy).gradient[axis],
+                                step,
+                                || {
+                                    format!(
+                                        "{basis:?} {fade:?} {fractal:?} warp {warp} at ({x}, {y}), axis {axis}"
                                     )
-                                })
-                                .sum::<f64>()
-                                / 64.0;
-                            let integral_matches = (integral - central).abs()
-                                <= 2e-2 * central.abs().max(0.5 * f64::from(s.frequency));
-                            assert!(
-                                near(fine_forward) || near(fine_backward) || integral_matches,
-                                "{basis:?} {fade:?} {fractal:?} warp {warp} at ({x}, {y}), axis {axis}: \
-                                 analytic {analytic}, central {central}, one-sided {fine_forward} and {fine_backward}, \
-                                 mean over the step {integral}"
+                                },
                             );
-                            creases += 1;
+                            creases += usize::from(crease);
                         }
                     }
                 }
@@ -170,9 +173,7 @@ fn three_d_gradients_match_central_differences() {
                     ..Default::default()
                 };
                 let sampler = s.sampler();
-                let h = 1e-3 / f64::from(s.frequency);
-                let tolerance =
-                    |numeric: f64, scale: f64| scale * numeric.abs().max(0.5 * f64::from(s.frequency));
+                let step = (1e-3 / f64::from(s.frequency), 0.5 * f64::from(s.frequency));
                 for (k, (x, y)) in
                     points(150, basis as u64 * 97 + fade as u64 * 7 + fractal as u64).enumerate()
                 {
@@ -186,34 +187,19 @@ fn three_d_gradients_match_central_differences() {
                             p[axis] += t;
                             p
                         };
-                        let sample = |t: f64| {
-                            let [a, b, c] = at(t);
-                            f64::from(sampler.sample_3d(a, b, c))
-                        };
-                        let central = (sample(h) - sample(-h)) / (2.0 * h);
-                        let analytic = f64::from(d.gradient[axis]);
-                        if (analytic - central).abs() <= tolerance(central, 1e-2) {
-                            continue;
-                        }
-                        let fine = h / 16.0;
-                        let (forward, backward) =
-                            ((sample(fine) - sample(0.0)) / fine, (sample(0.0) - sample(-fine)) / fine);
-                        let mean = (0..64)
-                            .map(|i| {
-                                let [a, b, c] = at(((i as f64 + 0.5) / 32.0 - 1.0) * h);
-                                f64::from(sampler.sample_3d_with_gradient(a, b, c).gradient[axis])
-                            })
-                            .sum::<f64>()
-                            / 64.0;
-                        let near = |numeric: f64| (analytic - numeric).abs() <= tolerance(numeric, 2e-2);
-                        assert!(
-                            near(forward)
-                                || near(backward)
-                                || (mean - central).abs() <= tolerance(central, 2e-2),
-                            "{basis:?} {fade:?} {fractal:?} at ({x}, {y}, {z}), axis {axis}: analytic {analytic}, \
-                             central {central}, one-sided {forward} and {backward}, mean {mean}"
+                        let crease = check_slope(
+                            |t| {
+                                let [a, b, c] = at(t);
+                                sampler.sample_3d(a, b, c)
+                            },
+                            |t| {
+                                let [a, b, c] = at(t);
+                                sampler.sample_3d_with_gradient(a, b, c).gradient[axis]
+                            },
+                            step,
+                            || format!("{basis:?} {fade:?} {fractal:?} at ({x}, {y}, {z}), axis {axis}"),
                         );
-                        creases += 1;
+                        creases += usize::from(crease);
                     }
                 }
             }
