@@ -69,24 +69,27 @@ pub(crate) fn blend_gradients_2d(g: &[[f32; 2]; 4], fx: f32, fy: f32, u: f32, v:
 
 /// 2-D gradient noise at `(x, y)`, in `[-1, 1]`.
 pub fn gradient_2d_noise(lattice: &Lattice, x: f64, y: f64) -> f32 {
-    let (cx, cy) = (lattice.axis(x), lattice.axis(y));
-    let g = lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_gradient_2d);
-    let (u, v) = (lattice.fade.apply(cx.f), lattice.fade.apply(cy.f));
+    let (g, [fx, fy]) = cell_2d(lattice, x, y);
+    let (u, v) = (lattice.fade.apply(fx), lattice.fade.apply(fy));
     match lattice.kernel {
-        GradientKernel::Perlin => blend_gradients_2d(&g, cx.f, cy.f, u, v),
-        GradientKernel::Rounded => blend_rounded_2d(&g, cx.f, cy.f, u, v),
+        GradientKernel::Perlin => blend_gradients_2d(&g, fx, fy, u, v),
+        GradientKernel::Rounded => blend_rounded_2d(&g, fx, fy, u, v),
     }
+}
+
+/// The cell holding `(x, y)`: its corner gradients `[g00, g10, g01, g11]` and the position in it.
+#[inline(always)]
+fn cell_2d(lattice: &Lattice, x: f64, y: f64) -> ([[f32; 2]; 4], [f32; 2]) {
+    let (cx, cy) = (lattice.axis(x), lattice.axis(y));
+    (lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_gradient_2d), [cx.f, cy.f])
 }
 
 /// [`gradient_2d_noise`] and its gradient in lattice units (per cell); flat where the value is
 /// clamped.
 pub(crate) fn gradient_2d_with_gradient(lattice: &Lattice, x: f64, y: f64) -> Dual {
-    let (cx, cy) = (lattice.axis(x), lattice.axis(y));
-    let g = lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_gradient_2d);
-    let (fx, fy, fade) = (cx.f, cy.f, lattice.fade);
-    let weights = [fade.apply(fx), fade.apply(fy)];
-    let slopes = [fade.derivative(fx), fade.derivative(fy)];
-    blend_with_gradient(lattice.kernel, &g, [fx, fy], weights, slopes)
+    let (g, f) = cell_2d(lattice, x, y);
+    let fade = lattice.fade;
+    blend_with_gradient(lattice.kernel, &g, f, f.map(|t| fade.apply(t)), f.map(|t| fade.derivative(t)))
 }
 
 /// The kernel's blend of the corners and its gradient per cell.
@@ -135,12 +138,11 @@ pub(crate) fn blend_gradients_2d_with_gradient(
 /// [`gradient_2d_with_gradient`] (the same bits) and the Hessian, per cell; flat where the
 /// value is clamped.
 pub(crate) fn gradient_2d_with_hessian(lattice: &Lattice, x: f64, y: f64) -> Jet {
-    let (cx, cy) = (lattice.axis(x), lattice.axis(y));
-    let g = lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_gradient_2d);
-    let (fx, fy, fade) = (cx.f, cy.f, lattice.fade);
-    let weights = [fade.apply(fx), fade.apply(fy)];
-    let slopes = [fade.derivative(fx), fade.derivative(fy)];
-    let curvatures = [fade.second_derivative(fx), fade.second_derivative(fy)];
+    let (g, f) = cell_2d(lattice, x, y);
+    let ([fx, fy], fade) = (f, lattice.fade);
+    let weights = f.map(|t| fade.apply(t));
+    let slopes = f.map(|t| fade.derivative(t));
+    let curvatures = f.map(|t| fade.second_derivative(t));
     let jet = match lattice.kernel {
         GradientKernel::Perlin => {
             let (x1, y1) = (fx - 1.0, fy - 1.0);
@@ -152,7 +154,7 @@ pub(crate) fn gradient_2d_with_hessian(lattice: &Lattice, x: f64, y: f64) -> Jet
     };
     // Value and gradient exactly as the gradient-only path computes them (the same blend of the
     // same numbers).
-    Jet::new(blend_with_gradient(lattice.kernel, &g, [fx, fy], weights, slopes), jet.hessian)
+    Jet::new(blend_with_gradient(lattice.kernel, &g, f, weights, slopes), jet.hessian)
 }
 
 /// 3-D gradient noise at `(x, y, z)`, in `[-1, 1]` (in practice within about `±0.97`).
