@@ -1,7 +1,10 @@
 //! Heights and gradients together against heights alone: gradient fBm (5 octaves, lacunarity 2,
 //! persistence 0.5) over a 1024×1024 grid on one thread, in one run; the same for the damped
 //! fractal (heights on the row path, gradients point by point with Hessians) and fBm with turned
-//! octaves (point by point), and gradient fBm with the rounded kernel.
+//! octaves (point by point), and gradient fBm with the rounded kernel. Then gradient and value
+//! fBm over the same ground as 64 chunks of 129² (8 × 8, neighbours sharing their border samples,
+//! as the plugin's endless terrain builds them), each chunk's outputs small enough to stay in
+//! cache.
 //!
 //! `cargo bench -p noise_terrain_core --bench gradients`
 
@@ -39,6 +42,35 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 one.install(|| {
                     fill_grid_with_gradients(&sampler, window, &mut heights, black_box(&mut gradients))
+                })
+            })
+        });
+    }
+    group.finish();
+
+    // 129² chunks (under the grid's parallel threshold, so filled on the calling thread).
+    const CHUNK: u32 = 129;
+    let mut group = c.benchmark_group("gradient_fbm_chunks_heights_and_gradients");
+    let chunk_samples = (CHUNK * CHUNK) as usize;
+    group.throughput(Throughput::Elements(64 * chunk_samples as u64)).sample_size(10);
+    let chunks: Vec<GridWindow> = (0..64)
+        .map(|k| GridWindow {
+            origin: [(k % 8) * (CHUNK as i64 - 1), (k / 8) * (CHUNK as i64 - 1)],
+            width: CHUNK,
+            height: CHUNK,
+            pixels_per_unit: f64::from(SIZE),
+        })
+        .collect();
+    for (name, settings) in [("gradient", fbm), ("value", NoiseSettings { basis: Basis::Value, ..fbm })] {
+        let sampler = settings.sampler();
+        let (mut heights, mut gradients) = (vec![0.0f32; chunk_samples], vec![[0.0f32; 2]; chunk_samples]);
+        group.bench_function(format!("{name}_heights"), |b| {
+            b.iter(|| chunks.iter().for_each(|&w| fill_grid(&sampler, w, black_box(&mut heights))))
+        });
+        group.bench_function(format!("{name}_heights_and_gradients"), |b| {
+            b.iter(|| {
+                chunks.iter().for_each(|&w| {
+                    fill_grid_with_gradients(&sampler, w, &mut heights, black_box(&mut gradients))
                 })
             })
         });
