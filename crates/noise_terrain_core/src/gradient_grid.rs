@@ -377,21 +377,27 @@ mod tests {
                         ..Default::default()
                     };
                     let sampler = s.sampler();
-                    let window = GridWindow { origin: [-7, 5], width: 37, height: 9, pixels_per_unit: 23.0 };
-                    let n = 37 * 9;
-                    let (mut heights, mut gradients, mut plain) =
-                        (vec![0.0; n], vec![[0.0; 2]; n], vec![0.0; n]);
-                    fill_grid_with_gradients(&sampler, window, &mut heights, &mut gradients);
-                    fill_grid(&sampler, window, &mut plain);
-                    for (k, ((h, g), p)) in heights.iter().zip(&gradients).zip(&plain).enumerate() {
-                        assert_eq!(h.to_bits(), p.to_bits(), "{basis:?} {fractal:?} pixel {k}");
-                        let (i, j) = ((k % 37) as f64, (k / 37) as f64);
-                        let d = sampler.sample_with_gradient((i - 7.0) / 23.0, (j + 5.0) / 23.0);
-                        assert_eq!(
-                            g.map(f32::to_bits),
-                            d.gradient.map(f32::to_bits),
-                            "{basis:?} {fractal:?} {k}"
-                        );
+                    // 23 pixels per unit: every octave's runs are a few pixels long; 400: the
+                    // first octave's run spans the row (100 pixels per cell), the last ones are
+                    // short.
+                    for ppu in [23.0, 400.0] {
+                        let window =
+                            GridWindow { origin: [-7, 5], width: 37, height: 9, pixels_per_unit: ppu };
+                        let n = 37 * 9;
+                        let (mut heights, mut gradients, mut plain) =
+                            (vec![0.0; n], vec![[0.0; 2]; n], vec![0.0; n]);
+                        fill_grid_with_gradients(&sampler, window, &mut heights, &mut gradients);
+                        fill_grid(&sampler, window, &mut plain);
+                        for (k, ((h, g), p)) in heights.iter().zip(&gradients).zip(&plain).enumerate() {
+                            assert_eq!(h.to_bits(), p.to_bits(), "{basis:?} {fractal:?} pixel {k}");
+                            let (i, j) = ((k % 37) as f64, (k / 37) as f64);
+                            let d = sampler.sample_with_gradient((i - 7.0) / ppu, (j + 5.0) / ppu);
+                            assert_eq!(
+                                g.map(f32::to_bits),
+                                d.gradient.map(f32::to_bits),
+                                "{basis:?} {fractal:?} {ppu} {k}"
+                            );
+                        }
                     }
                 }
             }
