@@ -101,7 +101,7 @@ gradient_groups = [
 ]
 rows = []
 for group, label, samples in gradient_groups:
-    for b in ("gradient", "value"):
+    for b in ("gradient", "value", "simplex"):
         h, g = mean_ms(group, f"{b}_heights"), mean_ms(group, f"{b}_heights_and_gradients")
         if h and g:
             rows.append(f"| {b} | {label} | {h:.2f} ms | {g:.2f} ms | {g / h:.2f}x | {samples / g / 1e3:.1f} |")

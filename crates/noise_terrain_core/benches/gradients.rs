@@ -1,8 +1,9 @@
 //! Heights and gradients together against heights alone: gradient fBm (5 octaves, lacunarity 2,
-//! persistence 0.5) over a 1024×1024 grid on one thread, in one run; the same for the damped
+//! persistence 0.5) over a 1024×1024 grid on one thread, in one run, and value and simplex fBm
+//! likewise; the same for the damped
 //! fractal (heights on the row path, gradients point by point with Hessians) and fBm with turned
-//! octaves (point by point), and gradient fBm with the rounded kernel. Then gradient and value
-//! fBm over the same ground as 64 chunks of 129² (8 × 8, neighbours sharing their border samples,
+//! octaves (point by point), and gradient fBm with the rounded kernel. Then gradient, value and
+//! simplex fBm over the same ground as 64 chunks of 129² (8 × 8, neighbours sharing their border samples,
 //! as the plugin's endless terrain builds them), each chunk's outputs small enough to stay in
 //! cache.
 //!
@@ -28,6 +29,7 @@ fn bench(c: &mut Criterion) {
     let cases = [
         ("gradient", fbm),
         ("value", NoiseSettings { basis: Basis::Value, ..fbm }),
+        ("simplex", NoiseSettings { basis: Basis::Simplex, ..fbm }),
         ("gradient_damped", NoiseSettings { fractal: Fractal::Damped, ..fbm }),
         ("gradient_turned", NoiseSettings { rotate_octaves: true, ..fbm }),
         ("gradient_rounded", NoiseSettings { gradient_kernel: GradientKernel::Rounded, ..fbm }),
@@ -61,7 +63,12 @@ fn bench(c: &mut Criterion) {
             pixels_per_unit: f64::from(SIZE),
         })
         .collect();
-    for (name, settings) in [("gradient", fbm), ("value", NoiseSettings { basis: Basis::Value, ..fbm })] {
+    let chunked = [
+        ("gradient", fbm),
+        ("value", NoiseSettings { basis: Basis::Value, ..fbm }),
+        ("simplex", NoiseSettings { basis: Basis::Simplex, ..fbm }),
+    ];
+    for (name, settings) in chunked {
         let sampler = settings.sampler();
         let (mut heights, mut gradients) = (vec![0.0f32; chunk_samples], vec![[0.0f32; 2]; chunk_samples]);
         group.bench_function(format!("{name}_heights"), |b| {

@@ -270,14 +270,15 @@ impl NoiseSettings {
     }
 
     /// Whether [`fill_grid_with_gradients`](crate::fill_grid_with_gradients) takes its row path for
-    /// these settings (value or gradient noise without warp, any fractal but the damped one,
-    /// whose gradient needs every octave's second derivatives), within about twice the time of
-    /// [`fill_grid`](crate::fill_grid); other fields are sampled point by point, many times
-    /// slower, and a caller that needs speed more than exact gradients can take differences of
-    /// the heights instead (the plugin's meshes do).
+    /// these settings (value, gradient or simplex noise without warp or turned octaves, any
+    /// fractal but the damped one, whose gradient needs every octave's second derivatives),
+    /// within about twice the time of [`fill_grid`](crate::fill_grid); other fields (Worley's
+    /// among them) are sampled point by point, many times slower, and a caller that needs speed
+    /// more than exact gradients can take differences of the heights instead (the plugin's
+    /// meshes do).
     pub fn gradients_on_the_row_path(&self) -> bool {
         let s = self.clamped();
-        s.row_path() && matches!(s.basis, Basis::Value | Basis::Gradient) && !s.fractal.needs_slopes()
+        s.row_path() && s.basis != Basis::Worley && !s.fractal.needs_slopes()
     }
 
     /// Whether grids of these (clamped) settings can be filled row by row along the lattice's

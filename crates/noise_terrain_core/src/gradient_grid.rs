@@ -1,23 +1,26 @@
 //! Filling a grid with heights and their exact gradients at once.
 //!
-//! Rows run in parallel (with the `parallel` feature, for grids of 32 Ki samples or more). Value
-//! and gradient noise without warp (and any fractal but the damped one) take a row path: per
-//! octave, the row's y cell and fade once, the corners once per run of pixels in one lattice cell,
-//! then the blend and its derivatives per pixel (the very functions the point path uses), and the
-//! fractal over the octaves with [`Dual`] numbers. Every other field is sampled point by point
-//! with [`FieldSampler::sample_with_gradient`]. Either way the heights are
+//! Rows run in parallel (with the `parallel` feature, for grids of 32 Ki samples or more). Value,
+//! gradient and simplex noise without warp or turned octaves (and any fractal but the damped
+//! one) take a row path: per octave, for value and gradient noise the row's y cell and fade once,
+//! the corners once per run of pixels in one lattice cell, then the blend and its derivatives per
+//! pixel; for simplex noise the skew of every point, then its corners with their gradients (the
+//! very functions the point path uses); then the fractal over the octaves with [`Dual`] numbers.
+//! Every other field (Worley's) is sampled point by point with
+//! [`FieldSampler::sample_with_gradient`]. Either way the heights are
 //! bit for bit [`fill_grid`](crate::fill_grid)'s and the gradients
 //! [`FieldSampler::sample_with_gradient`]'s.
 
 use crate::Dual;
 use crate::basis::gradient::{blend_gradients_2d_with_gradient, corner_gradient_2d};
 use crate::basis::gradient_kernel::{GradientKernel, blend_rounded_2d_with_gradient};
+use crate::basis::simplex::corners_2d_with_gradient;
 use crate::basis::value::{blend_values_2d_with_gradient, corner_value_2d};
 use crate::basis::{Basis, Lattice};
 use crate::coord::AxisCell;
 use crate::field::FieldSampler;
 use crate::fractal::{Fractal, Sloped, damped_step};
-use crate::grid::{GridWindow, run_end, split_row};
+use crate::grid::{GridWindow, run_end, skew_row, split_row};
 use crate::isa::Isa;
 
 /// Fills `heights` and `gradients` (`width × height`, row-major) with the sampler's heights over
@@ -135,7 +138,8 @@ macro_rules! row_kernel {
 crate::isa::avx2_features!(row_kernel!(lattice_row_avx2));
 crate::isa::avx512_features!(row_kernel!(lattice_row_avx512));
 
-/// Row `j` of value or gradient noise: every octave's layer with its gradient, then the fractal
+/// Row `j` of value, gradient or simplex noise: every octave's layer with its gradient, then the
+/// fractal
 /// (never the damped one: `gradients_on_the_row_path` sends it point by point).
 /// fBm and billow add each octave to the sums as it is made; the multifractals keep every layer
 /// and combine them per pixel.
@@ -263,9 +267,9 @@ fn add_octave(kind: Fractal, amplitude: f32, [n, nx, ny]: [&[f32]; 3], [sv, sx, 
     }
 }
 
-/// One octave of value or gradient noise over the row, in `[-1, 1]`, with its gradient per map
-/// unit (`per = (lacunarityⁱ, frequency)`, applied with `sample_with_gradient`'s operations),
-/// into `out`: values, ∂/∂x and ∂/∂y.
+/// One octave of value, gradient or simplex noise over the row, in `[-1, 1]`, with its gradient
+/// per map unit (`per = (lacunarityⁱ, frequency)`, applied with `sample_with_gradient`'s
+/// operations), into `out`: values, ∂/∂x and ∂/∂y.
 #[inline(always)]
 fn octave_layer(
     basis: Basis,
@@ -276,6 +280,20 @@ fn octave_layer(
     cells: &mut Cells,
     [values, dx, dy]: [&mut [f32]; 3],
 ) {
+    if basis == Basis::Simplex {
+        // No lattice cells to share along the row: the `f64` skew of every point in one loop,
+        // then its corners with their gradients in another.
+        let Cells { i0: i, i1: j, fx: x0, u: y0, .. } = cells;
+        skew_row(xs, scale, py, [i, j], [x0, y0]);
+        let per = per_cell * per_unit;
+        let points = i.iter().zip(&*j).zip(x0.iter().zip(&*y0));
+        let outputs = values.iter_mut().zip(dx.iter_mut()).zip(dy.iter_mut());
+        for (((o, ox), oy), ((&i, &j), (&x0, &y0))) in outputs.zip(points) {
+            let d = corners_2d_with_gradient(lattice.seed, i, j, x0, y0);
+            (*o, *ox, *oy) = (d.value, d.gradient[0] * per, d.gradient[1] * per);
+        }
+        return;
+    }
     let width = xs.len();
     let fade = lattice.fade;
     split_row(xs, scale, lattice.period, [&mut cells.i0, &mut cells.i1], &mut cells.fx);

@@ -267,7 +267,19 @@ fn simplex_layer(
     scratch: &mut RowScratch,
     layer: &mut [f32],
 ) {
-    let outputs = scratch.i0.iter_mut().zip(&mut scratch.i1).zip(scratch.fx.iter_mut().zip(&mut scratch.u));
+    skew_row(xs, scale, py, [&mut scratch.i0, &mut scratch.i1], [&mut scratch.fx, &mut scratch.u]);
+    let corners = scratch.i0.iter().zip(&scratch.i1).zip(scratch.fx.iter().zip(&scratch.u));
+    for (o, ((&i, &j), (&x0, &y0))) in layer.iter_mut().zip(corners) {
+        *o = corners_2d(lattice.seed, i, j, x0, y0);
+    }
+}
+
+/// [`skew_2d`] of every point `(x · scale, py)` of the row: the first corner `[i, j]` of its
+/// simplex and the offset `[x0, y0]` from it (the outputs at least as long as `xs`). Shared by
+/// the heights' and the gradients' row paths, so both give the point path's bits.
+#[inline(always)]
+pub(crate) fn skew_row(xs: &[f64], scale: f64, py: f64, [i, j]: [&mut [i32]; 2], [x0, y0]: [&mut [f32]; 2]) {
+    let outputs = i.iter_mut().zip(j).zip(x0.iter_mut().zip(y0));
     if py.abs() <= COORDINATE_LIMIT && row_in_range(xs, scale) {
         for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
             // SAFETY: `py` is in range (checked just above, which fails for NaN) and so is every
@@ -278,10 +290,6 @@ fn simplex_layer(
         for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
             (*i, *j, *x0, *y0) = skew_2d(x * scale, py);
         }
-    }
-    let corners = scratch.i0.iter().zip(&scratch.i1).zip(scratch.fx.iter().zip(&scratch.u));
-    for (o, ((&i, &j), (&x0, &y0))) in layer.iter_mut().zip(corners) {
-        *o = corners_2d(lattice.seed, i, j, x0, y0);
     }
 }
 

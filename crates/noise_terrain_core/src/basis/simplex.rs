@@ -126,26 +126,31 @@ pub(crate) fn corners_2d(seed: u32, i: i32, j: i32, x0: f32, y0: f32) -> f32 {
     (n * SCALE_2D).clamp(-1.0, 1.0)
 }
 
+/// [`corners_2d`] (the same bits) and its gradient per unit of `x` and `y`; flat where the value
+/// is clamped. Branch-free, so that rows vectorise: a corner outside its kernel's reach adds a
+/// zero. Shared by the point and the grid paths.
+#[inline(always)]
+pub(crate) fn corners_2d_with_gradient(seed: u32, i: i32, j: i32, x0: f32, y0: f32) -> Dual {
+    let value = corners_2d(seed, i, j, x0, y0);
+    let mut gradient = [0.0f32; 2];
+    for (h, dx, dy) in triangle_2d(seed, i, j, x0, y0) {
+        // d/dp of t⁴ (g · d), with d moving as the point does and t = r₀² - |d|² (0 outside).
+        let t = (0.5 - (dx * dx + dy * dy)).max(0.0);
+        let (gx, gy) = (gradient_dot_2d(h, 1.0, 0.0), gradient_dot_2d(h, 0.0, 1.0));
+        let dot = gx * dx + gy * dy;
+        let t3 = t * t * t;
+        gradient[0] += t3 * t * gx - 8.0 * t3 * dx * dot;
+        gradient[1] += t3 * t * gy - 8.0 * t3 * dy * dot;
+    }
+    let flat = value.abs() >= 1.0;
+    let slope = |g: f32| if flat { 0.0 } else { g * SCALE_2D };
+    Dual::new(value, gradient.map(slope))
+}
+
 /// [`simplex_2d`] and its gradient (per unit of `x` and `y`); flat where the value is clamped.
 pub(crate) fn simplex_2d_with_gradient(x: f64, y: f64, seed: u32) -> Dual {
     let (i, j, x0, y0) = skew_2d(x, y);
-    let value = corners_2d(seed, i, j, x0, y0);
-    if value.abs() >= 1.0 {
-        return Dual::new(value, [0.0; 2]);
-    }
-    let mut gradient = [0.0f32; 2];
-    for (h, dx, dy) in triangle_2d(seed, i, j, x0, y0) {
-        let t = 0.5 - (dx * dx + dy * dy);
-        if t > 0.0 {
-            // d/dp of t⁴ (g · d), with d moving as the point does and t = r₀² - |d|².
-            let (gx, gy) = (gradient_dot_2d(h, 1.0, 0.0), gradient_dot_2d(h, 0.0, 1.0));
-            let dot = gx * dx + gy * dy;
-            let t3 = t * t * t;
-            gradient[0] += t3 * t * gx - 8.0 * t3 * dx * dot;
-            gradient[1] += t3 * t * gy - 8.0 * t3 * dy * dot;
-        }
-    }
-    Dual::new(value, [gradient[0] * SCALE_2D, gradient[1] * SCALE_2D])
+    corners_2d_with_gradient(seed, i, j, x0, y0)
 }
 
 /// [`simplex_2d_with_gradient`] and the Hessian; flat where the value is clamped.
