@@ -1,7 +1,8 @@
 //! Heights and gradients together against heights alone: gradient fBm (5 octaves, lacunarity 2,
 //! persistence 0.5) over a 1024×1024 grid on one thread, in one run, and value and simplex fBm
 //! likewise; the same for the damped
-//! fractal (heights on the row path, gradients point by point with Hessians) and fBm with turned
+//! fractal of gradient and simplex noise (heights on the row path, gradients point by point with
+//! Hessians) and fBm with turned
 //! octaves (point by point), and gradient fBm with the rounded kernel. Then gradient, value and
 //! simplex fBm over the same ground as 64 chunks of 129² (8 × 8, neighbours sharing their border samples,
 //! as the plugin's endless terrain builds them), each chunk's outputs small enough to stay in
@@ -31,6 +32,7 @@ fn bench(c: &mut Criterion) {
         ("value", NoiseSettings { basis: Basis::Value, ..fbm }),
         ("simplex", NoiseSettings { basis: Basis::Simplex, ..fbm }),
         ("gradient_damped", NoiseSettings { fractal: Fractal::Damped, ..fbm }),
+        ("simplex_damped", NoiseSettings { basis: Basis::Simplex, fractal: Fractal::Damped, ..fbm }),
         ("gradient_turned", NoiseSettings { rotate_octaves: true, ..fbm }),
         ("gradient_rounded", NoiseSettings { gradient_kernel: GradientKernel::Rounded, ..fbm }),
     ];

@@ -207,7 +207,7 @@ fn lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut
     }
 }
 
-/// Heights of the damped fractal (value or gradient noise, no warp) over one row segment at the
+/// Heights of the damped fractal (value, gradient or simplex noise, no warp) over one row segment at the
 /// x positions `xs` and base-lattice y `py`: every octave's layer with its slope per lattice unit
 /// of its own (the row path's very numbers, unscaled), each damped into the row's sums as it is
 /// made. Bit for bit [`FieldSampler::sample`]. Writes every element of `row`.

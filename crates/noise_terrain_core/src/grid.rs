@@ -189,9 +189,8 @@ struct RowJob<'a> {
 fn fill_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
     let RowJob { sampler, window, first, j, .. } = job;
     let s = &sampler.settings;
-    // The damped fractal's slopes have a row path for value and gradient noise only.
-    let row_path = s.row_path()
-        && (!sampler.fractal.kind.needs_slopes() || matches!(s.basis, Basis::Value | Basis::Gradient));
+    // The damped fractal's slopes have a row path for value, gradient and simplex noise.
+    let row_path = s.row_path() && (!sampler.fractal.kind.needs_slopes() || s.basis != Basis::Worley);
     if !row_path {
         let y = (window.origin[1] as f64 + j as f64) / window.pixels_per_unit;
         for (i, h) in (first..).zip(row.iter_mut()) {
