@@ -139,10 +139,9 @@ crate::isa::avx2_features!(row_kernel!(lattice_row_avx2));
 crate::isa::avx512_features!(row_kernel!(lattice_row_avx512));
 
 /// Row `j` of value, gradient or simplex noise: every octave's layer with its gradient, then the
-/// fractal
-/// (never the damped one: `gradients_on_the_row_path` sends it point by point).
-/// fBm and billow add each octave to the sums as it is made; the multifractals keep every layer
-/// and combine them per pixel.
+/// fractal (never the damped one: `gradients_on_the_row_path` sends it point by point). fBm and
+/// billow add each octave to the sums as it is made; the multifractals keep every layer and
+/// combine them per pixel.
 #[inline(always)]
 fn lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
     let RowOut { heights, gradients, xs, scratch } = row;
@@ -207,10 +206,10 @@ fn lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut
     }
 }
 
-/// Heights of the damped fractal (value, gradient or simplex noise, no warp) over one row segment at the
-/// x positions `xs` and base-lattice y `py`: every octave's layer with its slope per lattice unit
-/// of its own (the row path's very numbers, unscaled), each damped into the row's sums as it is
-/// made. Bit for bit [`FieldSampler::sample`]. Writes every element of `row`.
+/// Heights of the damped fractal (value, gradient or simplex noise, no warp) over one row segment
+/// at the x positions `xs` and base-lattice y `py`: every octave's layer with its slope per
+/// lattice unit of its own (the row path's very numbers, unscaled), each damped into the row's
+/// sums as it is made. Bit for bit [`FieldSampler::sample`]. Writes every element of `row`.
 #[inline(always)]
 pub(crate) fn damped_heights_row(
     sampler: &FieldSampler,
