@@ -65,16 +65,21 @@ fn harness(panel: Panel) -> Harness<'static, Panel> {
     harness
 }
 
+/// Presses the pointer at `at`, moves it there and lets go (a drag onto one point of a slider).
+fn drag_to(h: &mut Harness<'_, Panel>, at: egui::Pos2) {
+    h.drag_at(at);
+    h.run();
+    h.drop_at(at);
+    h.run();
+}
+
 #[test]
 fn dragging_the_octave_slider_changes_the_octaves() {
     let params = TerrainParams { resolution: 1024, ..default() };
     let mut h = harness(panel(params, folder("octaves")));
     assert_eq!(h.state().params.noise.octaves, 6);
     let rail = octave_slider(&h);
-    h.drag_at(rail.left_center() + egui::vec2(2.0, 0.0));
-    h.run();
-    h.drop_at(rail.left_center() + egui::vec2(2.0, 0.0));
-    h.run();
+    drag_to(&mut h, rail.left_center() + egui::vec2(2.0, 0.0));
     assert_eq!(h.state().params.noise.octaves, 1, "dragged to the left end");
 }
 
@@ -91,10 +96,7 @@ fn the_octave_slider_ends_where_the_mesh_stops_showing_detail() {
     h.state_mut().params.noise.octaves = 3;
     h.run();
     let rail = octave_slider(&h);
-    h.drag_at(rail.right_center() - egui::vec2(2.0, 0.0));
-    h.run();
-    h.drop_at(rail.right_center() - egui::vec2(2.0, 0.0));
-    h.run();
+    drag_to(&mut h, rail.right_center() - egui::vec2(2.0, 0.0));
     assert_eq!(h.state().params.noise.octaves, 4, "the right end is the mesh's limit");
     assert!(h.query_by_label("finer than mesh").is_none());
 }
@@ -119,10 +121,7 @@ fn the_damped_fractal_chip_shows_its_damping_slider() {
     h.run();
     assert_eq!(h.state().params.noise.fractal, Fractal::Damped);
     let rail = h.get(By::new().role(egui::accesskit::Role::Slider).label_contains("damping k")).rect();
-    h.drag_at(rail.left_center() + egui::vec2(2.0, 0.0));
-    h.run();
-    h.drop_at(rail.left_center() + egui::vec2(2.0, 0.0));
-    h.run();
+    drag_to(&mut h, rail.left_center() + egui::vec2(2.0, 0.0));
     assert_eq!(h.state().params.noise.damping, 0.0, "dragged to the left end: no damping");
 }
 

@@ -65,6 +65,12 @@ fn check_slope(
     true
 }
 
+/// The difference step for `s` and the slope scale `check_slope` takes: a thousandth of a base
+/// lattice cell; slopes per map unit are of the order of the frequency.
+fn step_for(s: &NoiseSettings) -> (f64, f64) {
+    (1e-3 / f64::from(s.frequency), 0.5 * f64::from(s.frequency))
+}
+
 /// Checks `points_per_case` points of every combination; returns how many were creases.
 fn check_every_combination(points_per_case: usize) -> usize {
     let mut creases = 0;
@@ -89,9 +95,7 @@ fn check_every_combination(points_per_case: usize) -> usize {
                         ..Default::default()
                     };
                     let sampler = s.sampler();
-                    // A thousandth of a base lattice cell; slopes per map unit are of the order of
-                    // the frequency.
-                    let step = (1e-3 / f64::from(s.frequency), 0.5 * f64::from(s.frequency));
+                    let step = step_for(&s);
                     for (x, y) in
                         points(points_per_case, (basis as u64) * 1000 + fade as u64 * 10 + fractal as u64)
                     {
@@ -173,7 +177,7 @@ fn three_d_gradients_match_central_differences() {
                     ..Default::default()
                 };
                 let sampler = s.sampler();
-                let step = (1e-3 / f64::from(s.frequency), 0.5 * f64::from(s.frequency));
+                let step = step_for(&s);
                 for (k, (x, y)) in
                     points(150, basis as u64 * 97 + fade as u64 * 7 + fractal as u64).enumerate()
                 {
