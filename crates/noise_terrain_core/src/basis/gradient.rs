@@ -116,23 +116,60 @@ pub(crate) fn blend_gradients_2d_with_gradient(
     [u, v]: [f32; 2],
     [du, dv]: [f32; 2],
 ) -> Dual {
-    let n = [
-        g[0][0] * fx + g[0][1] * fy,
-        g[1][0] * (fx - 1.0) + g[1][1] * fy,
-        g[2][0] * fx + g[2][1] * (fy - 1.0),
-        g[3][0] * (fx - 1.0) + g[3][1] * (fy - 1.0),
-    ];
-    // `blend_gradients_2d`'s operations, on the dot products computed once.
-    let (top, bottom) = (lerp(n[0], n[1], u), lerp(n[2], n[3], u));
-    let s = std::f32::consts::SQRT_2;
-    let value = (lerp(top, bottom, v) * s).clamp(-1.0, 1.0);
-    // Each corner's dot product changes by its gradient; the weights change by the fade's slope.
-    let blend = |k: usize| lerp(lerp(g[0][k], g[1][k], u), lerp(g[2][k], g[3][k], u), v);
-    let dx = blend(0) + du * ((n[1] - n[0]) * (1.0 - v) + (n[3] - n[2]) * v);
-    let dy = blend(1) + dv * (bottom - top);
-    // Flat where the value is clamped; a select, not a branch, so that rows vectorise.
-    let flat = value.abs() >= 1.0;
-    Dual::new(value, [if flat { 0.0 } else { dx * s }, if flat { 0.0 } else { dy * s }])
+    PerlinRowBlend::new(g, fy, v, dv).at(fx, u, du)
+}
+
+/// One cell's Perlin blend along a line of constant y: what depends only on the corners and
+/// `y`, computed once per run of pixels in the cell (the grid path) or per point.
+pub(crate) struct PerlinRowBlend {
+    /// The x gradients, `[g00, g10, g01, g11]`, for the dot products.
+    gx: [f32; 4],
+    /// Each corner's y offset times its y gradient: the dot products' other halves.
+    y_terms: [f32; 4],
+    /// The weight along y.
+    v: f32,
+    /// `∂/∂x` (times `√2`) as `ax + u·bx + du·(x0 + bx·fx)`: the blend of the x gradients is
+    /// linear in `u`, and the weighted difference of the dot products linear in `fx`.
+    dx: [f32; 3],
+    /// `∂/∂y` (times `√2`) as `ay + u·by + dv·(bottom - top)`: `[ay, by, dv]`.
+    dy: [f32; 3],
+}
+
+impl PerlinRowBlend {
+    /// The constants of the corner gradients `g` at `fy`, with the weight `v` and its slope `dv`.
+    #[inline(always)]
+    pub(crate) fn new(g: &[[f32; 2]; 4], fy: f32, v: f32, dv: f32) -> Self {
+        let s = std::f32::consts::SQRT_2;
+        let [g00, g10, g01, g11] = *g;
+        let y_terms = [g00[1] * fy, g10[1] * fy, g01[1] * (fy - 1.0), g11[1] * (fy - 1.0)];
+        let bx = lerp(g10[0] - g00[0], g11[0] - g01[0], v);
+        let x0 = lerp((g10[1] - g00[1]) * fy - g10[0], (g11[1] - g01[1]) * (fy - 1.0) - g11[0], v);
+        let (ay, by) = (lerp(g00[1], g01[1], v), lerp(g10[1] - g00[1], g11[1] - g01[1], v));
+        Self {
+            gx: [g00[0], g10[0], g01[0], g11[0]],
+            y_terms,
+            v,
+            dx: [lerp(g00[0], g01[0], v) * s, bx * s, x0 * s],
+            dy: [ay * s, by * s, dv * s],
+        }
+    }
+
+    /// The value at `fx` with weight `u` and its slope `du` (bit for bit
+    /// [`blend_gradients_2d`]), and its gradient per cell; flat where the value is clamped.
+    #[inline(always)]
+    pub(crate) fn at(&self, fx: f32, u: f32, du: f32) -> Dual {
+        let (gx, y) = (&self.gx, &self.y_terms);
+        let n = [gx[0] * fx + y[0], gx[1] * (fx - 1.0) + y[1], gx[2] * fx + y[2], gx[3] * (fx - 1.0) + y[3]];
+        let (top, bottom) = (lerp(n[0], n[1], u), lerp(n[2], n[3], u));
+        let value = (lerp(top, bottom, self.v) * std::f32::consts::SQRT_2).clamp(-1.0, 1.0);
+        let [ax, bx, x0] = self.dx;
+        let dx = ax + u * bx + du * (x0 + bx * fx);
+        let [ay, by, dv] = self.dy;
+        let dy = ay + u * by + dv * (bottom - top);
+        // Flat where the value is clamped; a select, not a branch, so that rows vectorise.
+        let flat = value.abs() >= 1.0;
+        Dual::new(value, [if flat { 0.0 } else { dx }, if flat { 0.0 } else { dy }])
+    }
 }
 
 /// [`gradient_2d_with_gradient`] (the same bits) and the Hessian, per cell; flat where the
