@@ -13,7 +13,7 @@
 
 use crate::Dual;
 use crate::basis::gradient::{PerlinRowBlend, corner_gradient_2d};
-use crate::basis::gradient_kernel::{GradientKernel, blend_rounded_2d_with_gradient};
+use crate::basis::gradient_kernel::{GradientKernel, RoundedRowBlend};
 use crate::basis::simplex::corners_2d_with_gradient;
 use crate::basis::value::{blend_values_2d_with_gradient, corner_value_2d};
 use crate::basis::{Basis, Lattice};
@@ -317,15 +317,16 @@ fn octave_layer(
                 // The kernel is matched outside the pixel loop, so that each loop vectorises.
                 match lattice.kernel {
                     GradientKernel::Perlin => {
-                        let blend = PerlinRowBlend::new(&g, cy.f, v, dv);
+                        let blend = PerlinRowBlend::new(&g, cy.f, v, dv, std::f32::consts::SQRT_2);
                         for (((o, ox), oy), ((&fx, &u), &du)) in pixels {
                             let d = blend.at(fx, u, du);
                             (*o, (*ox, *oy)) = (d.value, to_map(d.gradient[0], d.gradient[1]));
                         }
                     }
                     GradientKernel::Rounded => {
+                        let blend = RoundedRowBlend::new(&g, cy.f, v, dv);
                         for (((o, ox), oy), ((&fx, &u), &du)) in pixels {
-                            let d = blend_rounded_2d_with_gradient(&g, [fx, cy.f], [u, v], [du, dv]);
+                            let d = blend.at(fx, u, du);
                             (*o, (*ox, *oy)) = (d.value, to_map(d.gradient[0], d.gradient[1]));
                         }
                     }

@@ -7,7 +7,7 @@
 //! from 0.5x to 2x the lattice frequency, averaged over 4 seeds. Isotropic noise gives 1.
 //!
 //! Perlin's kernel measures about 1.2 whatever the gradient set (see `GradientKernel`); the
-//! rounded kernel brings it to 1.076.
+//! rounded kernel brings it to 1.07.
 //!
 //! The figure at the size (2048², 128 cells across), ours beside `noise` and
 //! `fastnoise-lite`: `cargo test --release -p noise_terrain_core --test axis_bias -- --ignored --nocapture`.

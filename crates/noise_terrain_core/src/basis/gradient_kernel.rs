@@ -6,11 +6,20 @@
 //! power within ±10° of the axes as of the diagonals (`tests/axis_bias.rs`). No gradient set or
 //! hash changes that: the spectrum of independent random gradients depends only on their
 //! covariance, the same for every set symmetric under quarter turns (64 directions, Perlin's 8,
-//! the 4 diagonals and the 4 axes all measure 1.17 to 1.25). The rounded kernel multiplies each
-//! contribution by `1 - (2 dx dy)²`, which trims the square's corners and leaves the axes
-//! alone: 1.076. It stays 0 on every lattice point (the own corner's `d` is 0, the others' weights
-//! are 0), tiles like Perlin's and is as smooth (the factor is a polynomial); it costs about 8%
-//! more per sample on the row path, so it is a choice ([`GradientKernel`]), off by default.
+//! the 4 diagonals and the 4 axes all measure 1.17 to 1.25). Nor does another fade: over the
+//! separable kernels whose weights sum to 1 the figure stays above 1.11 (linear 1.12, cubic
+//! 1.13, quintic 1.20; `scripts/kernel_bias.py`).
+//!
+//! The rounded kernel multiplies Perlin's blend by the envelope `1 - (8 fx(1-fx) fy(1-fy))²`
+//! of the position in the cell. The envelope repeats with the lattice, so it is the same factor
+//! seen from every corner: the kernel is Perlin's times `1 - (8 |dx|(1-|dx|) |dy|(1-|dy|))²`,
+//! which leaves the axes alone and trims the square toward its diagonals, most at offsets
+//! `(±½, ±½)` (by 3/4): axis bias 1.07. It stays 0 on every lattice point (Perlin's blend is 0
+//! there), tiles like Perlin's, is as smooth (a polynomial factor), and costs a few operations per
+//! sample instead of one per corner, so it is a choice ([`GradientKernel`]) that costs about as
+//! much as Perlin's. Across a cell the noise's variance changes like that of the earlier
+//! per-corner trim `1 - (2 dx dy)²` (centre over edge midpoint 0.56; Perlin's 1), which it
+//! replaced at the same figure and scale.
 //!
 //! A separable kernel `w(dx) w(dy)` narrower than Perlin's would keep the blend's cost (two
 //! weights per pixel along x instead of one) and can reach the same figure, `(1 - t²)⁴` 1.078, but
@@ -19,11 +28,12 @@
 //! falls as the variance ratio falls (`scripts/kernel_bias.py` computes both from the kernel).
 //!
 //! # Range
-//! Every trimmed contribution is at most `|d| (1 - (2 dx dy)²)` and the blend's weights sum to 1;
-//! a dense search over the cell puts the largest sum at the centre, `(√2 / 2) · 3/4`. The scale
-//! `4√2 / 3` maps that to 1, reached where the four gradients point at the centre (the 64-set
-//! holds the diagonals).
+//! Each corner adds at most `|d|` times its weight, and the envelope is 1 on the cell's edges and
+//! 3/4 at its centre; a dense search over the cell puts the largest product at the centre,
+//! `(√2 / 2) · 3/4`. The scale `4√2 / 3` maps that to 1, reached where the four gradients point
+//! at the centre (the 64-set holds the diagonals).
 
+use super::gradient::{PerlinRowBlend, perlin_raw_2d};
 use super::lattice::lerp;
 use crate::dual::{Dual, Jet};
 
@@ -35,7 +45,8 @@ pub enum GradientKernel {
     /// (axis bias 1.20). The default: seed 000's noise.
     #[default]
     Perlin,
-    /// Perlin's trimmed by `1 - (2 dx dy)²` on the diagonals: axis bias 1.076, about 8% slower.
+    /// Perlin's times the envelope `1 - (8 fx(1-fx) fy(1-fy))²` across each cell, which trims it
+    /// toward the diagonals: axis bias 1.07, at about Perlin's cost.
     Rounded,
 }
 
@@ -69,46 +80,38 @@ pub(crate) fn perlin_corner(g: [f32; 2], [dx, dy]: [f32; 2]) -> Corner {
     Corner { value: g[0] * dx + g[1] * dy, gradient: g, hessian: [[0.0; 2]; 2] }
 }
 
-/// The rounded contribution `(g · d) · (1 - (2 dx dy)²)`.
+/// The rounded kernel's envelope `1 - w²`, `w = 8 fx(1-fx) fy(1-fy)`, at `(fx, fy)` in the
+/// cell, with its gradient and Hessian per cell.
 #[inline(always)]
-fn rounded_corner(g: [f32; 2], [dx, dy]: [f32; 2]) -> Corner {
-    let dot = g[0] * dx + g[1] * dy;
-    // `1 - (2 dx dy)²` as `1 - (4 dy²) dx²`: in a run of pixels `dy` is fixed, so `4 dy²` is
-    // computed once per run and each pixel pays a multiply and a subtraction per corner.
-    let trim = 1.0 - (4.0 * dy * dy) * (dx * dx);
-    // ∇trim = -8 (dx dy², dx² dy); its Hessian -8 [[dy², 2 dx dy], [2 dx dy, dx²]].
-    let t = [-8.0 * dx * dy * dy, -8.0 * dx * dx * dy];
-    let txy = -16.0 * dx * dy;
+fn envelope(fx: f32, fy: f32) -> Corner {
+    let (p, r) = (fx * (1.0 - fx), fy * (1.0 - fy));
+    let (dp, dr) = (1.0 - 2.0 * fx, 1.0 - 2.0 * fy);
+    let w = p * (8.0 * r);
+    let dw = [8.0 * dp * r, 8.0 * p * dr];
+    // ∇(1 - w²) = -2w ∇w; its Hessian -2 (∇w ∇wᵀ + w ∇²w), ∇²w = 8 [[-2r, p'r'], [p'r', -2p]].
+    let ddw = [[-16.0 * r, 8.0 * dp * dr], [8.0 * dp * dr, -16.0 * p]];
+    let h = |a: usize, b: usize| -2.0 * (dw[a] * dw[b] + w * ddw[a][b]);
     Corner {
-        value: dot * trim,
-        gradient: [g[0] * trim + dot * t[0], g[1] * trim + dot * t[1]],
-        hessian: [
-            [2.0 * g[0] * t[0] - 8.0 * dy * dy * dot, g[0] * t[1] + g[1] * t[0] + dot * txy],
-            [g[0] * t[1] + g[1] * t[0] + dot * txy, 2.0 * g[1] * t[1] - 8.0 * dx * dx * dot],
-        ],
+        value: 1.0 - w * w,
+        gradient: [-2.0 * w * dw[0], -2.0 * w * dw[1]],
+        hessian: [[h(0, 0), h(0, 1)], [h(1, 0), h(1, 1)]],
     }
 }
 
-/// The four corners `[g00, g10, g01, g11]` at `(fx, fy)` in the cell, trimmed.
+/// The envelope's value alone, with [`envelope`]'s operations (in a run of pixels `8 r` is
+/// fixed, so each pixel pays four operations).
 #[inline(always)]
-fn rounded_corners(g: &[[f32; 2]; 4], fx: f32, fy: f32) -> [Corner; 4] {
-    let (x1, y1) = (fx - 1.0, fy - 1.0);
-    [
-        rounded_corner(g[0], [fx, fy]),
-        rounded_corner(g[1], [x1, fy]),
-        rounded_corner(g[2], [fx, y1]),
-        rounded_corner(g[3], [x1, y1]),
-    ]
+fn envelope_value(fx: f32, fy: f32) -> f32 {
+    let w = fx * (1.0 - fx) * (8.0 * (fy * (1.0 - fy)));
+    1.0 - w * w
 }
 
-/// Rounded 2-D gradient noise in a cell, in `[-1, 1]`: the corner gradients
-/// `[g00, g10, g01, g11]`, the position `(fx, fy)` and the faded weights `(u, v)`. Shared by the
-/// point and the row paths, so both give the same bits.
+/// Rounded 2-D gradient noise in a cell, in `[-1, 1]`: Perlin's raw blend (the corner gradients
+/// `[g00, g10, g01, g11]` at `(fx, fy)` with the faded weights `(u, v)`) times the envelope,
+/// scaled. Shared by the point and the row paths, so both give the same bits.
 #[inline(always)]
 pub(crate) fn blend_rounded_2d(g: &[[f32; 2]; 4], fx: f32, fy: f32, u: f32, v: f32) -> f32 {
-    let c = rounded_corners(g, fx, fy);
-    let raw = lerp(lerp(c[0].value, c[1].value, u), lerp(c[2].value, c[3].value, u), v);
-    (raw * ROUNDED_SCALE).clamp(-1.0, 1.0)
+    (perlin_raw_2d(g, fx, fy, u, v) * ROUNDED_SCALE * envelope_value(fx, fy)).clamp(-1.0, 1.0)
 }
 
 /// [`blend_rounded_2d`] (the same bits) and its gradient per cell, from the fade's slopes
@@ -120,8 +123,43 @@ pub(crate) fn blend_rounded_2d_with_gradient(
     [u, v]: [f32; 2],
     [du, dv]: [f32; 2],
 ) -> Dual {
-    // The Hessian terms are never read here and compile away.
-    blend_corners(&rounded_corners(g, fx, fy), [u, v], [du, dv], [0.0, 0.0], ROUNDED_SCALE).first
+    RoundedRowBlend::new(g, fy, v, dv).at(fx, u, du)
+}
+
+/// [`blend_rounded_2d_with_gradient`] along a line of constant y: Perlin's row constants, scaled
+/// to the rounded kernel's range, and the envelope's factor along y.
+pub(crate) struct RoundedRowBlend {
+    perlin: PerlinRowBlend,
+    /// `8 fy(1-fy)` and `8 (1 - 2fy)`: the envelope's `w / p` and `∂w/∂y / p`.
+    r8: [f32; 2],
+}
+
+impl RoundedRowBlend {
+    /// The constants of the corner gradients `g` at `fy`, with the weight `v` and its slope `dv`.
+    #[inline(always)]
+    pub(crate) fn new(g: &[[f32; 2]; 4], fy: f32, v: f32, dv: f32) -> Self {
+        let r = fy * (1.0 - fy);
+        let perlin = PerlinRowBlend::new(g, fy, v, dv, ROUNDED_SCALE);
+        Self { perlin, r8: [8.0 * r, 8.0 * (1.0 - 2.0 * fy)] }
+    }
+
+    /// The value at `fx` with weight `u` and its slope `du` (bit for bit [`blend_rounded_2d`]),
+    /// and its gradient per cell; flat where the value is clamped.
+    #[inline(always)]
+    pub(crate) fn at(&self, fx: f32, u: f32, du: f32) -> Dual {
+        let (raw, [gx, gy]) = self.perlin.raw_at(fx, u, du);
+        let p = fx * (1.0 - fx);
+        let w = p * self.r8[0];
+        let m = 1.0 - w * w;
+        let scaled = raw * ROUNDED_SCALE;
+        let value = (scaled * m).clamp(-1.0, 1.0);
+        // The product rule: m ∇(raw·s) + (raw·s) ∇m, ∇m = -2w ∇w.
+        let w2 = -2.0 * w * scaled;
+        let dx = m * gx + w2 * ((1.0 - 2.0 * fx) * self.r8[0]);
+        let dy = m * gy + w2 * (p * self.r8[1]);
+        let flat = value.abs() >= 1.0;
+        Dual::new(value, [if flat { 0.0 } else { dx }, if flat { 0.0 } else { dy }])
+    }
 }
 
 /// [`blend_rounded_2d_with_gradient`] and the Hessian per cell, with the fade's curvatures.
@@ -133,7 +171,20 @@ pub(crate) fn blend_rounded_2d_with_hessian(
     slopes: [f32; 2],
     curvatures: [f32; 2],
 ) -> Jet {
-    blend_corners(&rounded_corners(g, fx, fy), weights, slopes, curvatures, ROUNDED_SCALE)
+    let (x1, y1) = (fx - 1.0, fy - 1.0);
+    let offsets = [[fx, fy], [x1, fy], [fx, y1], [x1, y1]];
+    let corners = [0, 1, 2, 3].map(|k| perlin_corner(g[k], offsets[k]));
+    // Perlin's raw blend stays within ±√2/2, so the unit scale's clamp never acts.
+    let raw = blend_corners(&corners, weights, slopes, curvatures, 1.0);
+    let m = envelope(fx, fy);
+    let (n, dn, hn) = (raw.first.value, raw.first.gradient, raw.hessian);
+    let s = ROUNDED_SCALE;
+    let value = (n * s * m.value).clamp(-1.0, 1.0);
+    let gradient = [0, 1].map(|a| s * (m.value * dn[a] + n * m.gradient[a]));
+    let h = |a: usize, b: usize| {
+        s * (m.value * hn[a][b] + dn[a] * m.gradient[b] + m.gradient[a] * dn[b] + n * m.hessian[a][b])
+    };
+    Jet::new(Dual::new(value, gradient), [[h(0, 0), h(0, 1)], [h(1, 0), h(1, 1)]]).flat_if(value.abs() >= 1.0)
 }
 
 /// The bilinear blend `a + v (b - a)` of the corners (`a`, `b` the lower and upper pairs blended
@@ -177,36 +228,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_trim_leaves_the_axes_and_zeros_alone() {
-        let g = [0.6, 0.8];
-        // On an axis through the corner the trim is 1: Perlin's contribution.
-        for d in [[0.3, 0.0], [0.0, -0.7]] {
-            assert_eq!(rounded_corner(g, d).value, perlin_corner(g, d).value);
+    fn the_envelope_is_one_on_the_cell_edges_and_three_quarters_at_the_centre() {
+        for t in [0.0, 0.2, 0.5, 0.9, 1.0] {
+            for (fx, fy) in [(t, 0.0), (t, 1.0), (0.0, t), (1.0, t)] {
+                assert_eq!(envelope_value(fx, fy), 1.0, "({fx}, {fy})");
+            }
         }
-        // At the corner itself: 0, whatever the gradient.
-        assert_eq!(rounded_corner(g, [0.0, 0.0]).value, 0.0);
-        // On the diagonal at (½, ½): trimmed by 3/4.
-        assert!((rounded_corner(g, [0.5, 0.5]).value - 0.75 * 0.7).abs() < 1e-6);
+        assert_eq!(envelope_value(0.5, 0.5), 0.75);
+        // The same factor mirrored across the cell: seen alike from every corner.
+        for (fx, fy) in [(0.3, 0.8), (0.1, 0.45)] {
+            let m = envelope_value(fx, fy);
+            for (x, y) in [(1.0 - fx, fy), (fx, 1.0 - fy), (1.0 - fx, 1.0 - fy)] {
+                assert!((envelope_value(x, y) - m).abs() < 1e-6, "({x}, {y})");
+            }
+        }
     }
 
     #[test]
-    fn corner_derivatives_match_differences() {
-        let g = [-0.28, 0.96];
+    fn envelope_derivatives_match_differences() {
         let h = 1e-3;
-        for d in [[0.3, 0.4], [-0.7, 0.2], [0.9, -0.9], [0.05, -0.6]] {
-            let c = rounded_corner(g, d);
+        for (fx, fy) in [(0.3, 0.4), (0.7, 0.2), (0.9, 0.9), (0.05, 0.6), (0.5, 0.5)] {
+            let e = envelope(fx, fy);
+            assert_eq!(e.value, envelope_value(fx, fy));
             for axis in 0..2 {
-                let step = |s: f32| {
-                    let mut p = d;
-                    p[axis] += s;
-                    rounded_corner(g, p)
-                };
+                let step = |s: f32| if axis == 0 { envelope(fx + s, fy) } else { envelope(fx, fy + s) };
                 let (ahead, behind) = (step(h), step(-h));
                 let slope = (ahead.value - behind.value) / (2.0 * h);
-                assert!((c.gradient[axis] - slope).abs() < 2e-3, "{d:?} axis {axis}");
+                assert!((e.gradient[axis] - slope).abs() < 2e-3, "({fx}, {fy}) axis {axis}");
                 for other in 0..2 {
                     let curve = (ahead.gradient[other] - behind.gradient[other]) / (2.0 * h);
-                    assert!((c.hessian[axis][other] - curve).abs() < 2e-2, "{d:?} {axis} {other}");
+                    assert!((e.hessian[axis][other] - curve).abs() < 2e-2, "({fx}, {fy}) {axis} {other}");
                 }
             }
         }
@@ -229,9 +280,10 @@ mod tests {
                     .map(|(&d, w)| {
                         let len = d[0].hypot(d[1]);
                         let g = if len > 0.0 { [d[0] / len, d[1] / len] } else { [1.0, 0.0] };
-                        rounded_corner(g, d).value.abs() * w
+                        perlin_corner(g, d).value.abs() * w
                     })
-                    .sum();
+                    .sum::<f32>()
+                    * envelope_value(fx, fy);
                 if sum > largest.0 {
                     largest = (sum, fx, fy);
                 }
