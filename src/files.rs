@@ -189,6 +189,19 @@ mod tests {
     }
 
     #[test]
+    fn a_preset_that_names_no_kernel_keeps_perlins_and_new_terrains_take_the_rounded_one() {
+        use crate::core::GradientKernel;
+        let old = parse_preset(Path::new("old.ron"), b"(noise: (seed: 3))").unwrap();
+        assert_eq!(old.noise.gradient_kernel, GradientKernel::Perlin, "written before the rounded default");
+        assert_eq!(old.noise.seed, 3);
+        let new = TerrainParams::default();
+        assert_eq!(new.noise.gradient_kernel, GradientKernel::Rounded);
+        // Saved now, the kernel is named, so the file reads back as it was.
+        let text = preset_text(&new);
+        assert_eq!(parse_preset(Path::new("new.ron"), text.as_bytes()).unwrap(), new, "{text}");
+    }
+
+    #[test]
     fn bad_preset_files_give_errors_that_name_the_file() {
         let dir = temp_dir("bad");
         let cases: [(&str, Vec<u8>, Option<&str>); 4] = [

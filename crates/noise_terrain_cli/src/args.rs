@@ -64,7 +64,8 @@ pub struct NoiseArgs {
     /// Fade curve of value and gradient noise [default: quintic].
     #[arg(long, value_parser = by_name(&Fade::ALL, |f| f.name()), help_heading = "Noise")]
     pub fade: Option<Fade>,
-    /// Gradient noise's kernel: perlin, or rounded (less axis bias, a few percent slower) [default: perlin].
+    /// Gradient noise's kernel: rounded (little axis bias), or perlin [default: rounded; perlin for a
+    /// --preset that names none].
     #[arg(long, value_parser = by_name(&GradientKernel::ALL, |k| k.name()), help_heading = "Noise")]
     pub gradient_kernel: Option<GradientKernel>,
     /// Seed of the hash, any u32 [default: 7].

@@ -42,8 +42,11 @@ pub struct NoiseSettings {
     pub basis: Basis,
     /// Interpolation curve inside a lattice cell.
     pub fade: Fade,
-    /// The shape of each lattice point's contribution to 2-D gradient noise: Perlin's (the
-    /// default) or rounded, with less axis bias (see [`GradientKernel`]).
+    /// The shape of each lattice point's contribution to 2-D gradient noise: rounded (the
+    /// default, little axis bias) or Perlin's (see [`GradientKernel`]). A file that names no
+    /// kernel reads as Perlin's: it was written before the rounded kernel became the default, and
+    /// keeps the terrain it made.
+    #[cfg_attr(feature = "serialize", serde(default = "kernel_of_files_that_name_none"))]
     pub gradient_kernel: GradientKernel,
     /// How octaves combine.
     pub fractal: Fractal,
@@ -91,7 +94,7 @@ impl Default for NoiseSettings {
         Self {
             basis: Basis::Gradient,
             fade: Fade::Quintic,
-            gradient_kernel: GradientKernel::Perlin,
+            gradient_kernel: GradientKernel::Rounded,
             fractal: Fractal::Fbm,
             octaves: 5,
             lacunarity: 2.0,
@@ -109,6 +112,13 @@ impl Default for NoiseSettings {
             rotate_octaves: false,
         }
     }
+}
+
+/// The kernel of settings read from a file that names none: Perlin's, the default when such
+/// files were written.
+#[cfg(feature = "serialize")]
+fn kernel_of_files_that_name_none() -> GradientKernel {
+    GradientKernel::Perlin
 }
 
 /// One parameter that [`NoiseSettings::validate`] had to change.
