@@ -87,7 +87,7 @@ found = {(b, n): msps_of(f"grid_sizes_{b}", str(n), n * n) for b in bases for n 
 if any(found.values()):
     print()
     print("Chunk-sized grids (`--bench grid_sizes`: `Heightmap::generate_region`, sampler set-up included,")
-    print("one thread; Worley with jitter 1), M samples/s:")
+    print("one thread; gradient noise with the default, rounded kernel; Worley with jitter 1), M samples/s:")
     print()
     print("| basis | " + " | ".join(f"{n}²" for n in sizes) + " |")
     print("|---|" + "---|" * len(sizes))
@@ -99,12 +99,16 @@ gradient_groups = [
     ("gradient_fbm_1024_heights_and_gradients", "one 1024² grid", SAMPLES),
     ("gradient_fbm_chunks_heights_and_gradients", "64 chunks of 129²", 64 * 129 * 129),
 ]
-rows = []
+names = {"gradient": "gradient (rounded kernel)", "gradient_perlin": "gradient (Perlin's kernel)"}
+rows, kernel_cost = [], []
 for group, label, samples in gradient_groups:
-    for b in ("gradient", "value", "simplex"):
+    for b in ("gradient", "gradient_perlin", "value", "simplex"):
         h, g = mean_ms(group, f"{b}_heights"), mean_ms(group, f"{b}_heights_and_gradients")
         if h and g:
-            rows.append(f"| {b} | {label} | {h:.2f} ms | {g:.2f} ms | {g / h:.2f}x | {samples / g / 1e3:.1f} |")
+            rows.append(f"| {names.get(b, b)} | {label} | {h:.2f} ms | {g:.2f} ms | {g / h:.2f}x | {samples / g / 1e3:.1f} |")
+    rounded, perlin = mean_ms(group, "gradient_heights"), mean_ms(group, "gradient_perlin_heights")
+    if rounded and perlin:
+        kernel_cost.append(f"{label}: {rounded / perlin:.3f}x")
 if rows:
     print()
     print("Heights with their exact gradients (`--bench gradients`, fBm, 5 octaves, one thread):")
@@ -112,6 +116,9 @@ if rows:
     print("| basis | grid | heights | heights + gradients | ratio | M samples/s with gradients |")
     print("|---|---|---|---|---|---|")
     print("\n".join(rows))
+    if kernel_cost:
+        print()
+        print("Heights with the rounded kernel over Perlin's: " + ", ".join(kernel_cost) + ".")
 
 surface = [
     ("mesh arrays (`Surface`), fresh memory", "surface"),
