@@ -130,33 +130,38 @@ pub(crate) fn blend_rounded_2d_with_gradient(
 /// to the rounded kernel's range, and the envelope's factor along y.
 pub(crate) struct RoundedRowBlend {
     perlin: PerlinRowBlend,
-    /// `8 fy(1-fy)` and `8 (1 - 2fy)`: the envelope's `w / p` and `∂w/∂y / p`.
-    r8: [f32; 2],
+    /// `8 fy(1-fy)`: the envelope's `w / p`.
+    r8: f32,
+    /// `∂m/∂x / (w·s·raw)` as `x0 + x1·fx`, and `∂m/∂y / (w·s·raw·p)`: `[x0, x1, y]`.
+    slopes: [f32; 3],
 }
 
 impl RoundedRowBlend {
     /// The constants of the corner gradients `g` at `fy`, with the weight `v` and its slope `dv`.
     #[inline(always)]
     pub(crate) fn new(g: &[[f32; 2]; 4], fy: f32, v: f32, dv: f32) -> Self {
-        let r = fy * (1.0 - fy);
+        let r8 = 8.0 * (fy * (1.0 - fy));
         let perlin = PerlinRowBlend::new(g, fy, v, dv, ROUNDED_SCALE);
-        Self { perlin, r8: [8.0 * r, 8.0 * (1.0 - 2.0 * fy)] }
+        // ∇m = -2w ∇w, ∇w = (8r (1 - 2fx), 8p (1 - 2fy)).
+        Self { perlin, r8, slopes: [-2.0 * r8, 4.0 * r8, -16.0 * (1.0 - 2.0 * fy)] }
     }
 
     /// The value at `fx` with weight `u` and its slope `du` (bit for bit [`blend_rounded_2d`]),
-    /// and its gradient per cell; flat where the value is clamped.
+    /// and its gradient per cell; flat where the value is clamped (the step fade's blend reaches
+    /// past the range).
     #[inline(always)]
     pub(crate) fn at(&self, fx: f32, u: f32, du: f32) -> Dual {
         let (raw, [gx, gy]) = self.perlin.raw_at(fx, u, du);
         let p = fx * (1.0 - fx);
-        let w = p * self.r8[0];
+        let w = p * self.r8;
         let m = 1.0 - w * w;
         let scaled = raw * ROUNDED_SCALE;
         let value = (scaled * m).clamp(-1.0, 1.0);
-        // The product rule: m ∇(raw·s) + (raw·s) ∇m, ∇m = -2w ∇w.
-        let w2 = -2.0 * w * scaled;
-        let dx = m * gx + w2 * ((1.0 - 2.0 * fx) * self.r8[0]);
-        let dy = m * gy + w2 * (p * self.r8[1]);
+        // The product rule: m ∇(raw·s) + (raw·s) ∇m.
+        let q = w * scaled;
+        let [x0, x1, y] = self.slopes;
+        let (dx, dy) = (m * gx + q * (x0 + x1 * fx), m * gy + q * (p * y));
+        // A select, not a branch, so that rows vectorise.
         let flat = value.abs() >= 1.0;
         Dual::new(value, [if flat { 0.0 } else { dx }, if flat { 0.0 } else { dy }])
     }
