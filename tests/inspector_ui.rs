@@ -126,14 +126,19 @@ fn the_damped_fractal_chip_shows_its_damping_slider() {
 }
 
 #[test]
-fn the_rounded_kernel_chip_is_offered_for_gradient_noise_only() {
+fn the_kernel_chips_are_offered_for_gradient_noise_only() {
     let mut h = harness(panel(TerrainParams::default(), folder("kernel")));
+    assert_eq!(h.state().params.noise.gradient_kernel, GradientKernel::Rounded, "the default");
+    h.get_by_label("perlin").click();
+    h.run();
+    assert_eq!(h.state().params.noise.gradient_kernel, GradientKernel::Perlin);
     h.get_by_label("rounded").click();
     h.run();
     assert_eq!(h.state().params.noise.gradient_kernel, GradientKernel::Rounded);
     h.get_by_label("value").click();
     h.run();
     assert!(h.query_by_label("rounded").is_none(), "value noise has no kernel choice");
+    assert!(h.query_by_label("perlin").is_none(), "value noise has no kernel choice");
 }
 
 #[test]
