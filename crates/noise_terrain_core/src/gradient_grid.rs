@@ -338,15 +338,16 @@ fn octave_layer(
     }
 }
 
-/// The pixels a run's loop takes at a time.
-const LANES: usize = 8;
+/// The pixels a run's loop takes at a time: one AVX-512 vector, two AVX2 ones. For gradient noise
+/// at a 1024² grid and in 129² chunks, 16 is 7% to 13% faster than 8 and 8% to 25% faster than
+/// 32, though a 1024² grid's fifth octave has runs of 8 pixels, half of whose chunk is spare work.
+const LANES: usize = 16;
 
 /// Writes `pixel(fx, u, du)` (a value and its gradient per cell, the gradient then times `per`)
 /// for the pixels `run` of the row into `[values, dx, dy]`, [`LANES`] pixels at a time: the run
 /// is rounded up to whole chunks, so that every run is one loop of full vectors, without the
-/// compiler's narrower loops for the remainder (a 1024² grid's fifth octave has runs of 8
-/// pixels). The extra pixels' results land where the next run (which overwrites them) or the
-/// scratch's padding will be.
+/// compiler's narrower loops for the remainder. The extra pixels' results land where the next
+/// run (which overwrites them) or the scratch's padding will be.
 #[inline(always)]
 fn fill_run(
     cells: &Cells,
