@@ -663,10 +663,12 @@ mod tests {
 
     #[test]
     fn periodic_fields_tile_bit_for_bit() {
-        for basis in Basis::ALL.into_iter().filter(|b| b.supports_period()) {
+        let bases = Basis::ALL.into_iter().filter(|b| b.supports_period());
+        for (basis, kernel) in bases.flat_map(|b| GradientKernel::ALL.map(|k| (b, k))) {
             for lacunarity in [2.0, 3.0] {
                 let s = with(|s| {
                     s.basis = basis;
+                    s.gradient_kernel = kernel;
                     s.frequency = 1.0;
                     s.period = Some(5);
                     s.lacunarity = lacunarity;
