@@ -353,7 +353,7 @@ mod tests {
     }
 
     #[test]
-    fn fields_without_a_fast_gradient_path_are_post_processed_and_lit_as_before() {
+    fn heights_are_post_processed_as_before_whether_or_not_the_field_has_a_fast_gradient_path() {
         let worley = NoiseSettings { basis: noise_terrain_core::Basis::Worley, ..default() };
         let warped =
             NoiseSettings { warp: noise_terrain_core::Warp { amplitude: 0.5, ..default() }, ..default() };

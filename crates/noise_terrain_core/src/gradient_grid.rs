@@ -358,7 +358,7 @@ fn fill_run(
 ) {
     for i in run.step_by(LANES) {
         let lanes = i..i + LANES;
-        let take = |v: &[f32]| -> [f32; LANES] { v[lanes.clone()].try_into().unwrap_or([0.0; LANES]) };
+        let take = |v: &[f32]| -> [f32; LANES] { v[lanes.clone()].try_into().expect("LANES long") };
         let (fx, u, du) = (take(&cells.fx), take(&cells.u), take(&cells.du));
         let mut out = [[0.0f32; LANES]; 3];
         for l in 0..LANES {

@@ -845,9 +845,9 @@ mod tests {
 
     #[test]
     fn the_same_bytes_across_runs_and_machines() {
-        // Recorded once (2026-11-30, x86-64 with AVX2; the rounded default on a later day of the
-        // same date, AVX-512). A change here means a seed no longer gives
-        // the terrain it gave before: saved presets would change their look.
+        // Recorded on 2026-11-30 (Perlin's kernel on x86-64 with AVX2, the rounded default on
+        // AVX-512). A change here means a seed no longer gives the terrain it gave before: saved
+        // presets would change their look.
         let settings = NoiseSettings::default();
         assert_eq!(fingerprint(&Heightmap::generate(&settings, 64, 48).unwrap()), GOLDEN_GRADIENT);
         // Perlin's kernel, the default before the rounded one (recorded then).

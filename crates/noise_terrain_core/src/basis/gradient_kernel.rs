@@ -129,7 +129,8 @@ pub(crate) struct RoundedRowBlend {
     perlin: PerlinRowBlend,
     /// `8 fy(1-fy)`: the envelope's `w / p`.
     r8: f32,
-    /// `∂m/∂x / (w·s·raw)` as `x0 + x1·fx`, and `∂m/∂y / (w·s·raw·p)`: `[x0, x1, y]`.
+    /// `(∂m/∂x) / w` as `x0 + x1·fx`, and `(∂m/∂y) / (w·p)`: `[x0, x1, y]` (each times
+    /// `w·s·raw` in the product rule).
     slopes: [f32; 3],
 }
 
