@@ -7,8 +7,11 @@ use crate::basis::{Basis, GradientKernel, Lattice, Worley};
 use crate::clamp::clamp_or;
 use crate::coord::sanitize;
 use crate::dual::Dual;
+use crate::erosion_filter::{ErosionFilter, GullyPlan};
 use crate::fade::Fade;
-use crate::fractal::{self, Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, RawToUnit, Sloped};
+use crate::fractal::{
+    self, Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, OctaveSecondOrder, RawToUnit, Sloped,
+};
 use crate::warp::Warp;
 
 /// Lacunarity is clamped to this range: below 1 the octaves would get coarser, above 8 the second
@@ -83,6 +86,10 @@ pub struct NoiseSettings {
     /// lattice does not tile) and by the 1-D profile; volumes turn about the z axis. Grids of
     /// turned fields are sampled point by point (rows no longer follow the lattice).
     pub rotate_octaves: bool,
+    /// Gullies cut into the fractal's heights, point by point from their exact gradient, before
+    /// post-processing (see [`ErosionFilter`]); off by default. Heights stay within
+    /// [`value_bounds`](Self::value_bounds).
+    pub erosion_filter: ErosionFilter,
 }
 
 /// The turn between successive octaves with [`NoiseSettings::rotate_octaves`]: the golden angle,
@@ -110,6 +117,7 @@ impl Default for NoiseSettings {
             worley: Worley::default(),
             warp: Warp::default(),
             rotate_octaves: false,
+            erosion_filter: ErosionFilter::default(),
         }
     }
 }
@@ -158,8 +166,22 @@ impl NoiseSettings {
             worley: Worley { jitter: self.worley.jitter(), ..self.worley },
             warp: self.warp.clamped(),
             rotate_octaves: self.rotate_octaves && self.period.is_none(),
+            erosion_filter: ErosionFilter {
+                enabled: self.erosion_filter.enabled && self.supports_erosion_filter(),
+                ..self.erosion_filter.clamped()
+            },
             ..*self
         }
+    }
+
+    /// Whether the [`ErosionFilter`] can apply to this field: fBm, billow or a single layer,
+    /// without domain warp (the filter's exact gradient takes the field's second derivatives).
+    pub fn supports_erosion_filter(&self) -> bool {
+        let fractal = match self.fractal {
+            Fractal::None | Fractal::Fbm | Fractal::Billow => true,
+            Fractal::Ridged | Fractal::Hybrid | Fractal::Hetero | Fractal::Damped => false,
+        };
+        fractal && !self.warp.clamped().is_active()
     }
 
     /// What [`clamped`](Self::clamped) changes, one entry per parameter, for logs and the
@@ -194,6 +216,19 @@ impl NoiseSettings {
         if self.rotate_octaves && !used.rotate_octaves {
             check("rotate_octaves", "true".into(), "false (a turned lattice cannot tile)".into());
         }
+        if self.erosion_filter.enabled && !used.erosion_filter.enabled {
+            let why = "false (the erosion filter needs fBm, billow or no fractal, without warp)";
+            check("erosion_filter.enabled", "true".into(), why.into());
+        }
+        let (f, u) = (&self.erosion_filter, &used.erosion_filter);
+        check("erosion_filter.strength", format!("{:?}", f.strength), format!("{:?}", u.strength));
+        check("erosion_filter.scale", format!("{:?}", f.scale), format!("{:?}", u.scale));
+        check("erosion_filter.octaves", f.octaves.to_string(), u.octaves.to_string());
+        check("erosion_filter.gain", format!("{:?}", f.gain), format!("{:?}", u.gain));
+        check("erosion_filter.bend", format!("{:?}", f.bend), format!("{:?}", u.bend));
+        check("erosion_filter.sharpness", format!("{:?}", f.sharpness), format!("{:?}", u.sharpness));
+        check("erosion_filter.keep_peaks", format!("{:?}", f.keep_peaks), format!("{:?}", u.keep_peaks));
+        check("erosion_filter.keep_floors", format!("{:?}", f.keep_floors), format!("{:?}", u.keep_floors));
         out
     }
 
@@ -374,6 +409,8 @@ pub struct FieldSampler {
     pub(crate) lattices: [Lattice; MAX_OCTAVES as usize],
     turns: [OctaveTurn; MAX_OCTAVES as usize],
     pub(crate) worley_search: WorleySearch,
+    /// The erosion filter, prepared; `None` when it is off.
+    pub(crate) filter: Option<GullyPlan>,
 }
 
 impl FieldSampler {
@@ -388,7 +425,16 @@ impl FieldSampler {
             lattices: std::array::from_fn(|i| settings.lattice(i as u32)),
             turns: std::array::from_fn(|i| settings.octave_turn(i as u32)),
             worley_search: WorleySearch::new(&settings.worley),
+            filter: settings.erosion_filter.plan(settings.value_bounds(), settings.frequency),
         }
+    }
+
+    /// Map point `(x, y)` in lattice units of the base frequency, `(x + offset) · frequency`,
+    /// with the grids' operations (the erosion filter's cells are laid out there).
+    #[inline(always)]
+    pub(crate) fn base_position(&self, x: f64, y: f64) -> [f64; 2] {
+        let s = &self.settings;
+        [(x + s.offset.x) * s.frequency as f64, (y + s.offset.y) * s.frequency as f64]
     }
 
     /// Octave `i`'s position: `[x, y]` (the base lattice position times the octave's scale),
@@ -408,6 +454,26 @@ impl FieldSampler {
     /// See [`NoiseSettings::sample`].
     #[inline]
     pub fn sample(&self, x: f64, y: f64) -> f32 {
+        match &self.filter {
+            Some(plan) => {
+                let d = self.unfiltered_with_gradient(x, y);
+                plan.apply(self.base_position(x, y), d.value, d.gradient).0
+            }
+            None => self.unfiltered(x, y),
+        }
+    }
+
+    /// How deep the erosion filter cuts at `(x, y)`, as a share of the field's height range, in
+    /// `[0, 1]` (0 everywhere with the filter off): what colour rules paint gullies by.
+    pub fn sample_cut_depth(&self, x: f64, y: f64) -> f32 {
+        let Some(plan) = &self.filter else { return 0.0 };
+        let d = self.unfiltered_with_gradient(x, y);
+        plan.apply(self.base_position(x, y), d.value, d.gradient).1
+    }
+
+    /// The fractal's height before the erosion filter.
+    #[inline]
+    fn unfiltered(&self, x: f64, y: f64) -> f32 {
         let s = &self.settings;
         let f = s.frequency as f64;
         let (px, py) = s.warp.displace(s.seed, s.period, (x + s.offset.x) * f, (y + s.offset.y) * f);
@@ -428,6 +494,42 @@ impl FieldSampler {
 
     /// See [`NoiseSettings::sample_with_gradient`].
     pub fn sample_with_gradient(&self, x: f64, y: f64) -> Dual {
+        let Some(plan) = &self.filter else { return self.unfiltered_with_gradient(x, y) };
+        let (first, [xx, xy, yy]) = self.unfiltered_with_hessian(x, y);
+        let slope = [Dual::new(first.gradient[0], [xx, xy]), Dual::new(first.gradient[1], [xy, yy])];
+        plan.apply(self.base_position(x, y), first, slope).0.with_finite_gradient()
+    }
+
+    /// The fractal's height before the erosion filter and its gradient per map unit, and its
+    /// second derivatives `[∂²/∂x², ∂²/∂x∂y, ∂²/∂y²]` per map unit², for fBm, billow and a single
+    /// layer without warp (the fields the filter applies to).
+    fn unfiltered_with_hessian(&self, x: f64, y: f64) -> (Dual, [f32; 3]) {
+        let first = self.unfiltered_with_gradient(x, y);
+        let s = &self.settings;
+        let [px, py] = self.base_position(x, y);
+        let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
+        let (mut raw, mut sum) = (0.0f32, [0.0f32; 3]);
+        for i in 0..self.fractal.octave_count() {
+            let [x, y] = self.octave_position(i, px * scale, py * scale);
+            let n = s.basis.signed_2d_with_hessian(&self.lattices[i as usize], &s.worley, x, y);
+            let mut h = n.hessian;
+            if s.rotate_octaves && i > 0 {
+                // Turned back to the field's axes: Rᵀ H R.
+                let turn = self.turns[i as usize];
+                let columns = h.map(|column| turn.gradient_back(column));
+                h = [0, 1].map(|a| turn.gradient_back([columns[0][a], columns[1][a]]));
+            }
+            let per = scale as f32 * s.frequency;
+            let octave = OctaveSecondOrder { value: n.first.value, hessian: [h[0][0], h[0][1], h[1][1]] };
+            (raw, sum) = octave.add_to(self.fractal.kind, amplitude, per, (raw, sum));
+            amplitude *= self.fractal.persistence;
+            scale *= s.lacunarity as f64;
+        }
+        (first, self.to_unit.apply_to_hessian(raw, sum))
+    }
+
+    /// The fractal's height before the erosion filter and its gradient per map unit.
+    fn unfiltered_with_gradient(&self, x: f64, y: f64) -> Dual {
         let s = &self.settings;
         let f = s.frequency as f64;
         let ((px, py), j) =
@@ -465,7 +567,14 @@ impl FieldSampler {
             self.fractal.raw(|i, scale| {
                 let [x, y] = self.octave_position(i, px * scale, py * scale);
                 let n = s.basis.signed_2d_with_gradient(lattice(i), &s.worley, x, y);
-                Dual::new(n.value, to_map(self.turns[i as usize].gradient_back(n.gradient), scale))
+                // Unturned octaves skip the identity turn, which would make a -0 slope +0 where
+                // the grid's rows keep it (a single layer has no sum to do the same).
+                let g = if s.rotate_octaves && i > 0 {
+                    self.turns[i as usize].gradient_back(n.gradient)
+                } else {
+                    n.gradient
+                };
+                Dual::new(n.value, to_map(g, scale))
             })
         };
         self.to_unit.apply(raw).with_finite_gradient()

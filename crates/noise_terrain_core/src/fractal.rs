@@ -373,6 +373,54 @@ impl RawToUnit {
     }
 }
 
+impl RawToUnit {
+    /// The second derivatives `[xx, xy, yy]` of a raw value `raw`, mapped as
+    /// [`apply`](Self::apply) maps its gradient: scaled, or zero where the value is clamped.
+    #[inline(always)]
+    pub(crate) fn apply_to_hessian(&self, raw: f32, hessian: [f32; 3]) -> [f32; 3] {
+        if self.keep_raw {
+            return hessian;
+        }
+        let v = (raw - self.lo) * self.inv_range;
+        if (0.0..=1.0).contains(&v) { hessian.map(|h| h * self.inv_range) } else { [0.0; 3] }
+    }
+}
+
+/// One octave in `[-1, 1]` and its second derivatives `[xx, xy, yy]` per lattice unit of its own:
+/// what the raw value and the Hessian of fBm, billow and a single layer take of it. The point
+/// path and the grid's rows add octaves with [`add_to`](Self::add_to) alone, so they agree bit for
+/// bit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct OctaveSecondOrder {
+    pub(crate) value: f32,
+    pub(crate) hessian: [f32; 3],
+}
+
+impl OctaveSecondOrder {
+    /// The raw value and Hessian (per map unit², `per` map units per lattice unit of the octave)
+    /// of `kind` with this octave of amplitude `amplitude` added; the raw value with
+    /// [`FractalParams::raw`]'s operations. Only fBm, billow and a single layer.
+    #[inline(always)]
+    pub(crate) fn add_to(
+        self,
+        kind: Fractal,
+        amplitude: f32,
+        per: f32,
+        (raw, sum): (f32, [f32; 3]),
+    ) -> (f32, [f32; 3]) {
+        let n = self.value;
+        let (layer, factor) = match kind {
+            Fractal::None => (n * 0.5 + 0.5, 0.5),
+            Fractal::Billow => (n.abs() * amplitude, if n < 0.0 { -amplitude } else { amplitude }),
+            Fractal::Fbm | Fractal::Ridged | Fractal::Hybrid | Fractal::Hetero | Fractal::Damped => {
+                ((n * 0.5 + 0.5) * amplitude, 0.5 * amplitude)
+            }
+        };
+        let k = per * per * factor;
+        (raw + layer, [0, 1, 2].map(|c| sum[c] + self.hessian[c] * k))
+    }
+}
+
 /// Clamps an octave count to `MIN_OCTAVES..=MAX_OCTAVES`.
 pub(crate) fn clamp_octaves(octaves: u32) -> u32 {
     octaves.clamp(MIN_OCTAVES, MAX_OCTAVES)

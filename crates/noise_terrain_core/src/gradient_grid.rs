@@ -12,14 +12,16 @@
 //! [`FieldSampler::sample_with_gradient`]'s.
 
 use crate::Dual;
-use crate::basis::gradient::{PerlinRowBlend, corner_gradient_2d};
+use crate::basis::gradient::{PerlinRowBlend, corner_gradient_2d, gradient_jet_in_cell};
 use crate::basis::gradient_kernel::{GradientKernel, RoundedRowBlend};
-use crate::basis::simplex::corners_2d_with_gradient;
-use crate::basis::value::{blend_values_2d_with_gradient, corner_value_2d};
+use crate::basis::simplex::{corners_2d_with_gradient, simplex_2d_with_hessian};
+use crate::basis::value::{blend_values_2d_with_gradient, corner_value_2d, value_jet_in_cell};
 use crate::basis::{Basis, Lattice};
 use crate::coord::AxisCell;
+use crate::dual::Jet;
+use crate::erosion_filter::{GullyPlan, GullyState};
 use crate::field::FieldSampler;
-use crate::fractal::{Fractal, Sloped, damped_step};
+use crate::fractal::{Fractal, OctaveSecondOrder, Sloped, damped_step};
 use crate::grid::{GridWindow, run_end, skew_row, split_row};
 use crate::isa::Isa;
 
@@ -52,7 +54,7 @@ pub fn fill_grid_with_gradients(
         if row_path {
             let row = RowOut { heights, gradients, xs: &xs, scratch: layers };
             match isa {
-                Isa::Baseline => lattice_row(sampler, window, j, row),
+                Isa::Baseline => filtered_lattice_row(sampler, window, j, row),
                 // SAFETY: `Isa::best` only returns levels the CPU supports.
                 #[cfg(target_arch = "x86_64")]
                 Isa::Avx2 => unsafe { lattice_row_avx2(sampler, window, j, row) },
@@ -91,6 +93,13 @@ pub(crate) struct Scratch {
     layers: [Vec<f32>; 3],
     /// The fractal's running sums: value, ∂/∂x and ∂/∂y.
     sums: [Vec<f32>; 3],
+    /// The field's heights and gradients before the erosion filter.
+    base: (Vec<f32>, Vec<[f32; 2]>),
+    /// Before the erosion filter: the fractal's raw value and Hessian `[xx, xy, yy]` so far.
+    second: [Vec<f32>; 4],
+    /// The erosion filter's state per pixel: for heights, and for heights with gradients.
+    states: Vec<GullyState<f32>>,
+    dual_states: Vec<GullyState<Dual>>,
 }
 
 /// One octave's split of the row into cells: cell indices, fractions, faded weights and slopes.
@@ -131,12 +140,157 @@ macro_rules! row_kernel {
         #[cfg(target_arch = "x86_64")]
         $(#[target_feature(enable = $feature)])+
         fn $name(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
-            lattice_row(sampler, window, j, row);
+            filtered_lattice_row(sampler, window, j, row);
         }
     };
 }
 crate::isa::avx2_features!(row_kernel!(lattice_row_avx2));
 crate::isa::avx512_features!(row_kernel!(lattice_row_avx512));
+
+/// Row `j` of heights and gradients: [`lattice_row`], then the erosion filter when there is one
+/// (with the field's Hessian along the row, from [`second_order_row`]).
+#[inline(always)]
+fn filtered_lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
+    let Some(plan) = &sampler.filter else { return lattice_row(sampler, window, j, row) };
+    let RowOut { heights, gradients, xs, scratch } = row;
+    let (mut h0, mut g0) = std::mem::take(&mut scratch.base);
+    let width = heights.len();
+    h0.resize(width, 0.0);
+    g0.resize(width, [0.0; 2]);
+    lattice_row(sampler, window, j, RowOut { heights: &mut h0, gradients: &mut g0, xs, scratch });
+    let py = row_y(sampler, window, j);
+    second_order_row(sampler, (xs, py), scratch);
+    let [_, xx, xy, yy] = &scratch.second;
+    let mut states = std::mem::take(&mut scratch.dual_states);
+    states.clear();
+    states.extend((0..width).map(|i| {
+        let slope = [Dual::new(g0[i][0], [xx[i], xy[i]]), Dual::new(g0[i][1], [xy[i], yy[i]])];
+        plan.start(Dual::new(h0[i], g0[i]), slope)
+    }));
+    gully_octaves(plan, xs, py, &mut states);
+    for i in 0..width {
+        let d = plan.finish(Dual::new(h0[i], g0[i]), states[i]).0.with_finite_gradient();
+        (heights[i], gradients[i]) = (d.value, d.gradient);
+    }
+    scratch.dual_states = states;
+    scratch.base = (h0, g0);
+}
+
+/// Heights of a field with the erosion filter (on the gradients' row path) over one row segment
+/// at the x positions `xs`: the field's heights and gradients along the row, then the filter.
+/// Bit for bit [`FieldSampler::sample`]. Writes every element of `row`.
+#[inline(always)]
+pub(crate) fn filtered_heights_row(
+    sampler: &FieldSampler,
+    (window, j, xs): (GridWindow, usize, &[f64]),
+    scratch: &mut Scratch,
+    row: &mut [std::mem::MaybeUninit<f32>],
+) {
+    let plan = sampler.filter.as_ref().expect("a field with the erosion filter");
+    let (mut h0, mut g0) = std::mem::take(&mut scratch.base);
+    h0.resize(row.len(), 0.0);
+    g0.resize(row.len(), [0.0; 2]);
+    lattice_row(sampler, window, j, RowOut { heights: &mut h0, gradients: &mut g0, xs, scratch });
+    let py = row_y(sampler, window, j);
+    let mut states = std::mem::take(&mut scratch.states);
+    states.clear();
+    states.extend(h0.iter().zip(&g0).map(|(&h, &g)| plan.start(h, g)));
+    gully_octaves(plan, xs, py, &mut states);
+    for ((out, &h), &state) in row.iter_mut().zip(&h0).zip(&states) {
+        out.write(plan.finish(h, state).0);
+    }
+    scratch.states = states;
+    scratch.base = (h0, g0);
+}
+
+/// Every octave of the erosion filter over a row (x positions `xs`, y `py` in base lattice
+/// units), octave by octave so that each pixel loop is straight-line code that vectorises.
+#[inline(always)]
+fn gully_octaves<T: crate::Varying>(plan: &GullyPlan, xs: &[f64], py: f64, states: &mut [GullyState<T>]) {
+    for k in 0..plan.octaves() {
+        // The branch taken out of the pixel loops.
+        if plan.bends_after(k) {
+            for (state, &x) in states.iter_mut().zip(xs) {
+                *state = plan.octave(k, true, [x, py], *state);
+            }
+        } else {
+            for (state, &x) in states.iter_mut().zip(xs) {
+                *state = plan.octave(k, false, [x, py], *state);
+            }
+        }
+    }
+}
+
+/// Row `j`'s y position in base lattice units, with `FieldSampler::sample`'s operations.
+#[inline(always)]
+fn row_y(sampler: &FieldSampler, window: GridWindow, j: usize) -> f64 {
+    let s = &sampler.settings;
+    ((window.origin[1] as f64 + j as f64) / window.pixels_per_unit + s.offset.y) * s.frequency as f64
+}
+
+/// The raw value and the Hessian `[xx, xy, yy]` per map unit² of fBm, billow or a single layer of
+/// value, gradient or simplex noise along a row (x positions `xs`, y `py` in base lattice units),
+/// into `scratch.second`: per octave the corners once per run of pixels in a lattice cell, then
+/// per pixel the cell's second derivatives by the point path's own functions, added up as the
+/// point path adds them (bit for bit `FieldSampler`'s Hessian).
+#[inline(always)]
+fn second_order_row(sampler: &FieldSampler, (xs, py): (&[f64], f64), scratch: &mut Scratch) {
+    let Scratch { cells, second, .. } = scratch;
+    let s = &sampler.settings;
+    let width = xs.len();
+    cells.resize(width);
+    for v in second.iter_mut() {
+        v.clear();
+        v.resize(width, 0.0);
+    }
+    let [raw, xx, xy, yy] = second;
+    let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
+    for k in 0..sampler.fractal.octave_count() as usize {
+        let lattice = &sampler.lattices[k];
+        let per = scale as f32 * s.frequency;
+        let mut add = |i: usize, n: Jet| {
+            let octave = OctaveSecondOrder {
+                value: n.first.value,
+                hessian: [n.hessian[0][0], n.hessian[0][1], n.hessian[1][1]],
+            };
+            let (r, h) = octave.add_to(sampler.fractal.kind, amplitude, per, (raw[i], [xx[i], xy[i], yy[i]]));
+            (raw[i], xx[i], xy[i], yy[i]) = (r, h[0], h[1], h[2]);
+        };
+        let y = py * scale;
+        if s.basis == Basis::Simplex {
+            for (i, &x) in xs.iter().enumerate() {
+                add(i, simplex_2d_with_hessian(x * scale, y, lattice.seed));
+            }
+        } else {
+            split_row(xs, scale, lattice.period, [&mut cells.i0, &mut cells.i1], &mut cells.fx);
+            let cy = AxisCell::new(y, lattice.period);
+            let mut start = 0;
+            while start < width {
+                let cell = cells.i0[start];
+                let end = run_end(&cells.i0[..width], start, lattice.period.is_none());
+                let x1 = if lattice.period.is_some() { cells.i1[start] } else { cell + 1 };
+                if s.basis == Basis::Gradient {
+                    let g = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_gradient_2d);
+                    for i in start..end {
+                        add(i, gradient_jet_in_cell(lattice.kernel, lattice.fade, &g, [cells.fx[i], cy.f]));
+                    }
+                } else {
+                    let c = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_value_2d);
+                    for i in start..end {
+                        add(i, value_jet_in_cell(lattice.fade, &c, [cells.fx[i], cy.f]).affine(2.0, -1.0));
+                    }
+                }
+                start = end;
+            }
+        }
+        amplitude *= sampler.fractal.persistence;
+        scale *= s.lacunarity as f64;
+    }
+    for i in 0..width {
+        let h = sampler.to_unit.apply_to_hessian(raw[i], [xx[i], xy[i], yy[i]]);
+        (xx[i], xy[i], yy[i]) = (h[0], h[1], h[2]);
+    }
+}
 
 /// Row `j` of value, gradient or simplex noise: every octave's layer with its gradient, then the
 /// fractal (never the damped one: `gradients_on_the_row_path` sends it point by point). fBm and
@@ -145,7 +299,7 @@ crate::isa::avx512_features!(row_kernel!(lattice_row_avx512));
 #[inline(always)]
 fn lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
     let RowOut { heights, gradients, xs, scratch } = row;
-    let Scratch { cells, layers, sums } = scratch;
+    let Scratch { cells, layers, sums, .. } = scratch;
     let s = &sampler.settings;
     let width = heights.len();
     let octaves = sampler.fractal.octave_count() as usize;
@@ -410,16 +564,24 @@ mod tests {
     #[test]
     fn heights_are_the_grid_and_gradients_the_point_path_bit_for_bit() {
         for basis in [Basis::Value, Basis::Gradient, Basis::Simplex, Basis::Worley] {
-            for fractal in [Fractal::Fbm, Fractal::Billow, Fractal::Ridged, Fractal::Hetero] {
-                for (period, warp) in [(None, 0.0), (Some(3), 0.0), (None, 0.5)] {
+            for fractal in [Fractal::Fbm, Fractal::Billow, Fractal::Ridged, Fractal::Hetero, Fractal::None] {
+                for (period, warp, filter) in [
+                    (None, 0.0, false),
+                    (Some(3), 0.0, false),
+                    (None, 0.5, false),
+                    (None, 0.0, true),
+                    (Some(3), 0.0, true),
+                ] {
                     let s = NoiseSettings {
                         basis,
                         fractal,
                         fade: Fade::Quintic,
                         period,
                         warp: Warp { amplitude: warp, ..Default::default() },
+                        erosion_filter: crate::ErosionFilter { enabled: filter, ..Default::default() },
                         ..Default::default()
                     };
+                    assert_eq!(s.sampler().filter.is_some(), filter && s.supports_erosion_filter());
                     let sampler = s.sampler();
                     // 23 pixels per unit: every octave's runs are a few pixels long; 400: the
                     // first octave's run spans the row (100 pixels per cell), the last ones are
@@ -439,7 +601,7 @@ mod tests {
                             assert_eq!(
                                 g.map(f32::to_bits),
                                 d.gradient.map(f32::to_bits),
-                                "{basis:?} {fractal:?} {ppu} {k}"
+                                "{basis:?} {fractal:?} {ppu} {k} filter {filter}"
                             );
                         }
                     }

@@ -190,7 +190,11 @@ fn fill_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch)
     let RowJob { sampler, window, first, j, .. } = job;
     let s = &sampler.settings;
     // The damped fractal's slopes have a row path for value, gradient and simplex noise.
-    let row_path = s.row_path() && (!sampler.fractal.kind.needs_slopes() || s.basis != Basis::Worley);
+    let row_path = match sampler.filter {
+        // The filter takes the gradients' row path (value, gradient and simplex noise).
+        Some(_) => s.gradients_on_the_row_path(),
+        None => s.row_path() && (!sampler.fractal.kind.needs_slopes() || s.basis != Basis::Worley),
+    };
     if !row_path {
         let y = (window.origin[1] as f64 + j as f64) / window.pixels_per_unit;
         for (i, h) in (first..).zip(row.iter_mut()) {
@@ -236,6 +240,10 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
         ((window.origin[1] as f64 + j as f64) / window.pixels_per_unit + s.offset.y) * s.frequency as f64;
     if sampler.fractal.kind.needs_slopes() {
         crate::gradient_grid::damped_heights_row(sampler, (xs, py), &mut scratch.slopes, row);
+        return;
+    }
+    if sampler.filter.is_some() {
+        crate::gradient_grid::filtered_heights_row(sampler, (window, j, xs), &mut scratch.slopes, row);
         return;
     }
     let octaves = sampler.fractal.octave_count() as usize;
@@ -722,6 +730,15 @@ mod tests {
                         },
                         warp: Warp { amplitude: warp.unwrap_or(0.0), frequency: 1.3, octaves: 2 },
                         rotate_octaves,
+                        // On for a third of the cases (where the field supports it).
+                        erosion_filter: crate::ErosionFilter {
+                            enabled: seed % 3 == 0,
+                            strength: gain / 8.0,
+                            scale: 1.0 + lac,
+                            octaves: 1 + seed % 5,
+                            seed: seed / 3,
+                            ..Default::default()
+                        },
                     }
                 },
             )

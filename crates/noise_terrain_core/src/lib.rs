@@ -42,6 +42,7 @@ mod color_rules;
 mod coord;
 mod dual;
 mod erosion;
+mod erosion_filter;
 mod fade;
 mod field;
 mod fractal;
@@ -72,6 +73,9 @@ pub use dual::{Dual, Octave, Varying};
 pub use erosion::{
     EROSION_REFERENCE_CELLS, Erosion, ErosionError, ErosionMaps, ErosionTotals, Hydraulic, MAX_DROPLETS,
     MAX_THERMAL_ITERATIONS, Thermal, erode,
+};
+pub use erosion_filter::{
+    ErosionFilter, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE, FILTER_STRENGTH_RANGE, MAX_FILTER_OCTAVES,
 };
 pub use fade::Fade;
 pub use field::{

@@ -7,8 +7,8 @@
 
 use glam::DVec2;
 use noise_terrain_core::{
-    Basis, DistanceMetric, Fade, Fractal, GradientKernel, Heightmap, IslandShape, NoiseSettings, PostProcess,
-    Warp, Worley, WorleyReturn, amplitude_sum,
+    Basis, DistanceMetric, ErosionFilter, Fade, Fractal, GradientKernel, Heightmap, IslandShape,
+    NoiseSettings, PostProcess, Warp, Worley, WorleyReturn, amplitude_sum,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -73,12 +73,14 @@ fn settings() -> impl Strategy<Value = NoiseSettings> {
             any::<u32>(),
             wild_f32(),
         ),
+        erosion_filter(),
     )
         .prop_map(
             |(
                 (b, (f, kernel), fr, octaves, lac, pers, freq),
                 (seed, ox, oy, normalize, period, off, gain, rotate_octaves),
                 (jitter, r, m, wa, wf, wo, damping),
+                erosion_filter,
             )| {
                 NoiseSettings {
                     basis: Basis::ALL[b],
@@ -103,6 +105,39 @@ fn settings() -> impl Strategy<Value = NoiseSettings> {
                     },
                     warp: Warp { amplitude: wa, frequency: wf, octaves: wo },
                     rotate_octaves,
+                    erosion_filter,
+                }
+            },
+        )
+}
+
+/// Erosion filter settings, on or off, with wild numbers.
+fn erosion_filter() -> impl Strategy<Value = ErosionFilter> {
+    (
+        any::<bool>(),
+        wild_f32(),
+        wild_f32(),
+        prop_oneof![Just(0u32), any::<u32>(), 0u32..10],
+        wild_f32(),
+        wild_f32(),
+        wild_f32(),
+        wild_f32(),
+        wild_f32(),
+        any::<u32>(),
+    )
+        .prop_map(
+            |(enabled, strength, scale, octaves, gain, bend, sharpness, keep_peaks, keep_floors, seed)| {
+                ErosionFilter {
+                    enabled,
+                    strength,
+                    scale,
+                    octaves,
+                    gain,
+                    bend,
+                    sharpness,
+                    keep_peaks,
+                    keep_floors,
+                    seed,
                 }
             },
         )

@@ -23,6 +23,7 @@ use super::gradient_kernel::{
 use super::gradient_table::{GRADIENTS_2D, GRADIENTS_3D};
 use super::lattice::{Lattice, lerp, trilinear_gradient};
 use crate::dual::{Dual, Jet};
+use crate::fade::Fade;
 use crate::hash::{hash1, hash2, hash3, unit_value};
 
 /// Scale from the raw 3-D value, bounded by `√3 / 2`, to `[-1, 1]`.
@@ -189,22 +190,35 @@ impl PerlinRowBlend {
 /// value is clamped.
 pub(crate) fn gradient_2d_with_hessian(lattice: &Lattice, x: f64, y: f64) -> Jet {
     let (g, f) = cell_2d(lattice, x, y);
-    let ([fx, fy], fade) = (f, lattice.fade);
+    gradient_jet_in_cell(lattice.kernel, lattice.fade, &g, f)
+}
+
+/// The value, gradient and Hessian per cell of gradient noise in a cell with corner gradients
+/// `g` at the position `f` in it: shared by the point path and the grid's rows (which look the
+/// corners up once per run of pixels), so both give the same bits.
+#[inline(always)]
+pub(crate) fn gradient_jet_in_cell(
+    kernel: GradientKernel,
+    fade: Fade,
+    g: &[[f32; 2]; 4],
+    f: [f32; 2],
+) -> Jet {
+    let [fx, fy] = f;
     let weights = f.map(|t| fade.apply(t));
     let slopes = f.map(|t| fade.derivative(t));
     let curvatures = f.map(|t| fade.second_derivative(t));
-    let jet = match lattice.kernel {
+    let jet = match kernel {
         GradientKernel::Perlin => {
             let (x1, y1) = (fx - 1.0, fy - 1.0);
             let offsets = [[fx, fy], [x1, fy], [fx, y1], [x1, y1]];
             let corners = [0, 1, 2, 3].map(|k| perlin_corner(g[k], offsets[k]));
             blend_corners(&corners, weights, slopes, curvatures, std::f32::consts::SQRT_2)
         }
-        GradientKernel::Rounded => blend_rounded_2d_with_hessian(&g, [fx, fy], weights, slopes, curvatures),
+        GradientKernel::Rounded => blend_rounded_2d_with_hessian(g, [fx, fy], weights, slopes, curvatures),
     };
     // Value and gradient exactly as the gradient-only path computes them (the same blend of the
     // same numbers).
-    Jet::new(blend_with_gradient(lattice.kernel, &g, f, weights, slopes), jet.hessian)
+    Jet::new(blend_with_gradient(kernel, g, f, weights, slopes), jet.hessian)
 }
 
 /// 3-D gradient noise at `(x, y, z)`, in `[-1, 1]` (in practice within about `±0.97`).

@@ -6,6 +6,7 @@
 
 use super::lattice::{Lattice, lerp, trilinear_gradient};
 use crate::dual::{Dual, Jet};
+use crate::fade::Fade;
 use crate::hash::{hash1, hash2, hash3, unit_value};
 
 /// 1-D value noise at `x` (a terrain profile), in `[0, 1)`.
@@ -63,17 +64,23 @@ pub(crate) fn blend_values_2d_with_gradient(c: &[f32; 4], [u, v]: [f32; 2], [du,
 pub(crate) fn value_2d_with_hessian(lattice: &Lattice, x: f64, y: f64) -> Jet {
     let (cx, cy) = (lattice.axis(x), lattice.axis(y));
     let c = lattice.corners([cx.i0, cx.i1], [cy.i0, cy.i1], corner_value_2d);
-    let fade = lattice.fade;
-    let (u, v) = (fade.apply(cx.f), fade.apply(cy.f));
-    let (du, dv) = (fade.derivative(cx.f), fade.derivative(cy.f));
-    let first = blend_values_2d_with_gradient(&c, [u, v], [du, dv]);
+    value_jet_in_cell(lattice.fade, &c, [cx.f, cy.f])
+}
+
+/// The value in `[0, 1]`, gradient and Hessian per cell of value noise in a cell with corner
+/// values `c` at the position `[fx, fy]` in it: shared by the point path and the grid's rows.
+#[inline(always)]
+pub(crate) fn value_jet_in_cell(fade: Fade, c: &[f32; 4], [fx, fy]: [f32; 2]) -> Jet {
+    let (u, v) = (fade.apply(fx), fade.apply(fy));
+    let (du, dv) = (fade.derivative(fx), fade.derivative(fy));
+    let first = blend_values_2d_with_gradient(c, [u, v], [du, dv]);
     // The bilinear blend's own derivatives in (u, v), then the fades' chain rule.
     let twist = c[0] - c[1] - c[2] + c[3];
     let (along_u, along_v) = ((c[1] - c[0]) + twist * v, (c[2] - c[0]) + twist * u);
     let cross = du * dv * twist;
     Jet::new(
         first,
-        [[fade.second_derivative(cx.f) * along_u, cross], [cross, fade.second_derivative(cy.f) * along_v]],
+        [[fade.second_derivative(fx) * along_u, cross], [cross, fade.second_derivative(fy) * along_v]],
     )
 }
 

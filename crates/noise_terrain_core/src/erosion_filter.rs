@@ -1,0 +1,504 @@
+//! The erosion filter: gullies that run downhill, cut into a field from its height and exact
+//! gradient at each point alone.
+//!
+//! Water runs against the gradient, so an eroded slope is striped along its downhill direction.
+//! Each octave of the filter lays a lattice of cells over the map (`scale · 2ᵏ` cells per lattice
+//! cell of the field's base frequency); every cell has a pivot (its centre, jittered by a hash)
+//! and a pattern of parallel gullies through that pivot, running along the local downhill
+//! direction. The four cells around a point are blended with smooth weights, so the pattern is
+//! continuous (no seams between cells) and local (it does not depend on how far the point is
+//! from the origin). Octave `k` follows the slope of the field plus the gullies of the octaves
+//! before it (by [`bend`](ErosionFilter::bend)), so finer gullies on a coarse gully's flanks turn
+//! toward its bottom and join it: the pattern branches downhill. Gullies fade where the ground
+//! is flat and, by choice, on peaks and valley floors.
+//!
+//! This is a look, not a simulation: no water flows and nothing is deposited, so the result is
+//! the same for any window of the map (chunk by chunk, at any level of detail), at a fixed
+//! cost per point. The heights are rescaled into the field's own bounds, and the filter carries
+//! the exact gradient through every step (including the direction's dependence on the position,
+//! which takes the field's second derivatives), so mesh normals stay exact.
+//!
+//! The approach is the one of Clay John's "Eroded Terrain Noise" (2018), Felix Westin's
+//! refinement (2023) and Rune Skovbo Johansen's "Fast and Gorgeous Erosion Filter"; this
+//! formulation (two-by-two blended cells, a polynomial gully profile with a ridge-sharpness
+//! blend, rescaling into the bounds) is our own.
+
+use crate::clamp::clamp_or;
+use crate::coord::split;
+use crate::dual::Varying;
+use crate::hash::{hash2, unit_value};
+
+/// [`ErosionFilter::strength`] is clamped to this range.
+pub const FILTER_STRENGTH_RANGE: (f32, f32) = (0.0, 1.0);
+/// [`ErosionFilter::scale`] is clamped to this range.
+pub const FILTER_SCALE_RANGE: (f32, f32) = (0.25, 64.0);
+/// The most octaves of gullies: at `scale` 4 the eighth is 512 times finer than the field's base
+/// lattice, finer than any map shows.
+pub const MAX_FILTER_OCTAVES: u32 = 8;
+/// [`ErosionFilter::gain`] is clamped to this range.
+pub const FILTER_GAIN_RANGE: (f32, f32) = (0.0, 1.0);
+
+/// How far a cell's pivot may sit from the cell's centre, as a share of the cell (each axis).
+const PIVOT_JITTER: f32 = 0.7;
+/// The slope (of heights scaled to a range of 1, per lattice cell of the base frequency) below
+/// which ground counts as flat: gullies fade out there, as their direction is undefined.
+const FLAT_SLOPE: f32 = 0.04;
+/// How much the seed moves per octave of gullies.
+const FILTER_SEED_STEP: u32 = 7919;
+
+/// Settings of the erosion filter (see the [module docs](self)): plain data, off by default.
+///
+/// Heights and depths are shares of the field's height range (its
+/// [`value_bounds`](crate::NoiseSettings::value_bounds), 0 to 1 for a normalised field);
+/// distances are in lattice cells of the field's base frequency.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", serde(default))]
+pub struct ErosionFilter {
+    /// Whether the filter is applied. It applies to fBm, billow and a single layer, without
+    /// domain warp: [`NoiseSettings::clamped`](crate::NoiseSettings::clamped) turns it off for
+    /// other fields (its exact gradient needs the field's second derivatives, which the
+    /// multifractals' products and the warp do not give here) and
+    /// [`validate`](crate::NoiseSettings::validate) says so.
+    pub enabled: bool,
+    /// How deep the first octave's gullies cut, as a share of the height range, `[0, 1]`
+    /// (0.08: a twelfth of the way from the lowest valley to the highest peak).
+    pub strength: f32,
+    /// Gully cells per lattice cell of the base frequency at the first octave, `[0.25, 64]`: 4
+    /// puts about four gullies across each hill of the first octave.
+    pub scale: f32,
+    /// Octaves of gullies, each twice as fine as the one before, `1..=8`.
+    pub octaves: u32,
+    /// Depth factor per octave, `[0, 1]` (0.5: each octave half as deep as the one before).
+    pub gain: f32,
+    /// How much each octave follows the slope of the gullies so far, `[0, 1]`: 0, every octave
+    /// runs straight down the field's own slope (parallel stripes); 1, finer gullies turn
+    /// toward the bottoms of coarser ones and join them (branching).
+    pub bend: f32,
+    /// Shape across a gully, `[0, 1]`: 0, rounded ridges and rounded gullies (a smooth wave); 1,
+    /// sharp ridge crests between parabolic gullies, as water leaves them.
+    pub sharpness: f32,
+    /// How much the peaks are kept, `[0, 1]`: 1 fades the gullies out toward the highest heights
+    /// (from half the range up), 0 cuts peaks like any slope.
+    pub keep_peaks: f32,
+    /// How much the valley floors are kept, `[0, 1]`: 1 fades the gullies out toward the lowest
+    /// heights (from half the range down), so valleys stay smooth; 0 cuts them too.
+    pub keep_floors: f32,
+    /// Seed of the gullies' pivots (independent of the field's seed).
+    pub seed: u32,
+}
+
+impl Default for ErosionFilter {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            strength: 0.08,
+            scale: 4.0,
+            octaves: 4,
+            gain: 0.5,
+            bend: 1.0,
+            sharpness: 0.6,
+            keep_peaks: 0.3,
+            keep_floors: 0.7,
+            seed: 0,
+        }
+    }
+}
+
+impl ErosionFilter {
+    /// The settings with every parameter inside its documented range; NaN takes the default.
+    pub fn clamped(&self) -> Self {
+        let d = Self::default();
+        let unit = (0.0, 1.0);
+        Self {
+            enabled: self.enabled,
+            strength: clamp_or(self.strength, FILTER_STRENGTH_RANGE, d.strength),
+            scale: clamp_or(self.scale, FILTER_SCALE_RANGE, d.scale),
+            octaves: self.octaves.clamp(1, MAX_FILTER_OCTAVES),
+            gain: clamp_or(self.gain, FILTER_GAIN_RANGE, d.gain),
+            bend: clamp_or(self.bend, unit, d.bend),
+            sharpness: clamp_or(self.sharpness, unit, d.sharpness),
+            keep_peaks: clamp_or(self.keep_peaks, unit, d.keep_peaks),
+            keep_floors: clamp_or(self.keep_floors, unit, d.keep_floors),
+            seed: self.seed,
+        }
+    }
+
+    /// The deepest cut of all octaves together, as a share of the height range:
+    /// `strength · Σ gainᵏ` (clamped settings).
+    pub fn deepest_cut(&self) -> f32 {
+        let s = self.clamped();
+        (0..s.octaves).map(|k| s.strength * s.gain.powi(k as i32)).sum()
+    }
+
+    /// The filter prepared for a field with value bounds `(lo, hi)` and base `frequency` (cells
+    /// per map unit); `None` when it is off or cuts nothing.
+    pub(crate) fn plan(&self, (lo, hi): (f32, f32), frequency: f32) -> Option<GullyPlan> {
+        let s = self.clamped();
+        let range = hi - lo;
+        if !s.enabled || s.strength == 0.0 || range <= 0.0 || !range.is_finite() {
+            return None;
+        }
+        let octaves = s.octaves as usize;
+        let mut depth = [0.0f32; MAX_FILTER_OCTAVES as usize];
+        let mut cells = [0.0f64; MAX_FILTER_OCTAVES as usize];
+        let mut seeds = [0u32; MAX_FILTER_OCTAVES as usize];
+        for k in 0..octaves {
+            depth[k] = s.strength * s.gain.powi(k as i32) * range;
+            cells[k] = s.scale as f64 * f64::from(1u32 << k);
+            seeds[k] = s.seed.wrapping_add(FILTER_SEED_STEP.wrapping_mul(k as u32));
+        }
+        let deepest: f32 = depth[..octaves].iter().sum();
+        let sigma = s.sharpness;
+        Some(GullyPlan {
+            octaves,
+            depth,
+            cells,
+            seeds,
+            bend: s.bend,
+            profile: [16.0 - 8.0 * sigma, 32.0 * (1.0 - sigma)],
+            keep: [s.keep_floors, s.keep_peaks],
+            lo,
+            inv_range: 1.0 / range,
+            slope_unit: 1.0 / (frequency * range),
+            frequency,
+            deepest,
+            rescale: range / (range + deepest),
+        })
+    }
+}
+
+/// An [`ErosionFilter`] prepared for one field: per-octave depths, cell sizes and seeds, and the
+/// constants of the bounds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct GullyPlan {
+    octaves: usize,
+    /// Deepest cut of octave `k`, in height units.
+    depth: [f32; MAX_FILTER_OCTAVES as usize],
+    /// Gully cells per base lattice cell of octave `k`.
+    cells: [f64; MAX_FILTER_OCTAVES as usize],
+    seeds: [u32; MAX_FILTER_OCTAVES as usize],
+    bend: f32,
+    /// The profile across a gully, `-1 + a·τ² - b·τ⁴` for `τ` in `[-½, ½]` cells from its bottom
+    /// line: `[a, b]`, from the rounded `-1 + 16τ² - 32τ⁴` (smooth at the crest) to the sharp
+    /// `-1 + 8τ²` (a crease at the crest) by the sharpness.
+    profile: [f32; 2],
+    /// `[keep_floors, keep_peaks]`.
+    keep: [f32; 2],
+    lo: f32,
+    inv_range: f32,
+    /// From a slope per map unit to one per base lattice cell of a unit height range.
+    slope_unit: f32,
+    frequency: f32,
+    /// All octaves' deepest cuts together, in height units.
+    deepest: f32,
+    /// `range / (range + deepest)`: maps `[lo - deepest, hi]` back onto `[lo, hi]`.
+    rescale: f32,
+}
+
+/// The cubic smoothstep of `t` clamped to `[0, 1]`, with its gradient.
+#[inline(always)]
+fn smoothstep<T: Varying>(t: T) -> T {
+    let t = t.clamp(0.0, 1.0);
+    t * t * (T::constant(3.0) - t.times(2.0))
+}
+
+/// `a + (b - a) · t` for a constant `a` and `b`.
+#[inline(always)]
+fn lerp_constant<T: Varying>(a: f32, b: T, t: f32) -> T {
+    b.times(t).plus(a * (1.0 - t))
+}
+
+/// What the filter carries for one point from octave to octave.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct GullyState<T> {
+    /// How much of each octave's depth applies here (peaks, floors and flats fade it).
+    mask: T,
+    /// The slope so far, per map unit: the field's, bent by the gullies before.
+    slope: [T; 2],
+    /// The cut so far, in height units (zero or negative).
+    cut: T,
+}
+
+impl GullyPlan {
+    /// The filtered height at base-lattice position `q` (map position plus offset, times the base
+    /// frequency) from the field's height `h` and its slope `s = [∂h/∂x, ∂h/∂y]` per map unit,
+    /// and the depth of the cut there (a share of the height range, `[0, 1]`, before the
+    /// rescale).
+    ///
+    /// With `T = f32` the height alone; with [`Dual`](crate::Dual) the height and its exact
+    /// gradient, for which `s` must carry its own gradient (rows of the field's Hessian). The
+    /// value is the same bits either way, and the same as the grid's rows give (they take the
+    /// same three steps, octave by octave over a row).
+    #[inline(always)]
+    pub(crate) fn apply<T: Varying>(&self, q: [f64; 2], h: T, s: [T; 2]) -> (T, f32) {
+        let mut state = self.start(h, s);
+        for k in 0..self.octaves {
+            state = self.octave(k, self.bends_after(k), q, state);
+        }
+        self.finish(h, state)
+    }
+
+    /// Octaves of gullies.
+    #[inline(always)]
+    pub(crate) fn octaves(&self) -> usize {
+        self.octaves
+    }
+
+    /// Whether octave `k`'s gullies bend the slope that the next octave follows.
+    #[inline(always)]
+    pub(crate) fn bends_after(&self, k: usize) -> bool {
+        k + 1 < self.octaves && self.bend > 0.0
+    }
+
+    /// The state before the first octave: the mask from the height and slope, the slope itself.
+    #[inline(always)]
+    pub(crate) fn start<T: Varying>(&self, h: T, s: [T; 2]) -> GullyState<T> {
+        let c = T::constant;
+        // The height as a share of the range, for the peak and floor masks.
+        let share = (h.plus(-self.lo)).times(self.inv_range);
+        let [keep_floors, keep_peaks] = self.keep;
+        let floors = lerp_constant(1.0, smoothstep(share.times(2.0)), keep_floors);
+        let peaks = lerp_constant(1.0, smoothstep((c(1.0) - share).times(2.0)), keep_peaks);
+        // Gullies fade out where the field is flat: |s|² / (|s|² + ε²).
+        let steepness = self.steepness(s);
+        let flats = steepness * (steepness.plus(FLAT_SLOPE * FLAT_SLOPE)).recip();
+        GullyState { mask: floors * peaks * flats, slope: s, cut: c(0.0) }
+    }
+
+    /// `|s|²` of a slope per map unit, with the slope per base lattice cell of a unit range.
+    #[inline(always)]
+    fn steepness<T: Varying>(&self, s: [T; 2]) -> T {
+        let (x, y) = (s[0].times(self.slope_unit), s[1].times(self.slope_unit));
+        x * x + y * y
+    }
+
+    /// Octave `k` of gullies at `q` added to the state; with `bends` (see
+    /// [`bends_after`](Self::bends_after)) the slope bent for the next octave.
+    #[inline(always)]
+    pub(crate) fn octave<T: Varying>(
+        &self,
+        k: usize,
+        bends: bool,
+        q: [f64; 2],
+        state: GullyState<T>,
+    ) -> GullyState<T> {
+        let c = T::constant;
+        let GullyState { mask, slope, cut } = state;
+        let cells = self.cells[k];
+        // Position derivative of a cell coordinate, per map unit.
+        let per_unit = (cells * self.frequency as f64) as f32;
+        // Across the gullies: perpendicular to the slope so far, unit length on slopes.
+        let inv =
+            self.steepness(slope).plus(FLAT_SLOPE * FLAT_SLOPE).map(f32::sqrt, |v| 0.5 / v.sqrt()).recip();
+        let scaled = inv.times(self.slope_unit);
+        let across = [c(0.0) - slope[1] * scaled, slope[0] * scaled];
+        // The four cells around q, their centres on whole cell coordinates.
+        let (ix, fx) = split(q[0] * cells - 0.5);
+        let (iy, fy) = split(q[1] * cells - 0.5);
+        let fx = T::varying(fx, [per_unit, 0.0]);
+        let fy = T::varying(fy, [0.0, per_unit]);
+        // Quintic weights: the blend and its slope are smooth, so is the gradient.
+        let (wx, dwx) = (quintic(fx), quintic_slope(fx).times(per_unit));
+        let (wy, dwy) = (quintic(fy), quintic_slope(fy).times(per_unit));
+        let weight_x = [c(1.0) - wx, wx];
+        let weight_y = [c(1.0) - wy, wy];
+        let slope_x = [c(0.0) - dwx, dwx];
+        let slope_y = [c(0.0) - dwy, dwy];
+        let [a, b] = self.profile;
+        let mut profile = c(0.0);
+        let mut profile_slope = [c(0.0); 2];
+        for (oy, (wy, dwy)) in weight_y.iter().zip(&slope_y).enumerate() {
+            for (ox, (wx, dwx)) in weight_x.iter().zip(&slope_x).enumerate() {
+                let hash = hash2(ix.wrapping_add(ox as i32), iy.wrapping_add(oy as i32), self.seeds[k]);
+                let jx = (unit_value(hash) - 0.5) * PIVOT_JITTER;
+                let jy = (unit_value(hash.rotate_left(12)) - 0.5) * PIVOT_JITTER;
+                let rx = fx.plus(-(ox as f32 + jx));
+                let ry = fy.plus(-(oy as f32 + jy));
+                // Distance across the gullies, in cells, and its place in the nearest one.
+                let t = rx * across[0] + ry * across[1];
+                let t = t.plus(-(t.value() + 0.5).floor());
+                let t2 = t * t;
+                let p = (t2.times(a) - t2 * t2.times(b)).plus(-1.0);
+                let w = *wx * *wy;
+                profile = profile + w * p;
+                if bends {
+                    // The slope that bends the next octave, with the direction held: the
+                    // weights' slopes times the profile, plus the rounded profile's slope
+                    // across the gullies (the sharp one's jumps at the crests, and a jump in
+                    // the direction would tear the finer octaves there).
+                    let along = w * (t * (c(32.0) - t2.times(128.0)));
+                    profile_slope[0] = profile_slope[0] + *dwx * *wy * p + along * across[0].times(per_unit);
+                    profile_slope[1] = profile_slope[1] + *wx * *dwy * p + along * across[1].times(per_unit);
+                }
+            }
+        }
+        // From the profile in [-1, 1] (ridges at 1) to a cut in [-depth, 0].
+        let depth = mask.times(self.depth[k] * 0.5);
+        let cut = cut + depth * profile.plus(-1.0);
+        let slope = if bends {
+            let bent = depth.times(self.bend);
+            [slope[0] + bent * profile_slope[0], slope[1] + bent * profile_slope[1]]
+        } else {
+            slope
+        };
+        GullyState { mask, slope, cut }
+    }
+
+    /// The filtered height from the field's height `h` and the state after the last octave, and
+    /// the depth of the cut (a share of the range, `[0, 1]`).
+    #[inline(always)]
+    pub(crate) fn finish<T: Varying>(&self, h: T, state: GullyState<T>) -> (T, f32) {
+        let depth_share = (-state.cut.value() * self.inv_range).clamp(0.0, 1.0);
+        let height = (h + state.cut).plus(self.deepest - self.lo).times(self.rescale).plus(self.lo);
+        (height, depth_share)
+    }
+}
+
+/// The quintic fade `6t⁵ - 15t⁴ + 10t³`.
+#[inline(always)]
+fn quintic<T: Varying>(t: T) -> T {
+    t * t * t * (t * (t.times(6.0).plus(-15.0))).plus(10.0)
+}
+
+/// The quintic fade's slope `30 t² (t - 1)²`.
+#[inline(always)]
+fn quintic_slope<T: Varying>(t: T) -> T {
+    let u = t * t.plus(-1.0);
+    (u * u).times(30.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Dual;
+
+    fn plan() -> GullyPlan {
+        ErosionFilter { enabled: true, ..ErosionFilter::default() }.plan((0.0, 1.0), 4.0).unwrap()
+    }
+
+    #[test]
+    fn off_or_without_depth_there_is_no_plan() {
+        assert!(ErosionFilter::default().plan((0.0, 1.0), 4.0).is_none());
+        let flat = ErosionFilter { enabled: true, strength: 0.0, ..ErosionFilter::default() };
+        assert!(flat.plan((0.0, 1.0), 4.0).is_none());
+        let on = ErosionFilter { enabled: true, ..ErosionFilter::default() };
+        assert!(on.plan((0.5, 0.5), 4.0).is_none(), "no range to cut into");
+    }
+
+    #[test]
+    fn clamps_every_parameter_and_nan_takes_the_default() {
+        let wild = ErosionFilter {
+            enabled: true,
+            strength: f32::NAN,
+            scale: 1e9,
+            octaves: 99,
+            gain: -3.0,
+            bend: f32::INFINITY,
+            sharpness: -1.0,
+            keep_peaks: 2.0,
+            keep_floors: f32::NAN,
+            seed: 5,
+        }
+        .clamped();
+        let d = ErosionFilter::default();
+        assert_eq!(wild.strength, d.strength);
+        assert_eq!(wild.scale, FILTER_SCALE_RANGE.1);
+        assert_eq!(wild.octaves, MAX_FILTER_OCTAVES);
+        assert_eq!((wild.gain, wild.bend, wild.sharpness, wild.keep_peaks), (0.0, 1.0, 0.0, 1.0));
+        assert_eq!(wild.keep_floors, d.keep_floors);
+        assert_eq!(wild.deepest_cut(), wild.strength, "gain 0: only the first octave cuts");
+    }
+
+    #[test]
+    fn heights_stay_in_the_bounds_and_flat_ground_is_only_rescaled() {
+        let p = plan();
+        let mut state = 1u64;
+        for _ in 0..20_000 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let r = |k: u32| ((state >> k) & 0xFFFF) as f64 / 65535.0;
+            let q = [r(0) * 200.0 - 100.0, r(16) * 200.0 - 100.0];
+            let h = r(32) as f32;
+            let s = [(r(48) as f32 - 0.5) * 20.0, (r(8) as f32 - 0.5) * 20.0];
+            let (out, depth) = p.apply(q, h, s);
+            assert!((0.0..=1.0).contains(&out), "{out} from {h}");
+            assert!((0.0..=1.0).contains(&depth));
+        }
+        // No slope: no gullies, the height only mapped into the bounds.
+        let (out, depth) = p.apply([3.3, 4.4], 0.5f32, [0.0, 0.0]);
+        assert_eq!(depth, 0.0);
+        assert!((out - (0.5 + p.deepest) * p.rescale).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_gradient_matches_central_differences_of_the_heights() {
+        // Sharp crests are creases, where the gradient is one side's: fewer points qualify.
+        check_gradient(plan(), 200);
+        let rounded = ErosionFilter { enabled: true, sharpness: 0.0, ..ErosionFilter::default() };
+        check_gradient(rounded.plan((0.0, 1.0), 4.0).unwrap(), 200);
+        let parallel = ErosionFilter { enabled: true, bend: 0.0, octaves: 6, ..ErosionFilter::default() };
+        check_gradient(parallel.plan((0.0, 1.0), 4.0).unwrap(), 100);
+    }
+
+    /// Checks the filter's gradient against central differences of its heights on 400 points of
+    /// a smooth test field, at least `min_checked` of them away from creases.
+    fn check_gradient(p: GullyPlan, min_checked: usize) {
+        // A smooth test field h = sin(x)·cos(0.7y)/2 + 0.5 with its exact Hessian, filtered.
+        let field = |x: f64, y: f64| {
+            let (sx, cx) = x.sin_cos();
+            let (sy, cy) = (0.7 * y).sin_cos();
+            let h =
+                Dual::new((sx * cy * 0.5 + 0.5) as f32, [(cx * cy * 0.5) as f32, (-sx * sy * 0.35) as f32]);
+            let hxx = -sx * cy * 0.5;
+            let hxy = -cx * sy * 0.35;
+            let hyy = -sx * cy * 0.245;
+            let s = [
+                Dual::new(h.gradient[0], [hxx as f32, hxy as f32]),
+                Dual::new(h.gradient[1], [hxy as f32, hyy as f32]),
+            ];
+            (h, s)
+        };
+        // The map unit is the field's unit: frequency 4 makes q = 4 (x, y).
+        let at = |x: f64, y: f64| {
+            let (h, s) = field(x, y);
+            p.apply::<Dual>([x * 4.0, y * 4.0], h, s).0
+        };
+        let height = |x: f64, y: f64| {
+            let (h, s) = field(x, y);
+            p.apply::<f32>([x * 4.0, y * 4.0], h.value, [s[0].value, s[1].value]).0 as f64
+        };
+        let (mut checked, step) = (0, 5e-5);
+        for k in 0..400 {
+            let (x, y) = (0.31 + k as f64 * 0.0173, 1.7 - k as f64 * 0.0091);
+            let d = at(x, y);
+            assert_eq!(d.value.to_bits(), (height(x, y) as f32).to_bits(), "the same value either way");
+            // Central differences at two steps, to tell a crease between the samples (the
+            // steps disagree) from a wrong gradient (both disagree with it).
+            let difference = |step: f64| {
+                [
+                    (height(x + step, y) - height(x - step, y)) / (2.0 * step),
+                    (height(x, y + step) - height(x, y - step)) / (2.0 * step),
+                ]
+            };
+            let (coarse, fine) = (difference(step), difference(step / 4.0));
+            let tolerance = 4e-3 * (1.0 + coarse[0].hypot(coarse[1]));
+            // A crease near the point (the ridge crests of sharp gullies, where the gradient is
+            // one side's) shows as differences that change with the step, or as a gradient that
+            // jumps within the step: skip those points.
+            let jumps = [(step, 0.0), (0.0, step)].iter().any(|&(dx, dy)| {
+                let (a, b) = (at(x - dx, y - dy).gradient, at(x + dx, y + dy).gradient);
+                let bend = [0, 1].map(|c| (a[c] + b[c] - 2.0 * d.gradient[c]) as f64);
+                bend[0].hypot(bend[1]) > tolerance
+            });
+            if jumps || (0..2).any(|a| (coarse[a] - fine[a]).abs() > tolerance / 2.0) {
+                continue;
+            }
+            checked += 1;
+            for a in 0..2 {
+                let error = (d.gradient[a] as f64 - fine[a]).abs();
+                assert!(error < tolerance, "{x} {y} axis {a}: {d:?} vs {coarse:?} and {fine:?}");
+            }
+        }
+        assert!(checked >= min_checked, "{checked}");
+    }
+}
