@@ -7,10 +7,11 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, error::ErrorKind};
 use glam::DVec2;
 use noise_terrain_core::{
-    Basis, DAMPING_RANGE, DistanceMetric, Erosion, ErosionMaps, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, Fade,
-    Fractal, GAIN_RANGE, GradientKernel, Heightmap, Hydraulic, IslandShape, LACUNARITY_RANGE, MAX_DROPLETS,
-    MAX_PERIOD, MAX_THERMAL_ITERATIONS, MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, NoiseSettings,
-    PERSISTENCE_RANGE, PostProcess, Thermal, WARP_FREQUENCY_RANGE, WorleyReturn,
+    Basis, DAMPING_RANGE, DistanceMetric, Erosion, ErosionMaps, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE,
+    FILTER_STRENGTH_RANGE, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, Fade, Fractal, GAIN_RANGE, GradientKernel,
+    Heightmap, Hydraulic, IslandShape, LACUNARITY_RANGE, MAX_DROPLETS, MAX_FILTER_OCTAVES, MAX_PERIOD,
+    MAX_THERMAL_ITERATIONS, MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, NoiseSettings, PERSISTENCE_RANGE,
+    PostProcess, Thermal, WARP_FREQUENCY_RANGE, WorleyReturn,
 };
 
 use crate::preset::Preset;
@@ -130,6 +131,38 @@ pub struct NoiseArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_WARP_OCTAVES as i64), help_heading = "Warp")]
     pub warp_octaves: Option<u32>,
 
+    /// Cut gullies that run downhill (the erosion filter: point by point, chunk-safe; fbm,
+    /// billow or no fractal, without warp).
+    #[arg(long, help_heading = "Erosion filter")]
+    pub gullies: bool,
+    /// Gully depth of the first filter octave as a share of the height range, [0, 1] [default: 0.08].
+    #[arg(long, value_name = "S", value_parser = within(FILTER_STRENGTH_RANGE.0, FILTER_STRENGTH_RANGE.1), help_heading = "Erosion filter")]
+    pub gully_strength: Option<f32>,
+    /// Gully cells per lattice cell of the base frequency, [0.25, 64] [default: 4].
+    #[arg(long, value_name = "C", value_parser = within(FILTER_SCALE_RANGE.0, FILTER_SCALE_RANGE.1), help_heading = "Erosion filter")]
+    pub gully_scale: Option<f32>,
+    /// Octaves of gullies, each twice as fine, 1..=8 [default: 4].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_FILTER_OCTAVES as i64), help_heading = "Erosion filter")]
+    pub gully_octaves: Option<u32>,
+    /// Depth factor per gully octave, [0, 1] [default: 0.5].
+    #[arg(long, value_name = "G", value_parser = within(FILTER_GAIN_RANGE.0, FILTER_GAIN_RANGE.1), help_heading = "Erosion filter")]
+    pub gully_gain: Option<f32>,
+    /// How much finer gullies follow the slope of the coarser ones (branching), [0, 1] [default: 1].
+    #[arg(long, value_name = "B", value_parser = within(0.0, 1.0), help_heading = "Erosion filter")]
+    pub gully_bend: Option<f32>,
+    /// Ridge sharpness between gullies: 0 rounded, 1 sharp crests, [0, 1] [default: 0.6].
+    #[arg(long, value_name = "S", value_parser = within(0.0, 1.0), help_heading = "Erosion filter")]
+    pub gully_sharpness: Option<f32>,
+    /// How much the peaks are kept uncut, [0, 1] [default: 0.3].
+    #[arg(long, value_name = "K", value_parser = within(0.0, 1.0), help_heading = "Erosion filter")]
+    pub keep_peaks: Option<f32>,
+    /// How much the valley floors are kept smooth, [0, 1] [default: 0.7].
+    #[arg(long, value_name = "K", value_parser = within(0.0, 1.0), help_heading = "Erosion filter")]
+    pub keep_floors: Option<f32>,
+    /// Seed of the gullies, any u32 [default: 0].
+    #[arg(long, value_name = "S", help_heading = "Erosion filter")]
+    pub gully_seed: Option<u32>,
+
     /// Map the map's min and max to 0 and 1.
     #[arg(long, help_heading = "Post-processing")]
     pub stretch: bool,
@@ -193,6 +226,14 @@ impl NoiseArgs {
             warp_frequency => n.warp.frequency, warp_octaves => n.warp.octaves, power => p.power,
             island => p.island_strength, island_shape => p.island_shape, island_width => p.island_width,
             terraces => p.terraces, terrace_sharpness => p.terrace_sharpness,
+            gully_strength => n.erosion_filter.strength, gully_scale => n.erosion_filter.scale,
+            gully_octaves => n.erosion_filter.octaves, gully_gain => n.erosion_filter.gain,
+            gully_bend => n.erosion_filter.bend, gully_sharpness => n.erosion_filter.sharpness,
+            keep_peaks => n.erosion_filter.keep_peaks, keep_floors => n.erosion_filter.keep_floors,
+            gully_seed => n.erosion_filter.seed,
+        }
+        if self.gullies {
+            n.erosion_filter.enabled = true;
         }
         if self.period.is_some() {
             n.period = self.period;
@@ -212,6 +253,16 @@ impl NoiseArgs {
                 format!(
                     "--period cannot be used with --basis {}: its triangle lattice has no square period (use value, gradient or worley noise to tile)",
                     n.basis.name()
+                ),
+            ));
+        }
+        if n.erosion_filter.enabled && !n.supports_erosion_filter() {
+            return Err(usage(
+                ErrorKind::ArgumentConflict,
+                format!(
+                    "--gullies cannot be used with --fractal {}{}: the erosion filter needs fbm, billow or none, without --warp",
+                    n.fractal.name(),
+                    if n.warp.is_active() { " and --warp" } else { "" }
                 ),
             ));
         }

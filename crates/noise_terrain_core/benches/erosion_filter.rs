@@ -37,7 +37,10 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(group_name);
         let n = windows[0].width as usize * windows[0].height as usize;
         group.throughput(Throughput::Elements((n * windows.len()) as u64)).sample_size(10);
-        for (name, settings) in [("unfiltered", plain), ("filtered", filtered)] {
+        let one_octave = NoiseSettings { erosion_filter: ErosionFilter { octaves: 1, ..filter }, ..plain };
+        for (name, settings) in
+            [("unfiltered", plain), ("filtered", filtered), ("filtered_one_octave", one_octave)]
+        {
             let sampler = settings.sampler();
             let (mut heights, mut gradients) = (vec![0.0f32; n], vec![[0.0f32; 2]; n]);
             group.bench_function(format!("{name}_heights_and_gradients"), |b| {

@@ -14,8 +14,10 @@
 //!
 //! This is a look, not a simulation: no water flows and nothing is deposited, so the result is
 //! the same for any window of the map (chunk by chunk, at any level of detail), at a fixed
-//! cost per point. The heights are rescaled into the field's own bounds, and the filter carries
-//! the exact gradient through every step (including the direction's dependence on the position,
+//! cost per point. A gully is as deep as the ground drops across its cell (times the strength),
+//! so flats stay flat and steep flanks are cut deep; the cut never reaches below the field's
+//! lowest bound (a smooth minimum), so heights stay within the field's own bounds. The filter
+//! carries the exact gradient through every step (including the direction's dependence on the position,
 //! which takes the field's second derivatives), so mesh normals stay exact.
 //!
 //! The approach is the one of Clay John's "Eroded Terrain Noise" (2018), Felix Westin's
@@ -29,7 +31,7 @@ use crate::dual::Varying;
 use crate::hash::{hash2, unit_value};
 
 /// [`ErosionFilter::strength`] is clamped to this range.
-pub const FILTER_STRENGTH_RANGE: (f32, f32) = (0.0, 1.0);
+pub const FILTER_STRENGTH_RANGE: (f32, f32) = (0.0, 4.0);
 /// [`ErosionFilter::scale`] is clamped to this range.
 pub const FILTER_SCALE_RANGE: (f32, f32) = (0.25, 64.0);
 /// The most octaves of gullies: at `scale` 4 the eighth is 512 times finer than the field's base
@@ -61,15 +63,17 @@ pub struct ErosionFilter {
     /// multifractals' products and the warp do not give here) and
     /// [`validate`](crate::NoiseSettings::validate) says so.
     pub enabled: bool,
-    /// How deep the first octave's gullies cut, as a share of the height range, `[0, 1]`
-    /// (0.08: a twelfth of the way from the lowest valley to the highest peak).
+    /// How deep gullies cut, `[0, 4]`: a gully's depth is this times the height the ground drops
+    /// across one of its cells (0.5: gully walls about as steep as the slope they cut into; 0 is
+    /// no cut).
     pub strength: f32,
-    /// Gully cells per lattice cell of the base frequency at the first octave, `[0.25, 64]`: 4
-    /// puts about four gullies across each hill of the first octave.
+    /// Gully cells per lattice cell of the base frequency at the first octave, `[0.25, 64]`: 2
+    /// puts about two gullies across each hill of the first octave.
     pub scale: f32,
     /// Octaves of gullies, each twice as fine as the one before, `1..=8`.
     pub octaves: u32,
-    /// Depth factor per octave, `[0, 1]` (0.5: each octave half as deep as the one before).
+    /// Depth factor per octave beyond the halving of the cell, `[0, 1]` (1: each octave's
+    /// gullies as deep for their cells as the first's, so half as deep; 0.5: a quarter).
     pub gain: f32,
     /// How much each octave follows the slope of the gullies so far, `[0, 1]`: 0, every octave
     /// runs straight down the field's own slope (parallel stripes); 1, finer gullies turn
@@ -92,10 +96,10 @@ impl Default for ErosionFilter {
     fn default() -> Self {
         Self {
             enabled: false,
-            strength: 0.08,
-            scale: 4.0,
+            strength: 0.3,
+            scale: 2.0,
             octaves: 4,
-            gain: 0.5,
+            gain: 1.0,
             bend: 1.0,
             sharpness: 0.6,
             keep_peaks: 0.3,
@@ -124,13 +128,6 @@ impl ErosionFilter {
         }
     }
 
-    /// The deepest cut of all octaves together, as a share of the height range:
-    /// `strength · Σ gainᵏ` (clamped settings).
-    pub fn deepest_cut(&self) -> f32 {
-        let s = self.clamped();
-        (0..s.octaves).map(|k| s.strength * s.gain.powi(k as i32)).sum()
-    }
-
     /// The filter prepared for a field with value bounds `(lo, hi)` and base `frequency` (cells
     /// per map unit); `None` when it is off or cuts nothing.
     pub(crate) fn plan(&self, (lo, hi): (f32, f32), frequency: f32) -> Option<GullyPlan> {
@@ -144,11 +141,11 @@ impl ErosionFilter {
         let mut cells = [0.0f64; MAX_FILTER_OCTAVES as usize];
         let mut seeds = [0u32; MAX_FILTER_OCTAVES as usize];
         for k in 0..octaves {
-            depth[k] = s.strength * s.gain.powi(k as i32) * range;
             cells[k] = s.scale as f64 * f64::from(1u32 << k);
+            // Per unit of steepness (range per base lattice cell): the drop across one cell.
+            depth[k] = s.strength * s.gain.powi(k as i32) * range / cells[k] as f32;
             seeds[k] = s.seed.wrapping_add(FILTER_SEED_STEP.wrapping_mul(k as u32));
         }
-        let deepest: f32 = depth[..octaves].iter().sum();
         let sigma = s.sharpness;
         Some(GullyPlan {
             octaves,
@@ -159,11 +156,10 @@ impl ErosionFilter {
             profile: [16.0 - 8.0 * sigma, 32.0 * (1.0 - sigma)],
             keep: [s.keep_floors, s.keep_peaks],
             lo,
+            range,
             inv_range: 1.0 / range,
             slope_unit: 1.0 / (frequency * range),
             frequency,
-            deepest,
-            rescale: range / (range + deepest),
         })
     }
 }
@@ -173,7 +169,8 @@ impl ErosionFilter {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct GullyPlan {
     octaves: usize,
-    /// Deepest cut of octave `k`, in height units.
+    /// Depth of octave `k`'s gullies in height units per unit of steepness (the slope in height
+    /// ranges per base lattice cell): `strength · gainᵏ · range / cells`.
     depth: [f32; MAX_FILTER_OCTAVES as usize],
     /// Gully cells per base lattice cell of octave `k`.
     cells: [f64; MAX_FILTER_OCTAVES as usize],
@@ -186,14 +183,11 @@ pub(crate) struct GullyPlan {
     /// `[keep_floors, keep_peaks]`.
     keep: [f32; 2],
     lo: f32,
+    range: f32,
     inv_range: f32,
     /// From a slope per map unit to one per base lattice cell of a unit height range.
     slope_unit: f32,
     frequency: f32,
-    /// All octaves' deepest cuts together, in height units.
-    deepest: f32,
-    /// `range / (range + deepest)`: maps `[lo - deepest, hi]` back onto `[lo, hi]`.
-    rescale: f32,
 }
 
 /// The cubic smoothstep of `t` clamped to `[0, 1]`, with its gradient.
@@ -212,12 +206,12 @@ fn lerp_constant<T: Varying>(a: f32, b: T, t: f32) -> T {
 /// What the filter carries for one point from octave to octave.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct GullyState<T> {
-    /// How much of each octave's depth applies here (peaks, floors and flats fade it).
+    /// The field's steepness, faded on peaks and floors: each octave's depth per unit of it.
     mask: T,
     /// The slope so far, per map unit: the field's, bent by the gullies before.
     slope: [T; 2],
-    /// The cut so far, in height units (zero or negative).
-    cut: T,
+    /// The height above the field's lowest bound so far, in height units.
+    above: T,
 }
 
 impl GullyPlan {
@@ -251,19 +245,29 @@ impl GullyPlan {
         k + 1 < self.octaves && self.bend > 0.0
     }
 
-    /// The state before the first octave: the mask from the height and slope, the slope itself.
+    /// The state before the first octave: the mask from the height, the slope itself.
     #[inline(always)]
     pub(crate) fn start<T: Varying>(&self, h: T, s: [T; 2]) -> GullyState<T> {
         let c = T::constant;
         // The height as a share of the range, for the peak and floor masks.
-        let share = (h.plus(-self.lo)).times(self.inv_range);
+        let above = h.plus(-self.lo);
+        let share = above.times(self.inv_range);
         let [keep_floors, keep_peaks] = self.keep;
         let floors = lerp_constant(1.0, smoothstep(share.times(2.0)), keep_floors);
         let peaks = lerp_constant(1.0, smoothstep((c(1.0) - share).times(2.0)), keep_peaks);
-        // Gullies fade out where the field is flat: |s|² / (|s|² + ε²).
+        // Depths scale with the field's own steepness, `|s|² / √(|s|² + ε²)`: the slope's length
+        // where the ground slopes, fading to zero on flats. (Not with the slope bent by the gullies
+        // so far: the gullies' walls would deepen the next octave, and that the one after.)
         let steepness = self.steepness(s);
-        let flats = steepness * (steepness.plus(FLAT_SLOPE * FLAT_SLOPE)).recip();
-        GullyState { mask: floors * peaks * flats, slope: s, cut: c(0.0) }
+        let steep = steepness * Self::inverse_length(steepness);
+        GullyState { mask: floors * peaks * steep, slope: s, above }
+    }
+
+    /// `1 / √(|s|² + ε²)` of a steepness `|s|²`: the inverse of the slope's length, bounded on
+    /// flats, where the direction is undefined.
+    #[inline(always)]
+    fn inverse_length<T: Varying>(steepness: T) -> T {
+        steepness.plus(FLAT_SLOPE * FLAT_SLOPE).map(f32::sqrt, |v| 0.5 / v.sqrt()).recip()
     }
 
     /// `|s|²` of a slope per map unit, with the slope per base lattice cell of a unit range.
@@ -284,14 +288,12 @@ impl GullyPlan {
         state: GullyState<T>,
     ) -> GullyState<T> {
         let c = T::constant;
-        let GullyState { mask, slope, cut } = state;
+        let GullyState { mask, slope, above } = state;
         let cells = self.cells[k];
         // Position derivative of a cell coordinate, per map unit.
         let per_unit = (cells * self.frequency as f64) as f32;
         // Across the gullies: perpendicular to the slope so far, unit length on slopes.
-        let inv =
-            self.steepness(slope).plus(FLAT_SLOPE * FLAT_SLOPE).map(f32::sqrt, |v| 0.5 / v.sqrt()).recip();
-        let scaled = inv.times(self.slope_unit);
+        let scaled = Self::inverse_length(self.steepness(slope)).times(self.slope_unit);
         let across = [c(0.0) - slope[1] * scaled, slope[0] * scaled];
         // The four cells around q, their centres on whole cell coordinates.
         let (ix, fx) = split(q[0] * cells - 0.5);
@@ -308,9 +310,13 @@ impl GullyPlan {
         let [a, b] = self.profile;
         let mut profile = c(0.0);
         let mut profile_slope = [c(0.0); 2];
-        for (oy, (wy, dwy)) in weight_y.iter().zip(&slope_y).enumerate() {
-            for (ox, (wx, dwx)) in weight_x.iter().zip(&slope_x).enumerate() {
-                let hash = hash2(ix.wrapping_add(ox as i32), iy.wrapping_add(oy as i32), self.seeds[k]);
+        // One cell's gully profile, weighted, added to the sums; written out for the four cells
+        // (not a loop), so that the pixel loops around it stay innermost and vectorise.
+        let seed = self.seeds[k];
+        macro_rules! cell {
+            ($ox:literal, $oy:literal) => {{
+                let (ox, oy): (usize, usize) = ($ox, $oy);
+                let hash = hash2(ix.wrapping_add(ox as i32), iy.wrapping_add(oy as i32), seed);
                 let jx = (unit_value(hash) - 0.5) * PIVOT_JITTER;
                 let jy = (unit_value(hash.rotate_left(12)) - 0.5) * PIVOT_JITTER;
                 let rx = fx.plus(-(ox as f32 + jx));
@@ -320,38 +326,55 @@ impl GullyPlan {
                 let t = t.plus(-(t.value() + 0.5).floor());
                 let t2 = t * t;
                 let p = (t2.times(a) - t2 * t2.times(b)).plus(-1.0);
-                let w = *wx * *wy;
+                let w = weight_x[ox] * weight_y[oy];
                 profile = profile + w * p;
                 if bends {
-                    // The slope that bends the next octave, with the direction held: the
-                    // weights' slopes times the profile, plus the rounded profile's slope
-                    // across the gullies (the sharp one's jumps at the crests, and a jump in
-                    // the direction would tear the finer octaves there).
+                    // The slope that bends the next octave, with the direction held: the weights'
+                    // slopes times the profile, plus the rounded profile's slope across the gullies
+                    // (the sharp one's jumps at the crests, and a jump in the direction would tear
+                    // the finer octaves there).
                     let along = w * (t * (c(32.0) - t2.times(128.0)));
-                    profile_slope[0] = profile_slope[0] + *dwx * *wy * p + along * across[0].times(per_unit);
-                    profile_slope[1] = profile_slope[1] + *wx * *dwy * p + along * across[1].times(per_unit);
+                    profile_slope[0] =
+                        profile_slope[0] + slope_x[ox] * weight_y[oy] * p + along * across[0].times(per_unit);
+                    profile_slope[1] =
+                        profile_slope[1] + weight_x[ox] * slope_y[oy] * p + along * across[1].times(per_unit);
                 }
-            }
+            }};
         }
-        // From the profile in [-1, 1] (ridges at 1) to a cut in [-depth, 0].
-        let depth = mask.times(self.depth[k] * 0.5);
-        let cut = cut + depth * profile.plus(-1.0);
+        cell!(0, 0);
+        cell!(1, 0);
+        cell!(0, 1);
+        cell!(1, 1);
+        // A gully's full depth: `strength` times the height the ground drops across one cell,
+        // faded on peaks and floors. The profile in [-1, 1] (ridges at 1) takes a share of it.
+        let depth = mask.times(self.depth[k]);
+        // Gullies down and ridges up by half the depth each, so the ground keeps its mean height
+        // (the shore stays where it was); never past the field's bounds: a smooth minimum of the
+        // change and the room left (`x·r / (x + r)`, which starts with slope 1 either way).
+        let change = depth * profile.times(0.5);
+        let lowering = change.value() < 0.0;
+        let room = if lowering { above } else { c(self.range) - above };
+        let amount = change.abs();
+        let limited = amount * room * (amount + room).plus(f32::MIN_POSITIVE).recip();
+        let change = if lowering { c(0.0) - limited } else { limited };
         let slope = if bends {
-            let bent = depth.times(self.bend);
+            let bent = depth.times(0.5 * self.bend);
             [slope[0] + bent * profile_slope[0], slope[1] + bent * profile_slope[1]]
         } else {
             slope
         };
-        GullyState { mask, slope, cut }
+        // Rounding can leave the sum a hair outside the range (a clamp to constant bounds, which
+        // keeps the pixel loops free of a check that the bounds are in order).
+        let share = (above + change).times(self.inv_range).clamp(0.0, 1.0);
+        GullyState { mask, slope, above: share.times(self.range) }
     }
 
     /// The filtered height from the field's height `h` and the state after the last octave, and
     /// the depth of the cut (a share of the range, `[0, 1]`).
     #[inline(always)]
     pub(crate) fn finish<T: Varying>(&self, h: T, state: GullyState<T>) -> (T, f32) {
-        let depth_share = (-state.cut.value() * self.inv_range).clamp(0.0, 1.0);
-        let height = (h + state.cut).plus(self.deepest - self.lo).times(self.rescale).plus(self.lo);
-        (height, depth_share)
+        let depth_share = ((h.value() - self.lo - state.above.value()) * self.inv_range).clamp(0.0, 1.0);
+        (state.above.plus(self.lo), depth_share)
     }
 }
 
@@ -407,27 +430,29 @@ mod tests {
         assert_eq!(wild.octaves, MAX_FILTER_OCTAVES);
         assert_eq!((wild.gain, wild.bend, wild.sharpness, wild.keep_peaks), (0.0, 1.0, 0.0, 1.0));
         assert_eq!(wild.keep_floors, d.keep_floors);
-        assert_eq!(wild.deepest_cut(), wild.strength, "gain 0: only the first octave cuts");
     }
 
     #[test]
-    fn heights_stay_in_the_bounds_and_flat_ground_is_only_rescaled() {
+    fn heights_stay_in_the_bounds_and_flat_ground_is_kept() {
         let p = plan();
         let mut state = 1u64;
+        let (mut cut, mut raised) = (0, 0);
         for _ in 0..20_000 {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let r = |k: u32| ((state >> k) & 0xFFFF) as f64 / 65535.0;
             let q = [r(0) * 200.0 - 100.0, r(16) * 200.0 - 100.0];
             let h = r(32) as f32;
-            let s = [(r(48) as f32 - 0.5) * 20.0, (r(8) as f32 - 0.5) * 20.0];
+            // Slopes up to 40 height ranges per map unit: 10 per base lattice cell.
+            let s = [(r(48) as f32 - 0.5) * 80.0, (r(8) as f32 - 0.5) * 80.0];
             let (out, depth) = p.apply(q, h, s);
             assert!((0.0..=1.0).contains(&out), "{out} from {h}");
-            assert!((0.0..=1.0).contains(&depth));
+            assert!((0.0..=1.0).contains(&depth) && (depth - (h - out).max(0.0)).abs() < 1e-6);
+            cut += (depth > 0.01) as u32;
+            raised += (out > h + 0.01) as u32;
         }
-        // No slope: no gullies, the height only mapped into the bounds.
-        let (out, depth) = p.apply([3.3, 4.4], 0.5f32, [0.0, 0.0]);
-        assert_eq!(depth, 0.0);
-        assert!((out - (0.5 + p.deepest) * p.rescale).abs() < 1e-6);
+        assert!(cut > 5_000 && raised > 2_000, "{cut} {raised}");
+        // No slope: no gullies, the same height.
+        assert_eq!(p.apply([3.3, 4.4], 0.5f32, [0.0, 0.0]), (0.5, 0.0));
     }
 
     #[test]

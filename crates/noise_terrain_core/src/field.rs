@@ -9,9 +9,7 @@ use crate::coord::sanitize;
 use crate::dual::Dual;
 use crate::erosion_filter::{ErosionFilter, GullyPlan};
 use crate::fade::Fade;
-use crate::fractal::{
-    self, Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, OctaveSecondOrder, RawToUnit, Sloped,
-};
+use crate::fractal::{self, Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, OctaveJet, RawToUnit, Sloped};
 use crate::warp::Warp;
 
 /// Lacunarity is clamped to this range: below 1 the octaves would get coarser, above 8 the second
@@ -373,6 +371,16 @@ impl NoiseSettings {
     }
 }
 
+/// How many of the first octaves of `settings` (clamped) give the slope that the erosion filter's
+/// gullies follow: those whose lattice is at most half as fine as the filter's first octave (at
+/// least one). Finer octaves would turn the gullies at every bump of their own size.
+fn coarse_octaves(settings: &NoiseSettings) -> u32 {
+    let finest = settings.erosion_filter.scale as f64 / 2.0;
+    let lacunarity = settings.lacunarity as f64;
+    let coarse = (1..settings.octave_count()).take_while(|&i| lacunarity.powi(i as i32) <= finest).count();
+    1 + coarse as u32
+}
+
 /// A rotation of an octave's coordinates about the origin.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct OctaveTurn {
@@ -411,6 +419,9 @@ pub struct FieldSampler {
     pub(crate) worley_search: WorleySearch,
     /// The erosion filter, prepared; `None` when it is off.
     pub(crate) filter: Option<GullyPlan>,
+    /// How many of the first octaves give the slope the filter's gullies follow: those at most
+    /// half as fine as its first octave.
+    pub(crate) filter_octaves: u32,
 }
 
 impl FieldSampler {
@@ -426,6 +437,7 @@ impl FieldSampler {
             turns: std::array::from_fn(|i| settings.octave_turn(i as u32)),
             worley_search: WorleySearch::new(&settings.worley),
             filter: settings.erosion_filter.plan(settings.value_bounds(), settings.frequency),
+            filter_octaves: coarse_octaves(&settings),
         }
     }
 
@@ -455,10 +467,7 @@ impl FieldSampler {
     #[inline]
     pub fn sample(&self, x: f64, y: f64) -> f32 {
         match &self.filter {
-            Some(plan) => {
-                let d = self.unfiltered_with_gradient(x, y);
-                plan.apply(self.base_position(x, y), d.value, d.gradient).0
-            }
+            Some(plan) => self.filtered(plan, x, y).0,
             None => self.unfiltered(x, y),
         }
     }
@@ -466,9 +475,13 @@ impl FieldSampler {
     /// How deep the erosion filter cuts at `(x, y)`, as a share of the field's height range, in
     /// `[0, 1]` (0 everywhere with the filter off): what colour rules paint gullies by.
     pub fn sample_cut_depth(&self, x: f64, y: f64) -> f32 {
-        let Some(plan) = &self.filter else { return 0.0 };
-        let d = self.unfiltered_with_gradient(x, y);
-        plan.apply(self.base_position(x, y), d.value, d.gradient).1
+        self.filter.as_ref().map_or(0.0, |plan| self.filtered(plan, x, y).1)
+    }
+
+    /// The height with the erosion filter and the depth of its cut.
+    fn filtered(&self, plan: &GullyPlan, x: f64, y: f64) -> (f32, f32) {
+        let (slope, _) = self.coarse_slope(x, y);
+        plan.apply(self.base_position(x, y), self.unfiltered(x, y), slope)
     }
 
     /// The fractal's height before the erosion filter.
@@ -495,37 +508,41 @@ impl FieldSampler {
     /// See [`NoiseSettings::sample_with_gradient`].
     pub fn sample_with_gradient(&self, x: f64, y: f64) -> Dual {
         let Some(plan) = &self.filter else { return self.unfiltered_with_gradient(x, y) };
-        let (first, [xx, xy, yy]) = self.unfiltered_with_hessian(x, y);
-        let slope = [Dual::new(first.gradient[0], [xx, xy]), Dual::new(first.gradient[1], [xy, yy])];
-        plan.apply(self.base_position(x, y), first, slope).0.with_finite_gradient()
+        let ([gx, gy], [xx, xy, yy]) = self.coarse_slope(x, y);
+        let slope = [Dual::new(gx, [xx, xy]), Dual::new(gy, [xy, yy])];
+        plan.apply(self.base_position(x, y), self.unfiltered_with_gradient(x, y), slope)
+            .0
+            .with_finite_gradient()
     }
 
-    /// The fractal's height before the erosion filter and its gradient per map unit, and its
-    /// second derivatives `[∂²/∂x², ∂²/∂x∂y, ∂²/∂y²]` per map unit², for fBm, billow and a single
-    /// layer without warp (the fields the filter applies to).
-    fn unfiltered_with_hessian(&self, x: f64, y: f64) -> (Dual, [f32; 3]) {
-        let first = self.unfiltered_with_gradient(x, y);
+    /// The slope per map unit of the field's first [`filter_octaves`](Self::filter_octaves)
+    /// octaves (fBm, billow or a single layer, without warp: the fields the erosion filter applies
+    /// to) and its derivatives `[∂²/∂x², ∂²/∂x∂y, ∂²/∂y²]` per map unit²: the slope the filter's
+    /// gullies follow.
+    fn coarse_slope(&self, x: f64, y: f64) -> ([f32; 2], [f32; 3]) {
         let s = &self.settings;
         let [px, py] = self.base_position(x, y);
         let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
-        let (mut raw, mut sum) = (0.0f32, [0.0f32; 3]);
-        for i in 0..self.fractal.octave_count() {
+        let mut sums = ([0.0f32; 2], [0.0f32; 3]);
+        for i in 0..self.filter_octaves {
             let [x, y] = self.octave_position(i, px * scale, py * scale);
             let n = s.basis.signed_2d_with_hessian(&self.lattices[i as usize], &s.worley, x, y);
-            let mut h = n.hessian;
+            let (mut g, mut h) = (n.first.gradient, n.hessian);
             if s.rotate_octaves && i > 0 {
-                // Turned back to the field's axes: Rᵀ H R.
+                // Turned back to the field's axes: the gradient by Rᵀ, the Hessian by Rᵀ H R.
                 let turn = self.turns[i as usize];
+                g = turn.gradient_back(g);
                 let columns = h.map(|column| turn.gradient_back(column));
                 h = [0, 1].map(|a| turn.gradient_back([columns[0][a], columns[1][a]]));
             }
-            let per = scale as f32 * s.frequency;
-            let octave = OctaveSecondOrder { value: n.first.value, hessian: [h[0][0], h[0][1], h[1][1]] };
-            (raw, sum) = octave.add_to(self.fractal.kind, amplitude, per, (raw, sum));
+            let octave =
+                OctaveJet { value: n.first.value, gradient: g, hessian: [h[0][0], h[0][1], h[1][1]] };
+            sums = octave.add_to(self.fractal.kind, amplitude, scale as f32 * s.frequency, sums);
             amplitude *= self.fractal.persistence;
             scale *= s.lacunarity as f64;
         }
-        (first, self.to_unit.apply_to_hessian(raw, sum))
+        let k = self.to_unit.slope_scale();
+        (sums.0.map(|g| g * k), sums.1.map(|h| h * k))
     }
 
     /// The fractal's height before the erosion filter and its gradient per map unit.

@@ -374,50 +374,54 @@ impl RawToUnit {
 }
 
 impl RawToUnit {
-    /// The second derivatives `[xx, xy, yy]` of a raw value `raw`, mapped as
-    /// [`apply`](Self::apply) maps its gradient: scaled, or zero where the value is clamped.
+    /// The factor from a raw value's slope to the height's (where the height is not clamped).
     #[inline(always)]
-    pub(crate) fn apply_to_hessian(&self, raw: f32, hessian: [f32; 3]) -> [f32; 3] {
-        if self.keep_raw {
-            return hessian;
-        }
-        let v = (raw - self.lo) * self.inv_range;
-        if (0.0..=1.0).contains(&v) { hessian.map(|h| h * self.inv_range) } else { [0.0; 3] }
+    pub(crate) fn slope_scale(&self) -> f32 {
+        if self.keep_raw { 1.0 } else { self.inv_range }
     }
 }
 
-/// One octave in `[-1, 1]` and its second derivatives `[xx, xy, yy]` per lattice unit of its own:
-/// what the raw value and the Hessian of fBm, billow and a single layer take of it. The point
-/// path and the grid's rows add octaves with [`add_to`](Self::add_to) alone, so they agree bit for
-/// bit.
+/// One octave in `[-1, 1]` with its gradient and its second derivatives `[xx, xy, yy]` per lattice
+/// unit of its own: what the erosion filter's slope takes of the coarse octaves of fBm, billow or
+/// a single layer. The point path and the grid's rows add octaves with [`add_to`](Self::add_to)
+/// alone, so they agree bit for bit.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct OctaveSecondOrder {
+pub(crate) struct OctaveJet {
     pub(crate) value: f32,
+    pub(crate) gradient: [f32; 2],
     pub(crate) hessian: [f32; 3],
 }
 
-impl OctaveSecondOrder {
-    /// The raw value and Hessian (per map unit², `per` map units per lattice unit of the octave)
-    /// of `kind` with this octave of amplitude `amplitude` added; the raw value with
-    /// [`FractalParams::raw`]'s operations. Only fBm, billow and a single layer.
+impl OctaveJet {
+    /// The slope `[∂/∂x, ∂/∂y]` per map unit and its derivatives `[xx, xy, yy]` per map unit² of
+    /// the raw sum of `kind` with this octave of amplitude `amplitude` added (`per` map units per
+    /// lattice unit of the octave). Only fBm, billow and a single layer.
     #[inline(always)]
     pub(crate) fn add_to(
         self,
         kind: Fractal,
         amplitude: f32,
         per: f32,
-        (raw, sum): (f32, [f32; 3]),
-    ) -> (f32, [f32; 3]) {
-        let n = self.value;
-        let (layer, factor) = match kind {
-            Fractal::None => (n * 0.5 + 0.5, 0.5),
-            Fractal::Billow => (n.abs() * amplitude, if n < 0.0 { -amplitude } else { amplitude }),
+        (slope, hessian): ([f32; 2], [f32; 3]),
+    ) -> ([f32; 2], [f32; 3]) {
+        let factor = match kind {
+            Fractal::None => 0.5,
+            Fractal::Billow => {
+                if self.value < 0.0 {
+                    -amplitude
+                } else {
+                    amplitude
+                }
+            }
             Fractal::Fbm | Fractal::Ridged | Fractal::Hybrid | Fractal::Hetero | Fractal::Damped => {
-                ((n * 0.5 + 0.5) * amplitude, 0.5 * amplitude)
+                0.5 * amplitude
             }
         };
-        let k = per * per * factor;
-        (raw + layer, [0, 1, 2].map(|c| sum[c] + self.hessian[c] * k))
+        let (once, twice) = (per * factor, per * per * factor);
+        (
+            [slope[0] + self.gradient[0] * once, slope[1] + self.gradient[1] * once],
+            [0, 1, 2].map(|c| hessian[c] + self.hessian[c] * twice),
+        )
     }
 }
 

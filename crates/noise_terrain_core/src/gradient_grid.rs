@@ -21,7 +21,7 @@ use crate::coord::AxisCell;
 use crate::dual::Jet;
 use crate::erosion_filter::{GullyPlan, GullyState};
 use crate::field::FieldSampler;
-use crate::fractal::{Fractal, OctaveSecondOrder, Sloped, damped_step};
+use crate::fractal::{Fractal, OctaveJet, Sloped, damped_step};
 use crate::grid::{GridWindow, run_end, skew_row, split_row};
 use crate::isa::Isa;
 
@@ -93,10 +93,8 @@ pub(crate) struct Scratch {
     layers: [Vec<f32>; 3],
     /// The fractal's running sums: value, ∂/∂x and ∂/∂y.
     sums: [Vec<f32>; 3],
-    /// The field's heights and gradients before the erosion filter.
-    base: (Vec<f32>, Vec<[f32; 2]>),
-    /// Before the erosion filter: the fractal's raw value and Hessian `[xx, xy, yy]` so far.
-    second: [Vec<f32>; 4],
+    /// The slope the erosion filter follows and its derivatives: `[∂/∂x, ∂/∂y, xx, xy, yy]`.
+    coarse: [Vec<f32>; 5],
     /// The erosion filter's state per pixel: for heights, and for heights with gradients.
     states: Vec<GullyState<f32>>,
     dual_states: Vec<GullyState<Dual>>,
@@ -148,113 +146,84 @@ crate::isa::avx2_features!(row_kernel!(lattice_row_avx2));
 crate::isa::avx512_features!(row_kernel!(lattice_row_avx512));
 
 /// Row `j` of heights and gradients: [`lattice_row`], then the erosion filter when there is one
-/// (with the field's Hessian along the row, from [`second_order_row`]).
+/// (following the slope of the coarse octaves along the row, from [`coarse_slope_row`]).
 #[inline(always)]
 fn filtered_lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
     let Some(plan) = &sampler.filter else { return lattice_row(sampler, window, j, row) };
     let RowOut { heights, gradients, xs, scratch } = row;
-    let (mut h0, mut g0) = std::mem::take(&mut scratch.base);
-    let width = heights.len();
-    h0.resize(width, 0.0);
-    g0.resize(width, [0.0; 2]);
-    lattice_row(sampler, window, j, RowOut { heights: &mut h0, gradients: &mut g0, xs, scratch });
+    lattice_row(sampler, window, j, RowOut { heights, gradients, xs, scratch });
     let py = row_y(sampler, window, j);
-    second_order_row(sampler, (xs, py), scratch);
-    let [_, xx, xy, yy] = &scratch.second;
+    coarse_slope_row(sampler, (xs, py), scratch);
+    let [gx, gy, xx, xy, yy] = &scratch.coarse;
     let mut states = std::mem::take(&mut scratch.dual_states);
     states.clear();
-    states.extend((0..width).map(|i| {
-        let slope = [Dual::new(g0[i][0], [xx[i], xy[i]]), Dual::new(g0[i][1], [xy[i], yy[i]])];
-        plan.start(Dual::new(h0[i], g0[i]), slope)
+    states.extend((0..heights.len()).map(|i| {
+        let slope = [Dual::new(gx[i], [xx[i], xy[i]]), Dual::new(gy[i], [xy[i], yy[i]])];
+        plan.start(Dual::new(heights[i], gradients[i]), slope)
     }));
     gully_octaves(plan, xs, py, &mut states);
-    for i in 0..width {
-        let d = plan.finish(Dual::new(h0[i], g0[i]), states[i]).0.with_finite_gradient();
-        (heights[i], gradients[i]) = (d.value, d.gradient);
+    for ((h, g), &state) in heights.iter_mut().zip(gradients.iter_mut()).zip(&states) {
+        let d = plan.finish(Dual::new(*h, *g), state).0.with_finite_gradient();
+        (*h, *g) = (d.value, d.gradient);
     }
     scratch.dual_states = states;
-    scratch.base = (h0, g0);
 }
 
-/// Heights of a field with the erosion filter (on the gradients' row path) over one row segment
-/// at the x positions `xs`: the field's heights and gradients along the row, then the filter.
-/// Bit for bit [`FieldSampler::sample`]. Writes every element of `row`.
+/// The erosion filter over a row segment of heights `row` (the field's, already written) at the x
+/// positions `xs` of row `j`: bit for bit [`FieldSampler::sample`] (value, gradient and simplex
+/// noise). Rewrites every element of `row`.
 #[inline(always)]
-pub(crate) fn filtered_heights_row(
+pub(crate) fn filter_heights_row(
     sampler: &FieldSampler,
     (window, j, xs): (GridWindow, usize, &[f64]),
     scratch: &mut Scratch,
-    row: &mut [std::mem::MaybeUninit<f32>],
+    row: &mut [f32],
 ) {
     let plan = sampler.filter.as_ref().expect("a field with the erosion filter");
-    let (mut h0, mut g0) = std::mem::take(&mut scratch.base);
-    h0.resize(row.len(), 0.0);
-    g0.resize(row.len(), [0.0; 2]);
-    lattice_row(sampler, window, j, RowOut { heights: &mut h0, gradients: &mut g0, xs, scratch });
     let py = row_y(sampler, window, j);
+    coarse_slope_row(sampler, (xs, py), scratch);
+    let [gx, gy, ..] = &scratch.coarse;
     let mut states = std::mem::take(&mut scratch.states);
     states.clear();
-    states.extend(h0.iter().zip(&g0).map(|(&h, &g)| plan.start(h, g)));
+    states.extend(row.iter().zip(gx.iter().zip(gy)).map(|(&h, (&gx, &gy))| plan.start(h, [gx, gy])));
     gully_octaves(plan, xs, py, &mut states);
-    for ((out, &h), &state) in row.iter_mut().zip(&h0).zip(&states) {
-        out.write(plan.finish(h, state).0);
+    for (h, &state) in row.iter_mut().zip(&states) {
+        *h = plan.finish(*h, state).0;
     }
     scratch.states = states;
-    scratch.base = (h0, g0);
 }
 
-/// Every octave of the erosion filter over a row (x positions `xs`, y `py` in base lattice
-/// units), octave by octave so that each pixel loop is straight-line code that vectorises.
+/// The slope per map unit of the field's first `filter_octaves` octaves (fBm, billow or a single
+/// layer of value, gradient or simplex noise) along a row (x positions `xs`, y `py` in base
+/// lattice units) and its derivatives per map unit², into `scratch.coarse`: per octave the
+/// corners once per run of pixels in a lattice cell, then per pixel the cell's derivatives by the
+/// point path's own functions, added up as the point path adds them (bit for bit
+/// `FieldSampler`'s).
 #[inline(always)]
-fn gully_octaves<T: crate::Varying>(plan: &GullyPlan, xs: &[f64], py: f64, states: &mut [GullyState<T>]) {
-    for k in 0..plan.octaves() {
-        // The branch taken out of the pixel loops.
-        if plan.bends_after(k) {
-            for (state, &x) in states.iter_mut().zip(xs) {
-                *state = plan.octave(k, true, [x, py], *state);
-            }
-        } else {
-            for (state, &x) in states.iter_mut().zip(xs) {
-                *state = plan.octave(k, false, [x, py], *state);
-            }
-        }
-    }
-}
-
-/// Row `j`'s y position in base lattice units, with `FieldSampler::sample`'s operations.
-#[inline(always)]
-fn row_y(sampler: &FieldSampler, window: GridWindow, j: usize) -> f64 {
-    let s = &sampler.settings;
-    ((window.origin[1] as f64 + j as f64) / window.pixels_per_unit + s.offset.y) * s.frequency as f64
-}
-
-/// The raw value and the Hessian `[xx, xy, yy]` per map unit² of fBm, billow or a single layer of
-/// value, gradient or simplex noise along a row (x positions `xs`, y `py` in base lattice units),
-/// into `scratch.second`: per octave the corners once per run of pixels in a lattice cell, then
-/// per pixel the cell's second derivatives by the point path's own functions, added up as the
-/// point path adds them (bit for bit `FieldSampler`'s Hessian).
-#[inline(always)]
-fn second_order_row(sampler: &FieldSampler, (xs, py): (&[f64], f64), scratch: &mut Scratch) {
-    let Scratch { cells, second, .. } = scratch;
+fn coarse_slope_row(sampler: &FieldSampler, (xs, py): (&[f64], f64), scratch: &mut Scratch) {
+    let Scratch { cells, coarse, .. } = scratch;
     let s = &sampler.settings;
     let width = xs.len();
     cells.resize(width);
-    for v in second.iter_mut() {
+    for v in coarse.iter_mut() {
         v.clear();
         v.resize(width, 0.0);
     }
-    let [raw, xx, xy, yy] = second;
+    let [gx, gy, xx, xy, yy] = coarse;
     let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
-    for k in 0..sampler.fractal.octave_count() as usize {
+    for k in 0..sampler.filter_octaves as usize {
         let lattice = &sampler.lattices[k];
         let per = scale as f32 * s.frequency;
         let mut add = |i: usize, n: Jet| {
-            let octave = OctaveSecondOrder {
+            let h = n.hessian;
+            let octave = OctaveJet {
                 value: n.first.value,
-                hessian: [n.hessian[0][0], n.hessian[0][1], n.hessian[1][1]],
+                gradient: n.first.gradient,
+                hessian: [h[0][0], h[0][1], h[1][1]],
             };
-            let (r, h) = octave.add_to(sampler.fractal.kind, amplitude, per, (raw[i], [xx[i], xy[i], yy[i]]));
-            (raw[i], xx[i], xy[i], yy[i]) = (r, h[0], h[1], h[2]);
+            let sums = ([gx[i], gy[i]], [xx[i], xy[i], yy[i]]);
+            let ([a, b], [c, d, e]) = octave.add_to(sampler.fractal.kind, amplitude, per, sums);
+            (gx[i], gy[i], xx[i], xy[i], yy[i]) = (a, b, c, d, e);
         };
         let y = py * scale;
         if s.basis == Basis::Simplex {
@@ -286,10 +255,35 @@ fn second_order_row(sampler: &FieldSampler, (xs, py): (&[f64], f64), scratch: &m
         amplitude *= sampler.fractal.persistence;
         scale *= s.lacunarity as f64;
     }
-    for i in 0..width {
-        let h = sampler.to_unit.apply_to_hessian(raw[i], [xx[i], xy[i], yy[i]]);
-        (xx[i], xy[i], yy[i]) = (h[0], h[1], h[2]);
+    let k = sampler.to_unit.slope_scale();
+    for v in [gx, gy, xx, xy, yy] {
+        v.iter_mut().for_each(|v| *v *= k);
     }
+}
+
+/// Every octave of the erosion filter over a row (x positions `xs`, y `py` in base lattice
+/// units), octave by octave so that each pixel loop is straight-line code that vectorises.
+#[inline(always)]
+fn gully_octaves<T: crate::Varying>(plan: &GullyPlan, xs: &[f64], py: f64, states: &mut [GullyState<T>]) {
+    for k in 0..plan.octaves() {
+        // The branch taken out of the pixel loops.
+        if plan.bends_after(k) {
+            for (state, &x) in states.iter_mut().zip(xs) {
+                *state = plan.octave(k, true, [x, py], *state);
+            }
+        } else {
+            for (state, &x) in states.iter_mut().zip(xs) {
+                *state = plan.octave(k, false, [x, py], *state);
+            }
+        }
+    }
+}
+
+/// Row `j`'s y position in base lattice units, with `FieldSampler::sample`'s operations.
+#[inline(always)]
+fn row_y(sampler: &FieldSampler, window: GridWindow, j: usize) -> f64 {
+    let s = &sampler.settings;
+    ((window.origin[1] as f64 + j as f64) / window.pixels_per_unit + s.offset.y) * s.frequency as f64
 }
 
 /// Row `j` of value, gradient or simplex noise: every octave's layer with its gradient, then the

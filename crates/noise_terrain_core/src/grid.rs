@@ -242,10 +242,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
         crate::gradient_grid::damped_heights_row(sampler, (xs, py), &mut scratch.slopes, row);
         return;
     }
-    if sampler.filter.is_some() {
-        crate::gradient_grid::filtered_heights_row(sampler, (window, j, xs), &mut scratch.slopes, row);
-        return;
-    }
+
     let octaves = sampler.fractal.octave_count() as usize;
     let mut layers = std::mem::take(&mut scratch.layers);
     let mut scale = 1.0f64;
@@ -261,6 +258,12 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     }
     combine_octaves(sampler, &layers[..octaves * width], &mut scratch.sums, row);
     scratch.layers = layers;
+    if sampler.filter.is_some() {
+        // SAFETY: `combine_octaves` writes every element of `row`, so all of it is initialised,
+        // and `MaybeUninit<f32>` has the layout of `f32`.
+        let heights = unsafe { &mut *(row as *mut [MaybeUninit<f32>] as *mut [f32]) };
+        crate::gradient_grid::filter_heights_row(sampler, (window, j, xs), &mut scratch.slopes, heights);
+    }
 }
 
 /// One octave of simplex noise over the row: no lattice cells to share along it, so every point
