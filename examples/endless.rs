@@ -18,22 +18,24 @@ use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
 use bevy_noise_terrain::TerrainJobs;
 use bevy_noise_terrain::camera::{Orbit, TerrainCamera, TerrainCameraPlugin};
-use bevy_noise_terrain::core::{Fractal, NoiseSettings, PostProcess};
+use bevy_noise_terrain::core::{ErosionFilter, Fractal, NoiseSettings, PostProcess};
 use bevy_noise_terrain::inspector::TerrainInspectorPlugin;
 use bevy_noise_terrain::prelude::*;
 
 const SKY: Color = Color::srgb(0.62, 0.76, 0.92);
 
-/// Hills and valleys with lakes: gradient fBm, one map unit is 2 km.
+/// Mountains cut by water, valleys with lakes: gradient fBm with the erosion filter's branching
+/// gullies (the inspector's Erosion filter section turns them off), one map unit is 2 km.
 fn world() -> TerrainParams {
     TerrainParams {
         layout: TerrainLayout::ENDLESS,
         noise: NoiseSettings {
             fractal: Fractal::Fbm,
-            octaves: 9,
+            octaves: 7,
             frequency: 3.0,
             persistence: 0.5,
             seed: 11,
+            erosion_filter: ErosionFilter { enabled: true, scale: 8.0, octaves: 4, ..default() },
             ..default()
         },
         post: PostProcess { power: 1.5, ..default() },

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use noise_terrain_core::Frame;
-use noise_terrain_core::GridWindow;
 use noise_terrain_core::{ChunkKey, Stitch, chunk_window};
 use noise_terrain_core::{ErosionError, HeightStats, Heightmap, HeightmapError, erode};
+use noise_terrain_core::{GridWindow, NoiseSettings, fill_cut_depths};
 use noise_terrain_core::{Surface, SurfaceLayout, fold_stitched_edges};
 
 use crate::mesh::terrain_mesh_from;
@@ -226,6 +226,8 @@ pub fn build_piece(
     let geometry = spec.key.geometry(params);
     let n = geometry.vertices;
     let mut erosion_maps = None;
+    // The erosion filter's cut at each vertex, for the colour rules (empty without the filter).
+    let cuts;
     let changes_heights = params.post.is_active() || params.erosion.is_active();
     // The raw noise's figures, when post-processing or erosion will change them.
     let raw_stats = |padded: &Heightmap, border: u32| -> Result<Option<HeightStats>, BuildError> {
@@ -238,6 +240,7 @@ pub fn build_piece(
             let window =
                 GridWindow { origin: [-1, -1], width: n + 2, height: n + 2, pixels_per_unit: f64::from(n) };
             let (mut padded, mut gradients) = sample_with_gradients(&params.noise, window, reuse.gradients)?;
+            cuts = cut_depths(&params.noise, window, &padded, 1, n);
             let raw = raw_stats(&padded, 1)?;
             let frame = Frame { x: 1, y: 1, width: n, height: n };
             params.post.apply_in_frame_with_gradients(&mut padded, &mut gradients, frame, f64::from(n));
@@ -264,6 +267,7 @@ pub fn build_piece(
             let (chunk_size, _) = chunk_shape(&params.layout);
             let window = chunk_window(key, chunk_size, n, f64::from(params.world_size), 2);
             let (mut padded, mut gradients) = sample_with_gradients(&params.noise, window, reuse.gradients)?;
+            cuts = cut_depths(&params.noise, window, &padded, 2, n);
             let raw = raw_stats(&padded, 2)?;
             params.post.apply_in_world_with_gradients(
                 &mut padded,
@@ -294,7 +298,7 @@ pub fn build_piece(
     // Coloured by height and by the slope of the mesh's normals, before the mesh takes them.
     let mut image = terrain_image_by_rules(
         &heights,
-        &surface.normals,
+        (&surface.normals, &cuts),
         (&params.ramp, &params.colors),
         (params.water_level, params.show_overflow),
         reuse.texels,
@@ -321,12 +325,32 @@ pub fn build_piece(
     })
 }
 
+/// The erosion filter's cut depth at the `n × n` vertices inside `border` of the samples `padded`
+/// of `window` (the field's heights before post-processing); empty where the filter is off.
+fn cut_depths(
+    noise: &NoiseSettings,
+    window: GridWindow,
+    padded: &Heightmap,
+    border: u32,
+    n: u32,
+) -> Vec<f32> {
+    let sampler = noise.sampler();
+    if !sampler.has_erosion_filter() {
+        return Vec::new();
+    }
+    let mut all = vec![0.0; padded.samples().len()];
+    fill_cut_depths(&sampler, window, padded.samples(), &mut all);
+    let width = padded.width() as usize;
+    let (border, n) = (border as usize, n as usize);
+    (0..n).flat_map(|j| all[(j + border) * width + border..][..n].iter().copied()).collect()
+}
+
 /// The samples of `window` and the field's gradients at them, the gradients in `reused`'s
 /// memory; without gradients (an empty array) where the field has no fast gradient path (see
 /// [`NoiseSettings::gradients_on_the_row_path`](noise_terrain_core::NoiseSettings::gradients_on_the_row_path)):
 /// such pieces take their normals from the heights, as fast as before.
 fn sample_with_gradients(
-    noise: &noise_terrain_core::NoiseSettings,
+    noise: &NoiseSettings,
     window: GridWindow,
     mut reused: Vec<[f32; 2]>,
 ) -> Result<(Heightmap, Vec<[f32; 2]>), BuildError> {
@@ -343,7 +367,6 @@ fn sample_with_gradients(
 mod tests {
     use super::*;
     use bevy::mesh::VertexAttributeValues;
-    use noise_terrain_core::NoiseSettings;
 
     fn positions(mesh: &Mesh) -> Vec<[f32; 3]> {
         match mesh.attribute(Mesh::ATTRIBUTE_POSITION) {

@@ -4,15 +4,13 @@
 //! or a full disk mid-write never destroys the earlier file. Reads are size-limited and every
 //! error names the file and the problem.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use noise_terrain_core::Heightmap;
+pub use noise_terrain_core::MAX_PRESET_BYTES;
+use noise_terrain_core::{Heightmap, PresetReadError, read_preset_bytes};
 
 use crate::params::TerrainParams;
-
-/// The largest preset file read: presets are a few kilobytes; anything near this is not one.
-pub const MAX_PRESET_BYTES: u64 = 1 << 20;
 
 /// Why a file could not be read or written. Every variant names the file.
 #[derive(Debug, thiserror::Error)]
@@ -33,14 +31,10 @@ pub enum FileError {
         /// Its folder.
         folder: PathBuf,
     },
-    /// The file is larger than any preset.
-    #[error("{}: {size} bytes is too large for a preset (at most {MAX_PRESET_BYTES})", path.display())]
-    TooLarge {
-        /// The file.
-        path: PathBuf,
-        /// Its size.
-        size: u64,
-    },
+    /// The file could not be read, or is larger than any preset (the core's bounded reader,
+    /// which the `noise-terrain` tool shares: at most [`MAX_PRESET_BYTES`] are read).
+    #[error(transparent)]
+    Read(#[from] PresetReadError),
     /// The file is empty.
     #[error("{}: the file is empty", path.display())]
     Empty {
@@ -101,20 +95,10 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     result.map_err(io_error(path))
 }
 
-/// Reads and parses a preset. Nothing else changes when it fails.
+/// Reads (at most [`MAX_PRESET_BYTES`], whatever the file is) and parses a preset. Nothing else
+/// changes when it fails.
 pub fn load_preset(path: &Path) -> Result<TerrainParams, FileError> {
-    let file = std::fs::File::open(path).map_err(io_error(path))?;
-    let size = file.metadata().map_err(io_error(path))?.len();
-    if size > MAX_PRESET_BYTES {
-        return Err(FileError::TooLarge { path: path.to_path_buf(), size });
-    }
-    let mut bytes = Vec::new();
-    // The limit also holds for files that grow while being read.
-    file.take(MAX_PRESET_BYTES + 1).read_to_end(&mut bytes).map_err(io_error(path))?;
-    if bytes.len() as u64 > MAX_PRESET_BYTES {
-        return Err(FileError::TooLarge { path: path.to_path_buf(), size: bytes.len() as u64 });
-    }
-    parse_preset(path, &bytes)
+    parse_preset(path, &read_preset_bytes(path)?)
 }
 
 /// Parses preset bytes read from `path` (used for the error messages).
@@ -225,8 +209,15 @@ mod tests {
         }
         let big = dir.join("big.ron");
         std::fs::File::create(&big).unwrap().set_len(100 << 20).unwrap();
-        assert!(matches!(load_preset(&big), Err(FileError::TooLarge { size, .. }) if size == 100 << 20));
-        assert!(matches!(load_preset(&dir.join("missing.ron")), Err(FileError::Io { .. })));
+        let too_large = load_preset(&big);
+        assert!(
+            matches!(too_large, Err(FileError::Read(PresetReadError::TooLarge { size: noise_terrain_core::PresetSize::Bytes(n), .. })) if n == 100 << 20),
+            "{too_large:?}"
+        );
+        assert!(matches!(
+            load_preset(&dir.join("missing.ron")),
+            Err(FileError::Read(PresetReadError::Io { .. }))
+        ));
     }
 
     #[test]

@@ -23,15 +23,16 @@ pub fn terrain_image(map: &Heightmap, ramp: &ColorRamp, water_level: f32, show_o
 }
 
 /// The terrain texture coloured by `rules` over `ramp`: the slope of each texel from `normals`
-/// (the mesh's, one per vertex), painted into `texels` (an earlier image's `data`).
+/// (the mesh's, one per vertex) and the erosion filter's cut from `cuts` (one per vertex, or
+/// none), painted into `texels` (an earlier image's `data`).
 pub fn terrain_image_by_rules(
     map: &Heightmap,
-    normals: &[[f32; 3]],
+    (normals, cuts): (&[[f32; 3]], &[f32]),
     (ramp, rules): (&ColorRamp, &ColorRules),
     (water_level, show_overflow): (f32, bool),
     mut texels: Vec<u8>,
 ) -> Image {
-    rules.paint_into(ramp, map, normals, (water_level, show_overflow), &mut texels);
+    rules.paint_into(ramp, map, (normals, cuts), (water_level, show_overflow), &mut texels);
     rgba_image(map, texels)
 }
 

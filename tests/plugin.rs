@@ -93,7 +93,8 @@ fn assert_shows(app: &App, params: &TerrainParams) {
     let normals = mesh_normals(app);
     for (i, &h) in expected.samples().iter().enumerate().step_by(97) {
         let slope = slope_degrees(normals[i][1]);
-        let color = params.colors.color_for(&params.ramp, h, slope, params.water_level, params.show_overflow);
+        let color =
+            params.colors.color_for(&params.ramp, (h, slope, 0.0), params.water_level, params.show_overflow);
         assert_eq!(data[i * 4..i * 4 + 3], color, "texel {i}");
     }
     assert_eq!(heights.map.samples(), expected.samples());

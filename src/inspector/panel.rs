@@ -3,8 +3,8 @@
 
 use bevy_egui::egui;
 use noise_terrain_core::{
-    Basis, ColorRules, DistanceMetric, Fade, Fractal, GradientKernel, IslandShape, NoiseSettings,
-    WorleyReturn,
+    Basis, ColorRules, DistanceMetric, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE, FILTER_STRENGTH_RANGE, Fade,
+    Fractal, GradientKernel, IslandShape, MAX_FILTER_OCTAVES, NoiseSettings, WorleyReturn,
 };
 
 use super::tiles::{TILE_SIZE, octave_tile};
@@ -270,8 +270,39 @@ fn erosion_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     });
 }
 
+fn erosion_filter_section(ui: &mut egui::Ui, n: &mut NoiseSettings) {
+    egui::CollapsingHeader::new("Erosion filter").show(ui, |ui| {
+        ui.label("Gullies that run downhill, point by point: both layouts.");
+        ui.checkbox(&mut n.erosion_filter.enabled, "cut gullies");
+        if n.erosion_filter.enabled && !n.supports_erosion_filter() {
+            ui.label("Needs fBm, billow or no fractal, and no warp: off for this field.");
+        }
+        let f = &mut n.erosion_filter;
+        ui.add(slider(&mut f.strength, FILTER_STRENGTH_RANGE.0..=FILTER_STRENGTH_RANGE.1, "depth"));
+        ui.add(
+            slider(
+                &mut f.scale,
+                FILTER_SCALE_RANGE.0..=FILTER_SCALE_RANGE.1,
+                "gully scale (per lattice cell)",
+            )
+            .logarithmic(true),
+        );
+        ui.add(egui::Slider::new(&mut f.octaves, 1..=MAX_FILTER_OCTAVES).text("gully octaves"));
+        ui.add(slider(&mut f.gain, FILTER_GAIN_RANGE.0..=FILTER_GAIN_RANGE.1, "depth per octave"));
+        ui.add(slider(&mut f.bend, 0.0..=1.0, "branching (bend)"));
+        ui.add(slider(&mut f.sharpness, 0.0..=1.0, "ridge sharpness"));
+        ui.add(slider(&mut f.keep_peaks, 0.0..=1.0, "keep peaks"));
+        ui.add(slider(&mut f.keep_floors, 0.0..=1.0, "keep valley floors"));
+        ui.horizontal(|ui| {
+            ui.label("gully seed");
+            ui.add(egui::DragValue::new(&mut f.seed));
+        });
+    });
+}
+
 fn terrain_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     layout_section(ui, p);
+    erosion_filter_section(ui, &mut p.noise);
     erosion_section(ui, p);
     egui::CollapsingHeader::new("Mesh and colours").default_open(true).show(ui, |ui| {
         ui.add(slider(&mut p.height_scale, 0.0..=100.0, "height scale"));
@@ -282,11 +313,13 @@ fn terrain_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
 }
 
 /// Names of the default layers, by position (layers added later are numbered).
-const LAYER_NAMES: [&str; 4] = ["sand", "grass", "rock", "snow"];
+const LAYER_NAMES: [&str; 5] = ["sand", "grass", "rock", "snow", "gullies"];
 
 fn colour_rules_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     egui::CollapsingHeader::new("Colour rules").show(ui, |ui| {
-        ui.label("Layers over the ramp by height (0 shore, 1 top) and slope (degrees).");
+        ui.label(
+            "Layers over the ramp by height (0 shore, 1 top), slope (degrees) and the erosion filter's cut.",
+        );
         ui.horizontal(|ui| {
             if ui.button("landscape").clicked() {
                 p.colors = ColorRules::landscape();
@@ -307,6 +340,9 @@ fn colour_rules_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
             ui.add(slider(&mut layer.slopes[1], 0.0..=90.0, "to slope"));
             ui.add(slider(&mut layer.height_blend, 0.0..=0.5, "height blend"));
             ui.add(slider(&mut layer.slope_blend, 0.0..=30.0, "slope blend"));
+            ui.add(slider(&mut layer.cuts[0], -0.1..=0.5, "from cut depth"));
+            ui.add(slider(&mut layer.cuts[1], -0.1..=10.0, "to cut depth").logarithmic(true));
+            ui.add(slider(&mut layer.cut_blend, 0.0..=0.2, "cut blend"));
             ui.separator();
         }
     });

@@ -2,11 +2,8 @@
 
 use std::path::Path;
 
-use noise_terrain_core::{ColorRamp, Erosion, NoiseSettings, PostProcess};
+use noise_terrain_core::{ColorRamp, Erosion, NoiseSettings, PostProcess, read_preset_bytes};
 use serde::Deserialize;
-
-/// The largest preset read: presets are a few hundred bytes; a bigger file is not one.
-const MAX_PRESET_BYTES: u64 = 1 << 20;
 
 /// The fields of a plugin preset (`TerrainParams`) that the tool uses. Fields it has no use for
 /// (`layout`, `world_size`, `show_overflow`, ...) are accepted and ignored, so every preset the
@@ -53,14 +50,17 @@ impl Preset {
         Self { noise: NoiseSettings::default(), resolution: 512, ..Self::default() }
     }
 
-    /// Reads a preset; errors name the file and what is wrong with it.
+    /// Reads a preset through the core's bounded reader (at most
+    /// [`MAX_PRESET_BYTES`](noise_terrain_core::MAX_PRESET_BYTES), whatever the file is); errors
+    /// name the file and what is wrong with it.
     pub fn load(path: &Path) -> Result<Self, String> {
         let shown = path.display();
-        let size = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?.len();
-        if size > MAX_PRESET_BYTES {
-            return Err(format!("{shown}: {size} bytes is not a preset (at most {MAX_PRESET_BYTES})"));
+        let bytes = read_preset_bytes(path).map_err(|e| e.to_string())?;
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|e| format!("{shown}: not a text file (invalid UTF-8 at byte {})", e.valid_up_to()))?;
+        if text.trim().is_empty() {
+            return Err(format!("{shown}: the file is empty"));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
-        ron::from_str(&text).map_err(|e| format!("{shown}: not a terrain preset: {e}"))
+        ron::from_str(text).map_err(|e| format!("{shown}: not a terrain preset: {e}"))
     }
 }

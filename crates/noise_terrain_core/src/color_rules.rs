@@ -1,6 +1,7 @@
-//! Terrain colours by rules: layers painted over the colour ramp where the height and the slope
-//! say, with soft edges, so that a cliff at meadow height is rock and snow lies only where the
-//! slope lets it. A rule set without layers is the plain ramp (seed 000's look).
+//! Terrain colours by rules: layers painted over the colour ramp where the height, the slope and
+//! the erosion filter's cut say, with soft edges, so that a cliff at meadow height is rock, snow
+//! lies only where the slope lets it and gullies show where water ran. A rule set without layers
+//! is the plain ramp.
 
 use crate::chunks::for_each_chunk;
 use crate::clamp::clamp_or;
@@ -25,6 +26,13 @@ pub struct ColorLayer {
     pub height_blend: f32,
     /// Width of the soft edges of the slope range, degrees.
     pub slope_blend: f32,
+    /// Depths of the erosion filter's cut it covers, `[low, high]`, as a share of the field's
+    /// height range (0 where nothing is cut; see
+    /// [`FieldSampler::sample_cut_depth`](crate::FieldSampler::sample_cut_depth)); the default
+    /// covers every depth.
+    pub cuts: [f32; 2],
+    /// Width of the soft edges of the cut range (same units).
+    pub cut_blend: f32,
 }
 
 impl Default for ColorLayer {
@@ -36,6 +44,8 @@ impl Default for ColorLayer {
             slopes: [0.0, 90.0],
             height_blend: 0.05,
             slope_blend: 6.0,
+            cuts: [-1.0, 10.0],
+            cut_blend: 0.01,
         }
     }
 }
@@ -64,10 +74,13 @@ pub fn slope_degrees(up: f32) -> f32 {
 }
 
 impl ColorLayer {
-    /// How much of the layer lies at `land` (the land scale) on a `slope` (degrees), `[0, 1]`.
+    /// How much of the layer lies at `land` (the land scale) on a `slope` (degrees) where the
+    /// erosion filter cut `cut` deep, `[0, 1]`.
     #[inline(always)]
-    fn cover(&self, land: f32, slope: f32) -> f32 {
-        cover(land, self.heights, self.height_blend) * cover(slope, self.slopes, self.slope_blend)
+    fn cover(&self, land: f32, slope: f32, cut: f32) -> f32 {
+        cover(land, self.heights, self.height_blend)
+            * cover(slope, self.slopes, self.slope_blend)
+            * cover(cut, self.cuts, self.cut_blend)
     }
 }
 
@@ -109,6 +122,8 @@ impl ColorRules {
                 slopes: pair(l.slopes, (0.0, 90.0), d.slopes),
                 height_blend: clamp_or(l.height_blend, (0.0, 1.0), d.height_blend),
                 slope_blend: clamp_or(l.slope_blend, (0.0, 90.0), d.slope_blend),
+                cuts: pair(l.cuts, (-10.0, 10.0), d.cuts),
+                cut_blend: clamp_or(l.cut_blend, (0.0, 1.0), d.cut_blend),
                 ..*l
             })
             .collect();
@@ -121,7 +136,9 @@ impl ColorRules {
     }
 
     /// Sand along the water line, grass on gentle slopes up to the snow (over the ramp's bare
-    /// rock band), rock on steep slopes at any height, snow high up where the slope lets it lie.
+    /// rock band), rock on steep slopes at any height, snow high up where the slope lets it lie,
+    /// and dark wet scree in the erosion filter's gullies, snow or not (nothing without the
+    /// filter).
     pub fn landscape() -> Self {
         let layer = |color, heights, slopes, height_blend, slope_blend| ColorLayer {
             enabled: true,
@@ -130,6 +147,12 @@ impl ColorRules {
             slopes,
             height_blend,
             slope_blend,
+            ..ColorLayer::default()
+        };
+        let gullies = ColorLayer {
+            cuts: [0.03, 10.0],
+            cut_blend: 0.04,
+            ..layer([70, 64, 56], [-1.0, 10.0], [0.0, 90.0], 0.05, 6.0)
         };
         Self {
             layers: vec![
@@ -137,18 +160,18 @@ impl ColorRules {
                 layer([104, 132, 70], [0.55, 0.8], [0.0, 38.0], 0.08, 12.0),
                 layer([116, 106, 96], [-1.0, 10.0], [48.0, 90.0], 0.05, 16.0),
                 layer([238, 240, 245], [0.78, 10.0], [0.0, 44.0], 0.06, 10.0),
+                gullies,
             ],
         }
     }
 
-    /// The colour of land at `height` (noise units) on a slope of `slope` degrees, or the ramp's
-    /// water below `water_level`; heights above 1 in [`OVERFLOW_COLOR`](crate::OVERFLOW_COLOR) when
-    /// `show_overflow` is set.
+    /// The colour of land at `height` (noise units) on a slope of `slope` degrees where the
+    /// erosion filter cut `cut` deep (0 without it), or the ramp's water below `water_level`;
+    /// heights above 1 in [`OVERFLOW_COLOR`](crate::OVERFLOW_COLOR) when `show_overflow` is set.
     pub fn color_for(
         &self,
         ramp: &ColorRamp,
-        height: f32,
-        slope: f32,
+        (height, slope, cut): (f32, f32, f32),
         water_level: f32,
         show_overflow: bool,
     ) -> [u8; 3] {
@@ -160,7 +183,7 @@ impl ColorRules {
         let land = (height - water) / (1.0 - water);
         let mut color = base.map(f32::from);
         for layer in self.layers.iter().filter(|l| l.enabled) {
-            let w = layer.cover(land, slope);
+            let w = layer.cover(land, slope, cut);
             for (c, target) in color.iter_mut().zip(layer.color) {
                 *c = blend(*c, target, w);
             }
@@ -169,13 +192,15 @@ impl ColorRules {
     }
 
     /// RGBA8 texels (alpha 255) for every sample of `map`, the slope of each from `normals` (one
-    /// per sample, unit vectors with y up: the mesh's), into `texels` (replacing what it held),
-    /// on all cores with the `parallel` feature. Missing normals count as level ground.
+    /// per sample, unit vectors with y up: the mesh's) and the erosion filter's cut from `cuts`
+    /// (one per sample; see [`fill_cut_depths`](crate::fill_cut_depths)), into `texels`
+    /// (replacing what it held), on all cores with the `parallel` feature. Missing normals count
+    /// as level ground, missing cuts as no cut.
     pub fn paint_into(
         &self,
         ramp: &ColorRamp,
         map: &Heightmap,
-        normals: &[[f32; 3]],
+        (normals, cuts): (&[[f32; 3]], &[f32]),
         (water_level, show_overflow): (f32, bool),
         texels: &mut Vec<u8>,
     ) {
@@ -192,6 +217,7 @@ impl ColorRules {
             let mut rgb = [[0.0f32; TEXELS_PER_CHUNK]; 3];
             let (mut land, mut slope, mut on_land) =
                 ([0.0f32; TEXELS_PER_CHUNK], [0.0f32; TEXELS_PER_CHUNK], [0.0f32; TEXELS_PER_CHUNK]);
+            let mut cut = [0.0f32; TEXELS_PER_CHUNK];
             for (k, &h) in heights.iter().enumerate() {
                 let base = ramp.color_for_height(h, water_level, show_overflow);
                 for (channel, c) in rgb.iter_mut().zip(base) {
@@ -200,10 +226,11 @@ impl ColorRules {
                 land[k] = (h - water) / (1.0 - water);
                 on_land[k] = if h < water || (show_overflow && h > 1.0) { 0.0 } else { 1.0 };
                 slope[k] = slope_degrees(normals.get(first + k).map_or(1.0, |n| n[1].clamp(-1.0, 1.0)));
+                cut[k] = cuts.get(first + k).copied().unwrap_or(0.0);
             }
             for layer in &layers {
                 for k in 0..n {
-                    let w = layer.cover(land[k], slope[k]);
+                    let w = layer.cover(land[k], slope[k], cut[k]);
                     // Water and overflow keep the ramp's colour: nothing is blended in.
                     let w = if on_land[k] > 0.0 { w } else { 0.0 };
                     for (channel, target) in rgb.iter_mut().zip(layer.color) {
@@ -234,7 +261,7 @@ mod tests {
         let rock = rules.layers[2].color;
         for k in 0..=50 {
             let height = 0.45 + 0.55 * k as f32 / 50.0;
-            let c = rules.color_for(&ramp, height, 60.0, 0.45, false);
+            let c = rules.color_for(&ramp, (height, 60.0, 0.0), 0.45, false);
             assert!(distance(c, rock) <= 1, "height {height}: {c:?}");
         }
     }
@@ -244,17 +271,17 @@ mod tests {
         let (rules, ramp) = (ColorRules::landscape(), ColorRamp::terrain());
         let snow = rules.layers[3].color;
         let high = 0.97;
-        assert!(distance(rules.color_for(&ramp, high, 10.0, 0.45, false), snow) <= 1);
+        assert!(distance(rules.color_for(&ramp, (high, 10.0, 0.0), 0.45, false), snow) <= 1);
         // Past the snow layer's limit and its soft edge, steep ground is rock even where the
         // ramp alone would paint snow.
         let snow_layer = rules.layers[3];
         let limit = snow_layer.slopes[1] + snow_layer.slope_blend / 2.0;
         for slope in [limit + 1.0, 60.0, 80.0] {
-            let c = rules.color_for(&ramp, high, slope, 0.45, false);
+            let c = rules.color_for(&ramp, (high, slope, 0.0), 0.45, false);
             assert!(distance(c, snow) > 60, "snow on a {slope}° slope: {c:?}");
         }
         // Below the snow line, gentle slopes have no snow either.
-        assert!(distance(rules.color_for(&ramp, 0.6, 5.0, 0.45, false), snow) > 60);
+        assert!(distance(rules.color_for(&ramp, (0.6, 5.0, 0.0), 0.45, false), snow) > 60);
     }
 
     #[test]
@@ -264,11 +291,11 @@ mod tests {
         let normals: Vec<[f32; 3]> =
             (0..64 * 64).map(|i| [0.0, if i % 3 == 0 { 0.3 } else { 1.0 }, 0.0]).collect();
         let mut texels = Vec::new();
-        ColorRules::plain().paint_into(&ramp, &map, &normals, (0.4, true), &mut texels);
+        ColorRules::plain().paint_into(&ramp, &map, (&normals, &[]), (0.4, true), &mut texels);
         assert_eq!(texels, ramp.paint_heights(&map, 0.4, true));
         // Landscape rules leave the water alone and change the steep land.
         let mut landscape = Vec::new();
-        ColorRules::landscape().paint_into(&ramp, &map, &normals, (0.4, true), &mut landscape);
+        ColorRules::landscape().paint_into(&ramp, &map, (&normals, &[]), (0.4, true), &mut landscape);
         for (i, (&h, (a, b))) in
             map.samples().iter().zip(texels.chunks(4).zip(landscape.chunks(4))).enumerate()
         {
@@ -277,7 +304,7 @@ mod tests {
             }
         }
         assert_ne!(texels, landscape);
-        assert_eq!(ColorRules::landscape().color_for(&ramp, 1.5, 60.0, 0.4, true), OVERFLOW_COLOR);
+        assert_eq!(ColorRules::landscape().color_for(&ramp, (1.5, 60.0, 0.0), 0.4, true), OVERFLOW_COLOR);
     }
 
     #[test]
@@ -290,10 +317,13 @@ mod tests {
                 [a.sin(), a.cos(), 0.0]
             })
             .collect();
+        // Cut depths through the gully layer's edge and past it (the last rows have none).
+        let cuts: Vec<f32> = (0..70 * 40).map(|i| (i % 23) as f32 / 200.0).collect();
         let mut texels = Vec::new();
-        rules.paint_into(&ramp, &map, &normals, (0.35, true), &mut texels);
+        rules.paint_into(&ramp, &map, (&normals, &cuts), (0.35, true), &mut texels);
+        let cuts: Vec<f32> = (0..70 * 50).map(|i| cuts.get(i).copied().unwrap_or(0.0)).collect();
         for (k, (&h, n)) in map.samples().iter().zip(&normals).enumerate() {
-            let expected = rules.color_for(&ramp, h, slope_degrees(n[1]), 0.35, true);
+            let expected = rules.color_for(&ramp, (h, slope_degrees(n[1]), cuts[k]), 0.35, true);
             assert_eq!(texels[k * 4..k * 4 + 3], expected, "texel {k}");
         }
     }
@@ -308,16 +338,38 @@ mod tests {
     }
 
     #[test]
+    fn gullies_are_darker_only_where_the_filter_cut() {
+        let (rules, ramp) = (ColorRules::landscape(), ColorRamp::terrain());
+        // Meadow height on a gentle slope: grass without a cut, darker in a deep gully.
+        let uncut = rules.color_for(&ramp, (0.6, 15.0, 0.0), 0.42, false);
+        let gully = rules.color_for(&ramp, (0.6, 15.0, 0.1), 0.42, false);
+        let brightness = |c: [u8; 3]| c.iter().map(|&v| u32::from(v)).sum::<u32>();
+        assert!(brightness(gully) + 60 < brightness(uncut), "{gully:?} vs {uncut:?}");
+        // Without the gully layer the same cut changes nothing.
+        let mut without = rules.clone();
+        without.layers.retain(|l| l.cuts[0] <= 0.0);
+        assert_eq!(without.color_for(&ramp, (0.6, 15.0, 0.1), 0.42, false), uncut);
+        // Water keeps its colour whatever the cut.
+        assert_eq!(
+            rules.color_for(&ramp, (0.2, 15.0, 0.1), 0.42, false),
+            rules.color_for(&ramp, (0.2, 15.0, 0.0), 0.42, false)
+        );
+    }
+
+    #[test]
     fn bad_numbers_are_clamped() {
         let wild = ColorLayer {
             heights: [f32::NAN, 1e9],
             slopes: [-5.0, 400.0],
             height_blend: f32::INFINITY,
+            cuts: [f32::NEG_INFINITY, f32::NAN],
+            cut_blend: -1.0,
             ..Default::default()
         };
         let rules = ColorRules { layers: vec![wild] }.clamped();
         let l = rules.layers[0];
         assert_eq!((l.heights, l.slopes, l.height_blend), ([0.0, 10.0], [0.0, 90.0], 1.0));
+        assert_eq!((l.cuts, l.cut_blend), ([-10.0, 10.0], 0.0));
         assert_eq!(ColorRules::landscape().clamped(), ColorRules::landscape());
     }
 }

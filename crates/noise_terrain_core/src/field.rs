@@ -458,6 +458,11 @@ impl FieldSampler {
         if self.settings.rotate_octaves && i > 0 { self.turns[i as usize].apply([x, y]) } else { [x, y] }
     }
 
+    /// Whether the erosion filter applies (it is on and the field supports it).
+    pub fn has_erosion_filter(&self) -> bool {
+        self.filter.is_some()
+    }
+
     /// The clamped settings.
     pub fn settings(&self) -> &NoiseSettings {
         &self.settings

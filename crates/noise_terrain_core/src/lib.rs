@@ -55,6 +55,7 @@ mod isa;
 mod lod;
 mod names;
 mod postprocess;
+mod preset_file;
 mod ramp;
 mod raycast;
 mod surface;
@@ -76,6 +77,7 @@ pub use erosion::{
 };
 pub use erosion_filter::{
     ErosionFilter, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE, FILTER_STRENGTH_RANGE, MAX_FILTER_OCTAVES,
+    fill_cut_depths,
 };
 pub use fade::Fade;
 pub use field::{
@@ -92,6 +94,7 @@ pub use lod::{
     Stitch, chunk_window, select_chunks,
 };
 pub use postprocess::{IslandShape, PostProcess};
+pub use preset_file::{MAX_PRESET_BYTES, PresetReadError, PresetSize, read_preset_bytes};
 pub use ramp::{ColorRamp, OVERFLOW_COLOR, RampStop};
 pub use raycast::{GridPlacement, raycast_grid};
 pub use surface::{Surface, SurfaceLayout, fold_stitched_edges};
