@@ -5,6 +5,9 @@
 //! cargo run --example endless
 //! ```
 //!
+//! `-- --plain` starts without the erosion filter's gullies (smooth noise hills, to compare),
+//! `-- --low` with the camera low over a valley.
+//!
 //! Drag with the left button to pan over new ground (the ground under the cursor follows it),
 //! with the right button to orbit, scroll to zoom. The inspector's Layout section sets the chunk
 //! size, vertices per chunk, view distance and levels of detail; its readout shows how many
@@ -26,7 +29,7 @@ const SKY: Color = Color::srgb(0.62, 0.76, 0.92);
 
 /// Mountains cut by water, valleys with lakes: gradient fBm with the erosion filter's branching
 /// gullies (the inspector's Erosion filter section turns them off), one map unit is 2 km.
-fn world() -> TerrainParams {
+fn world(gullies: bool) -> TerrainParams {
     TerrainParams {
         layout: TerrainLayout::ENDLESS,
         noise: NoiseSettings {
@@ -35,7 +38,7 @@ fn world() -> TerrainParams {
             frequency: 3.0,
             persistence: 0.5,
             seed: 11,
-            erosion_filter: ErosionFilter { enabled: true, scale: 8.0, octaves: 4, ..default() },
+            erosion_filter: ErosionFilter { enabled: gullies, scale: 8.0, octaves: 4, ..default() },
             ..default()
         },
         post: PostProcess { power: 1.5, ..default() },
@@ -46,7 +49,18 @@ fn world() -> TerrainParams {
     }
 }
 
+/// Where the camera starts: high over the hills, or low over a valley (`--low`).
+#[derive(Resource, Clone, Copy)]
+struct StartView(Orbit);
+
 fn main() -> AppExit {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let view = if flag("--low") {
+        Orbit { focus: Vec3::new(120.0, 170.0, -60.0), yaw: 2.2, pitch: 0.2, distance: 380.0 }
+    } else {
+        Orbit { focus: Vec3::new(0.0, 60.0, 0.0), yaw: 0.6, pitch: 0.38, distance: 650.0 }
+    };
     App::new()
         .add_plugins(DefaultPlugins.set(WindowPlugin {
             primary_window: Some(Window {
@@ -62,7 +76,8 @@ fn main() -> AppExit {
             brightness: 500.0,
             ..default()
         })
-        .insert_resource(world())
+        .insert_resource(world(!flag("--plain")))
+        .insert_resource(StartView(view))
         .add_plugins((TerrainPlugin::default(), TerrainInspectorPlugin::default(), TerrainCameraPlugin))
         .add_plugins(support::ScreenshotPlugin {
             ready: |world| world.resource::<TerrainStats>().generation > 0,
@@ -80,13 +95,9 @@ fn setup(
     mut commands: Commands,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
+    view: Res<StartView>,
 ) {
-    let mut camera = TerrainCamera::new(Orbit {
-        focus: Vec3::new(0.0, 60.0, 0.0),
-        yaw: 0.6,
-        pitch: 0.38,
-        distance: 650.0,
-    });
+    let mut camera = TerrainCamera::new(view.0);
     camera.distance_limits = (5.0, 3000.0);
     commands.spawn((
         Camera3d::default(),

@@ -406,7 +406,17 @@ mod tests {
 
     #[test]
     fn the_patch_is_todays_map_and_chunks_sample_the_same_field() {
-        let params = TerrainParams { resolution: 33, ..default() };
+        patch_and_chunk_sample_the_field(TerrainParams { resolution: 33, ..default() });
+    }
+
+    #[test]
+    fn with_the_erosion_filter_the_patch_and_chunks_sample_the_same_field() {
+        let mut params = TerrainParams { resolution: 33, ..default() };
+        params.noise.erosion_filter = noise_terrain_core::ErosionFilter { enabled: true, ..default() };
+        patch_and_chunk_sample_the_field(params);
+    }
+
+    fn patch_and_chunk_sample_the_field(params: TerrainParams) {
         let patch = build_terrain(params.clone()).unwrap();
         let map = Heightmap::generate(&params.noise, 33, 33).unwrap();
         assert_eq!(patch.heights, map);

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
-use bevy_noise_terrain::core::{ChunkKey, Side};
+use bevy_noise_terrain::core::{ChunkKey, ErosionFilter, Side};
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{PieceHeights, PieceKey, TerrainJobs, TerrainValidation};
 
@@ -130,7 +130,21 @@ fn chunks_appear_around_the_focus_and_their_count_stays_steady_over_10_km() {
 
 #[test]
 fn neighbours_share_edges_and_joins_between_levels_are_stitched() {
-    let mut app = app_with(endless());
+    edges_are_shared_and_stitched(endless());
+}
+
+#[test]
+fn with_the_erosion_filter_neighbours_share_edges_and_joins_are_stitched() {
+    let mut params = endless();
+    params.noise.erosion_filter = ErosionFilter { enabled: true, ..default() };
+    assert!(params.noise.sampler().has_erosion_filter());
+    edges_are_shared_and_stitched(params);
+}
+
+/// Same-level neighbours bit-identical at their edges (positions and normals), every fine vertex
+/// of a join between levels on the coarse edge, no triangle facing down.
+fn edges_are_shared_and_stitched(params: TerrainParams) {
+    let mut app = app_with(params);
     move_focus(&mut app, Vec3::new(37.0, 0.0, -81.0));
     settle(&mut app);
     let chunks = chunks(&mut app);

@@ -216,3 +216,31 @@ fn the_readout_shows_the_raw_range_and_the_processed_one_beside_it() {
     h.run();
     h.get_by_label_contains("after post-processing");
 }
+
+#[test]
+fn the_erosion_filter_section_turns_gullies_on_and_sets_their_depth_and_branching() {
+    let mut h = harness(panel(TerrainParams::default(), folder("filter")));
+    assert!(!h.state().params.noise.erosion_filter.enabled, "off by default");
+    h.get_by_label("Erosion filter").click();
+    h.run();
+    h.get_by_label("cut gullies").click();
+    h.run();
+    assert!(h.state().params.noise.erosion_filter.enabled);
+    let slider = |h: &Harness<'static, Panel>, label: &str| {
+        h.get(By::new().role(egui::accesskit::Role::Slider).label_contains(label)).rect()
+    };
+    let rail = slider(&h, "gully depth");
+    drag_to(&mut h, rail.right_center() - egui::vec2(2.0, 0.0));
+    assert_eq!(h.state().params.noise.erosion_filter.strength, 4.0, "dragged to the right end");
+    let rail = slider(&h, "branching");
+    drag_to(&mut h, rail.left_center() + egui::vec2(2.0, 0.0));
+    assert_eq!(h.state().params.noise.erosion_filter.bend, 0.0, "dragged to the left end");
+    let rail = slider(&h, "gully octaves");
+    drag_to(&mut h, rail.left_center() + egui::vec2(2.0, 0.0));
+    assert_eq!(h.state().params.noise.erosion_filter.octaves, 1);
+    // A field the filter cannot take says so.
+    assert!(h.query_by_label_contains("off for this field").is_none());
+    h.get_by_label("ridged").click();
+    h.run();
+    assert!(h.query_by_label_contains("off for this field").is_some());
+}

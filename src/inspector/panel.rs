@@ -278,7 +278,7 @@ fn erosion_filter_section(ui: &mut egui::Ui, n: &mut NoiseSettings) {
             ui.label("Needs fBm, billow or no fractal, and no warp: off for this field.");
         }
         let f = &mut n.erosion_filter;
-        ui.add(slider(&mut f.strength, FILTER_STRENGTH_RANGE.0..=FILTER_STRENGTH_RANGE.1, "depth"));
+        ui.add(slider(&mut f.strength, FILTER_STRENGTH_RANGE.0..=FILTER_STRENGTH_RANGE.1, "gully depth"));
         ui.add(
             slider(
                 &mut f.scale,

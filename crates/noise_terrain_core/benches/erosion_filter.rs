@@ -1,6 +1,7 @@
 //! The erosion filter's cost: 6-octave gradient fBm (default rounded kernel) with 4 filter
 //! octaves against the same field unfiltered, heights with gradients (and heights alone), on one
-//! thread, in one run: one 1024² grid, and the same ground as 64 chunks of 129² and 256 chunks of
+//! thread, in one run; and with one filter octave, which parts the cost of the coarse slope (with
+//! its second derivatives) from that of each octave: one 1024² grid, and the same ground as 64 chunks of 129² and 256 chunks of
 //! 65² (neighbours sharing their border samples, as the endless terrain builds them).
 //!
 //! `cargo bench -p noise_terrain_core --bench erosion_filter`
