@@ -257,12 +257,15 @@ impl NoiseArgs {
             ));
         }
         if n.erosion_filter.enabled && !n.supports_erosion_filter() {
+            let given = if n.warp.is_active() {
+                format!("--warp {}", n.warp.amplitude)
+            } else {
+                format!("--fractal {}", n.fractal.name())
+            };
             return Err(usage(
                 ErrorKind::ArgumentConflict,
                 format!(
-                    "--gullies cannot be used with --fractal {}{}: the erosion filter needs fbm, billow or none, without --warp",
-                    n.fractal.name(),
-                    if n.warp.is_active() { " and --warp" } else { "" }
+                    "--gullies needs --fractal fbm, billow or none, without --warp (given: {given}): the erosion filter takes the field's second derivatives"
                 ),
             ));
         }

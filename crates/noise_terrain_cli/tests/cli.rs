@@ -193,6 +193,13 @@ fn bad_values_exit_2_naming_the_flag_and_the_range() {
             "--rotate-octaves cannot be used with --period",
         ),
         (vec!["heightmap", "--damping", "17"], "--damping"),
+        (
+            vec!["heightmap", "--gullies", "--fractal", "ridged"],
+            "--gullies needs --fractal fbm, billow or none",
+        ),
+        (vec!["heightmap", "--gullies", "--warp", "1"], "without --warp (given: --warp 1)"),
+        (vec!["heightmap", "--gully-strength", "5"], "--gully-strength"),
+        (vec!["heightmap", "--gully-octaves", "9"], "--gully-octaves"),
         (vec!["heightmap", "--gradient-kernel", "round"], "--gradient-kernel"),
         (vec!["heightmap", "--offset", "1"], "--offset"),
         (vec!["tiles", "--size", "64", "--tile", "8190", "--overlap", "16"], "--overlap"),

@@ -315,7 +315,8 @@ impl NoiseSettings {
     /// Whether [`fill_grid_with_gradients`](crate::fill_grid_with_gradients) takes its row path for
     /// these settings (value, gradient or simplex noise without warp or turned octaves, any
     /// fractal but the damped one, whose gradient needs every octave's second derivatives),
-    /// within about twice the time of [`fill_grid`](crate::fill_grid); other fields (Worley's
+    /// within about twice the time of [`fill_grid`](crate::fill_grid) (with the erosion filter
+    /// on, about four times: see [`ErosionFilter`]); other fields (Worley's
     /// among them) are sampled point by point, many times slower, and a caller that needs speed
     /// more than exact gradients can take differences of the heights instead (the plugin's
     /// meshes do).
@@ -332,14 +333,15 @@ impl NoiseSettings {
     }
 
     /// The height along a line (a 1-D profile): the 1-D basis at `x`, same fractal (the damped
-    /// fractal undamped: there are no 1-D slopes here).
+    /// fractal undamped: there are no 1-D slopes here; the erosion filter, a 2-D map's, not
+    /// applied).
     pub fn sample_1d(&self, x: f64) -> f32 {
         self.sampler().sample_1d(x)
     }
 
     /// The value in a volume: the 3-D basis at `(x, y, z)`, same fractal (`offset` moves x and
-    /// y; the warp is 2-D and not applied; the damped fractal is undamped: there are no 3-D
-    /// slopes here).
+    /// y; the warp and the erosion filter are 2-D and not applied; the damped fractal is undamped:
+    /// there are no 3-D slopes here).
     pub fn sample_3d(&self, x: f64, y: f64, z: f64) -> f32 {
         self.sampler().sample_3d(x, y, z)
     }
