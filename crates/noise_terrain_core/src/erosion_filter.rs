@@ -27,7 +27,7 @@
 
 use crate::clamp::clamp_or;
 use crate::coord::split;
-use crate::dual::Varying;
+use crate::dual::{Dual, Varying};
 use crate::hash::{hash2, unit_value};
 use crate::{FieldSampler, GridWindow, fill_grid};
 
@@ -234,6 +234,25 @@ pub(crate) struct GullyState<T> {
     above: T,
 }
 
+impl GullyState<Dual> {
+    /// The state as twelve numbers: mask, the two slopes and the height above the bound, each
+    /// a value and its gradient (for rows kept as a structure of arrays).
+    #[inline(always)]
+    pub(crate) fn to_parts(self) -> [f32; 12] {
+        let d = |v: Dual| [v.value, v.gradient[0], v.gradient[1]];
+        let ([a, b, c], [e, f, g], [h, i, j], [k, l, m]) =
+            (d(self.mask), d(self.slope[0]), d(self.slope[1]), d(self.above));
+        [a, b, c, e, f, g, h, i, j, k, l, m]
+    }
+
+    /// The state from [`to_parts`](Self::to_parts)' numbers.
+    #[inline(always)]
+    pub(crate) fn from_parts(p: [f32; 12]) -> Self {
+        let d = |k: usize| Dual::new(p[k], [p[k + 1], p[k + 2]]);
+        Self { mask: d(0), slope: [d(3), d(6)], above: d(9) }
+    }
+}
+
 impl GullyPlan {
     /// The filtered height at base-lattice position `q` (map position plus offset, times the base
     /// frequency) from the field's height `h` and its slope `s = [∂h/∂x, ∂h/∂y]` per map unit,
@@ -414,7 +433,6 @@ fn quintic_slope<T: Varying>(t: T) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Dual;
 
     fn plan() -> GullyPlan {
         ErosionFilter { enabled: true, ..ErosionFilter::default() }.plan((0.0, 1.0), 4.0).unwrap()

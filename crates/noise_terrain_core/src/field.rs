@@ -316,7 +316,7 @@ impl NoiseSettings {
     /// these settings (value, gradient or simplex noise without warp or turned octaves, any
     /// fractal but the damped one, whose gradient needs every octave's second derivatives),
     /// within about twice the time of [`fill_grid`](crate::fill_grid) (with the erosion filter
-    /// on, about four times: see [`ErosionFilter`]); other fields (Worley's
+    /// on, about nine times: see [`ErosionFilter`]); other fields (Worley's
     /// among them) are sampled point by point, many times slower, and a caller that needs speed
     /// more than exact gradients can take differences of the heights instead (the plugin's
     /// meshes do).

@@ -97,7 +97,8 @@ pub(crate) struct Scratch {
     coarse: [Vec<f32>; 5],
     /// The erosion filter's state per pixel: for heights, and for heights with gradients.
     states: Vec<GullyState<f32>>,
-    dual_states: Vec<GullyState<Dual>>,
+    /// For heights with gradients as a structure of arrays (see [`dual_gully_octave`]).
+    dual_states: [Vec<f32>; 12],
 }
 
 /// One octave's split of the row into cells: cell indices, fractions, faded weights and slopes.
@@ -155,18 +156,32 @@ fn filtered_lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, ro
     let py = row_y(sampler, window, j);
     coarse_slope_row(sampler, (xs, py), scratch);
     let [gx, gy, xx, xy, yy] = &scratch.coarse;
-    let mut states = std::mem::take(&mut scratch.dual_states);
-    states.clear();
-    states.extend((0..heights.len()).map(|i| {
-        let slope = [Dual::new(gx[i], [xx[i], xy[i]]), Dual::new(gy[i], [xy[i], yy[i]])];
-        plan.start(Dual::new(heights[i], gradients[i]), slope)
-    }));
-    gully_octaves(plan, xs, py, &mut states);
-    for ((h, g), &state) in heights.iter_mut().zip(gradients.iter_mut()).zip(&states) {
-        let d = plan.finish(Dual::new(*h, *g), state).0.with_finite_gradient();
-        (*h, *g) = (d.value, d.gradient);
+    let width = heights.len();
+    let mut parts = std::mem::take(&mut scratch.dual_states);
+    for p in parts.iter_mut() {
+        p.resize(width, 0.0);
     }
-    scratch.dual_states = states;
+    for i in 0..width {
+        let slope = [Dual::new(gx[i], [xx[i], xy[i]]), Dual::new(gy[i], [xy[i], yy[i]])];
+        let state = plan.start(Dual::new(heights[i], gradients[i]), slope).to_parts();
+        for (p, v) in parts.iter_mut().zip(state) {
+            p[i] = v;
+        }
+    }
+    for k in 0..plan.octaves() {
+        // The branch taken out of the pixel loops.
+        if plan.bends_after(k) {
+            dual_gully_octave::<true>(plan, k, (xs, py), &mut parts);
+        } else {
+            dual_gully_octave::<false>(plan, k, (xs, py), &mut parts);
+        }
+    }
+    for i in 0..width {
+        let state = GullyState::from_parts(std::array::from_fn(|c| parts[c][i]));
+        let d = plan.finish(Dual::new(heights[i], gradients[i]), state).0.with_finite_gradient();
+        (heights[i], gradients[i]) = (d.value, d.gradient);
+    }
+    scratch.dual_states = parts;
 }
 
 /// The erosion filter over a row segment of heights `row` (the field's, already written) at the x
@@ -261,10 +276,36 @@ fn coarse_slope_row(sampler: &FieldSampler, (xs, py): (&[f64], f64), scratch: &m
     }
 }
 
-/// Every octave of the erosion filter over a row (x positions `xs`, y `py` in base lattice
-/// units), octave by octave so that each pixel loop is straight-line code that vectorises.
+/// Octave `k` of the erosion filter with gradients over a row whose states are kept as a structure
+/// of arrays (`parts`, [`GullyState::to_parts`]' twelve numbers, each a row long): unit-stride
+/// loads and stores, so that the pixel loop vectorises (as an array of states it did not).
 #[inline(always)]
-fn gully_octaves<T: crate::Varying>(plan: &GullyPlan, xs: &[f64], py: f64, states: &mut [GullyState<T>]) {
+fn dual_gully_octave<const BENDS: bool>(
+    plan: &GullyPlan,
+    k: usize,
+    (xs, py): (&[f64], f64),
+    parts: &mut [Vec<f32>; 12],
+) {
+    let width = xs.len();
+    let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = parts;
+    let rows = [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11].map(|p| &mut p[..width]);
+    let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = rows;
+    for i in 0..width {
+        let state = GullyState::from_parts([
+            p0[i], p1[i], p2[i], p3[i], p4[i], p5[i], p6[i], p7[i], p8[i], p9[i], p10[i], p11[i],
+        ]);
+        let v = plan.octave(k, BENDS, [xs[i], py], state).to_parts();
+        (p0[i], p1[i], p2[i], p3[i], p4[i], p5[i]) = (v[0], v[1], v[2], v[3], v[4], v[5]);
+        (p6[i], p7[i], p8[i], p9[i], p10[i], p11[i]) = (v[6], v[7], v[8], v[9], v[10], v[11]);
+    }
+}
+
+/// Every octave of the erosion filter over a row of heights (x positions `xs`, y `py` in base
+/// lattice units), octave by octave so that each pixel loop is straight-line code that
+/// vectorises (an array of four-number states does; the gradients' twelve take
+/// [`dual_gully_octave`]).
+#[inline(always)]
+fn gully_octaves(plan: &GullyPlan, xs: &[f64], py: f64, states: &mut [GullyState<f32>]) {
     for k in 0..plan.octaves() {
         // The branch taken out of the pixel loops.
         if plan.bends_after(k) {
