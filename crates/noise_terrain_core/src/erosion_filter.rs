@@ -49,7 +49,14 @@ const FLAT_SLOPE: f32 = 0.04;
 /// How much the seed moves per octave of gullies.
 const FILTER_SEED_STEP: u32 = 7919;
 
-/// Settings of the erosion filter (see the [module docs](self)): plain data, off by default.
+/// Settings of the erosion filter: plain data, off by default.
+///
+/// Each octave of the filter lays cells over the map (`scale · 2ᵏ` per lattice cell of the base
+/// frequency), each with a jittered pivot and parallel gullies through it along the downhill
+/// direction of the field's coarse octaves; the four cells around a point are blended smoothly, and
+/// octave `k` follows the slope of the field plus the gullies before it, so finer gullies branch
+/// into coarser ones. A look, not a simulation: evaluated at each point alone, so any window of the
+/// map (a chunk, a patch) gives the same heights, with the exact gradient.
 ///
 /// Heights and depths are shares of the field's height range (its
 /// [`value_bounds`](crate::NoiseSettings::value_bounds), 0 to 1 for a normalised field);
