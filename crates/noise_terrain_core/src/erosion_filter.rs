@@ -4,8 +4,9 @@
 //! Water runs against the gradient, so an eroded slope is striped along its downhill direction.
 //! Each octave of the filter lays a lattice of cells over the map (`scale · 2ᵏ` cells per lattice
 //! cell of the field's base frequency); every cell has a pivot (its centre, jittered by a hash)
-//! and a pattern of parallel gullies through that pivot, running along the local downhill
-//! direction. The four cells around a point are blended with smooth weights, so the pattern is
+//! and a pattern of parallel gullies through that pivot, running along the downhill direction of
+//! the field's coarse octaves (those at most half as fine as the first gully octave: finer bumps
+//! would turn the gullies at every step). The four cells around a point are blended with smooth weights, so the pattern is
 //! continuous (no seams between cells) and local (it does not depend on how far the point is
 //! from the origin). Octave `k` follows the slope of the field plus the gullies of the octaves
 //! before it (by [`bend`](ErosionFilter::bend)), so finer gullies on a coarse gully's flanks turn
@@ -15,15 +16,16 @@
 //! This is a look, not a simulation: no water flows and nothing is deposited, so the result is
 //! the same for any window of the map (chunk by chunk, at any level of detail), at a fixed
 //! cost per point. A gully is as deep as the ground drops across its cell (times the strength),
-//! so flats stay flat and steep flanks are cut deep; the cut never reaches below the field's
-//! lowest bound (a smooth minimum), so heights stay within the field's own bounds. The filter
-//! carries the exact gradient through every step (including the direction's dependence on the position,
-//! which takes the field's second derivatives), so mesh normals stay exact.
+//! so flats stay flat and steep flanks are cut deep; gullies go down and the ridges between them
+//! up by half of it each, by a smooth minimum with the room left, so heights stay within the
+//! field's own bounds. The filter carries the exact gradient through every step (including the
+//! direction's dependence on the position, which takes the coarse octaves' second derivatives),
+//! so mesh normals stay exact.
 //!
 //! The approach is the one of Clay John's "Eroded Terrain Noise" (2018), Felix Westin's
 //! refinement (2023) and Rune Skovbo Johansen's "Fast and Gorgeous Erosion Filter"; this
 //! formulation (two-by-two blended cells, a polynomial gully profile with a ridge-sharpness
-//! blend, rescaling into the bounds) is our own.
+//! blend, depths from the coarse slope, the smooth minimum with the bounds) is our own.
 
 use crate::clamp::clamp_or;
 use crate::coord::split;
@@ -262,12 +264,12 @@ impl GullyState<Dual> {
 
 impl GullyPlan {
     /// The filtered height at base-lattice position `q` (map position plus offset, times the base
-    /// frequency) from the field's height `h` and its slope `s = [∂h/∂x, ∂h/∂y]` per map unit,
-    /// and the depth of the cut there (a share of the height range, `[0, 1]`, before the
-    /// rescale).
+    /// frequency) from the field's height `h` and the slope `s = [∂h/∂x, ∂h/∂y]` per map unit of
+    /// its coarse octaves, and how far below `h` the filtered height is (a share of the height
+    /// range, `[0, 1]`; 0 on raised ridges).
     ///
     /// With `T = f32` the height alone; with [`Dual`](crate::Dual) the height and its exact
-    /// gradient, for which `s` must carry its own gradient (rows of the field's Hessian). The
+    /// gradient, for which `s` must carry its own gradient (rows of the coarse octaves' Hessian). The
     /// value is the same bits either way, and the same as the grid's rows give (they take the
     /// same three steps, octave by octave over a row).
     #[inline(always)]
