@@ -568,13 +568,19 @@ mod tests {
             scale: 10.0,
             ..hydraulic(MAX_DROPLETS)
         };
-        let start = std::time::Instant::now();
-        // Cancel as soon as the first progress report arrives.
-        let result = erode(&mut map, &settings, &|_| cancel.store(true, Ordering::Relaxed), &cancel);
+        // Cancel as soon as the first progress report arrives, and time from there: how long the
+        // first report takes depends on the machine and on the tests beside this one.
+        let cancelled_at = std::sync::Mutex::new(None);
+        let report = |_| {
+            cancelled_at.lock().unwrap().get_or_insert_with(std::time::Instant::now);
+            cancel.store(true, Ordering::Relaxed);
+        };
+        let result = erode(&mut map, &settings, &report, &cancel);
+        let since_cancel = cancelled_at.lock().unwrap().expect("a progress report").elapsed();
         assert_eq!(result, Err(ErosionError::Cancelled));
         // Half eroded, but in noise units: the heights stay near their range.
         let stats = map.stats();
         assert!(stats.min > -0.5 && stats.max < 1.5, "{stats:?}");
-        assert!(start.elapsed() < std::time::Duration::from_secs(10), "{:?}", start.elapsed());
+        assert!(since_cancel < std::time::Duration::from_secs(2), "{since_cancel:?} after the cancel");
     }
 }
