@@ -15,12 +15,12 @@ mod support;
 
 use bevy::light::CascadeShadowConfigBuilder;
 use bevy::prelude::*;
-use bevy_noise_terrain::TerrainJobs;
 use bevy_noise_terrain::camera::{Orbit, TerrainCamera, TerrainCameraPlugin};
 use bevy_noise_terrain::core::{NoiseSettings, PostProcess};
 use bevy_noise_terrain::files::load_preset;
 use bevy_noise_terrain::inspector::TerrainInspectorPlugin;
 use bevy_noise_terrain::prelude::*;
+use bevy_noise_terrain::{DefaultTerrain, TerrainJobs};
 
 /// The terrain the demo opens with: gradient fBm without post-processing, so the range readout
 /// shows the noise itself and chip N (normalise) off paints heights above 1 orange, as seed 000
@@ -104,8 +104,11 @@ fn setup(
 }
 
 /// Keeps the water plane at the water level and as wide as the terrain.
-fn follow_water_level(jobs: Res<TerrainJobs>, mut water: Single<&mut Transform, With<Water>>) {
-    let Some(p) = jobs.params().filter(|_| jobs.is_changed()) else { return };
+fn follow_water_level(
+    jobs: Single<&TerrainJobs, With<DefaultTerrain>>,
+    mut water: Single<&mut Transform, With<Water>>,
+) {
+    let Some(p) = jobs.params() else { return };
     water.translation.y = p.water_level * p.height_scale;
     water.scale = Vec3::new(p.world_size, 1.0, p.world_size);
 }

@@ -11,8 +11,9 @@ use noise_terrain_core::{ErosionError, HeightStats, Heightmap, HeightmapError, e
 use noise_terrain_core::{GridWindow, NoiseSettings, fill_cut_depths};
 use noise_terrain_core::{Surface, SurfaceLayout, fold_stitched_edges};
 
-use crate::mesh::terrain_mesh_from;
+use crate::mesh::{take_surface, terrain_mesh_from};
 use crate::params::{TerrainLayout, TerrainParams};
+use crate::pieces::HookOutput;
 use crate::texture::terrain_image_by_rules;
 
 /// Which piece of terrain: the single patch, or one chunk of the endless layout.
@@ -124,10 +125,20 @@ pub struct PieceBuild {
     pub image: Image,
     /// How long building took.
     pub elapsed: Duration,
-    /// Its heightfield collider and where the collider's centre lies relative to the piece's
-    /// entity, when one was asked for (see [`crate::physics`]).
-    #[cfg(feature = "avian")]
-    pub collider: Option<(avian3d::prelude::Collider, Vec3)>,
+    /// What each [`PieceHook`](crate::PieceHook) made for it, in the hooks' order (`None`
+    /// where the piece did not want one; empty without hooks).
+    pub hook_outputs: Vec<Option<HookOutput>>,
+}
+
+impl PieceBuild {
+    /// One bit per hook that made an output.
+    pub fn hook_mask(&self) -> u32 {
+        self.hook_outputs
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.is_some())
+            .fold(0, |mask, (i, _)| mask | 1 << i)
+    }
 }
 
 /// Why a build produced nothing.
@@ -191,6 +202,15 @@ impl TerrainBuffers {
             + self.texels.capacity()
             + size_of::<[f32; 2]>() * self.gradients.capacity()
     }
+
+    /// The memory of a build that was never shown (its mesh and image arrays, its gradients).
+    pub fn from_unshown(build: &mut PieceBuild) -> Self {
+        TerrainBuffers {
+            surface: take_surface(&mut build.mesh),
+            texels: build.image.data.take().unwrap_or_default(),
+            gradients: std::mem::take(&mut build.gradients),
+        }
+    }
 }
 
 /// The patch of `params`, whatever its layout: for use without an app (tools, servers, tests).
@@ -212,8 +232,8 @@ pub fn build_terrain(params: TerrainParams) -> Result<PieceBuild, BuildError> {
 /// world space. The normals are exact: from the field's gradient, sampled with the heights and
 /// carried through post-processing, so every piece computes the same normal at the same point
 /// whatever its level of detail (stitched edges' odd vertices take what the coarser neighbour
-/// shows there). An eroded patch has no field gradient, and simplex, Worley and warped fields no
-/// fast one yet: their normals come from the heights.
+/// shows there). An eroded patch has no field gradient, and Worley and warped fields no fast one
+/// (value, gradient and simplex noise have): their normals come from the heights.
 pub fn build_piece(
     params: &TerrainParams,
     spec: PieceSpec,
@@ -320,8 +340,7 @@ pub fn build_piece(
         mesh,
         image,
         elapsed: start.elapsed(),
-        #[cfg(feature = "avian")]
-        collider: None,
+        hook_outputs: Vec::new(),
     })
 }
 

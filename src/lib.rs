@@ -35,12 +35,12 @@ pub mod camera;
 pub mod files;
 #[cfg(feature = "inspector")]
 pub mod inspector;
-pub mod jobs;
 pub mod layout;
 pub mod mesh;
 pub mod params;
 #[cfg(feature = "avian")]
 pub mod physics;
+pub mod pieces;
 pub mod pointer;
 pub mod query;
 pub mod texture;
@@ -50,28 +50,31 @@ pub use noise_terrain_core as core;
 use bevy::prelude::*;
 
 pub use build::{PieceBuild, PieceKey, build_terrain};
-pub use jobs::{
-    PieceHeights, Terrain, TerrainGenerated, TerrainJobs, TerrainPiece, TerrainStats, TerrainValidation,
-};
 pub use layout::TerrainFocus;
 pub use params::{TerrainLayout, TerrainParams};
+pub use pieces::{
+    DefaultTerrain, PieceHeights, PieceHook, PieceHooks, PieceOf, PiecePool, Terrain, TerrainGenerated,
+    TerrainJobs, TerrainPiece, TerrainPieces, TerrainSettings, TerrainStats, TerrainStatus,
+    TerrainValidation,
+};
 pub use query::TerrainQuery;
 
 /// The common imports for games.
 pub mod prelude {
     pub use crate::core::{Basis, ColorRamp, Fade, Fractal, NoiseSettings};
     pub use crate::{
-        Terrain, TerrainFocus, TerrainGenerated, TerrainLayout, TerrainParams, TerrainPiece, TerrainPlugin,
-        TerrainQuery, TerrainStats, TerrainSystems,
+        DefaultTerrain, Terrain, TerrainFocus, TerrainGenerated, TerrainLayout, TerrainParams, TerrainPiece,
+        TerrainPlugin, TerrainQuery, TerrainSettings, TerrainStats, TerrainStatus, TerrainSystems,
     };
 }
 
 /// The plugin's system sets, in `Update`, in this order; order your systems against them.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TerrainSystems {
-    /// Validates changed [`TerrainParams`] and decides which pieces should exist.
+    /// Takes in changed settings ([`TerrainParams`], [`TerrainSettings`]) and decides which
+    /// pieces should exist.
     Queue,
-    /// Applies finished jobs, starts new ones, swaps old pieces for new ones, updates the stats.
+    /// Takes in finished jobs, starts new ones, swaps old pieces for new ones, updates the stats.
     Apply,
 }
 
@@ -79,8 +82,9 @@ pub enum TerrainSystems {
 /// parameters are used otherwise).
 #[derive(Debug, Clone)]
 pub struct TerrainPlugin {
-    /// Spawn the [`Terrain`] entity the pieces hang from at startup. Turn off to spawn your own
-    /// (with a `Transform` of your choice).
+    /// Spawn the default [`Terrain`] entity (the one [`TerrainParams`] drives) at startup. Turn
+    /// off to spawn your own (with a `Transform` of your choice): a `Terrain` spawned without
+    /// [`TerrainSettings`] follows [`TerrainParams`], one spawned with them is a terrain of its own.
     pub spawn_terrain: bool,
 }
 
@@ -94,26 +98,19 @@ impl Plugin for TerrainPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<TerrainParams>()
             .init_resource::<TerrainStats>()
-            .init_resource::<TerrainJobs>()
             .init_resource::<TerrainValidation>()
+            .init_resource::<PiecePool>()
+            .init_resource::<PieceHooks>()
             .register_type::<TerrainParams>()
             .register_type::<Terrain>()
+            .register_type::<DefaultTerrain>()
+            .register_type::<TerrainSettings>()
             .register_type::<TerrainFocus>()
             .add_message::<TerrainGenerated>()
-            .configure_sets(Update, (TerrainSystems::Queue, TerrainSystems::Apply).chain())
-            .add_systems(
-                Update,
-                (
-                    (jobs::queue_generation.run_if(resource_changed::<TerrainParams>), jobs::select_pieces)
-                        .chain()
-                        .in_set(TerrainSystems::Queue),
-                    (jobs::drive_jobs, jobs::swap_pieces, jobs::update_stats)
-                        .chain()
-                        .in_set(TerrainSystems::Apply),
-                ),
-            );
+            .configure_sets(Update, (TerrainSystems::Queue, TerrainSystems::Apply).chain());
+        pieces::add_systems(app);
         if self.spawn_terrain {
-            app.add_systems(Startup, jobs::spawn_terrain);
+            app.add_systems(Startup, pieces::spawn_terrain);
         }
     }
 }

@@ -1,9 +1,9 @@
 //! avian3d colliders for every piece of terrain (cargo feature `avian`).
 //!
 //! Each piece within [`TerrainColliders::distance`] of a focus (the patch always) gets a static
-//! heightfield collider made from the very heights of its mesh. The collider is built in the
-//! piece's background job, beside the mesh, and swapped in by the same system in the same frame
-//! as the mesh: a mesh and its collider never disagree for a frame. Pieces farther away have no
+//! heightfield collider made from the very heights of its mesh. The plugin adds a
+//! [`PieceHook`]: the collider is built in the piece's background job, beside the mesh, and
+//! swapped in the frame the mesh lands: a mesh and its collider never disagree for a frame. Pieces farther away have no
 //! collider (bodies far from every focus have no ground; put a [`TerrainFocus`] on what must
 //! stand); a chunk that comes within the distance is rebuilt with one, nearest first, like any
 //! out-of-date piece.
@@ -16,13 +16,15 @@
 //!
 //! [`TerrainFocus`]: crate::TerrainFocus
 
+use std::sync::Arc;
+
 use avian3d::prelude::*;
 use bevy::prelude::*;
 use noise_terrain_core::Heightmap;
 
 use crate::TerrainSystems;
 use crate::build::PieceGeometry;
-use crate::jobs::{PieceHeights, Terrain, TerrainPiece};
+use crate::pieces::{HookOutput, PieceHeights, PieceHook, PieceHooks, PieceOf, Terrain, TerrainPiece};
 use crate::query::TerrainQuery;
 
 /// Adds colliders to the terrain pieces. Add avian's `PhysicsPlugins` yourself.
@@ -62,13 +64,50 @@ pub struct KeepAboveTerrain {
     pub depth: f32,
 }
 
+/// Where the collider hook sits in [`PieceHooks`].
+#[derive(Resource, Debug, Clone, Copy)]
+struct ColliderHook(usize);
+
+/// The child entity holding a piece's collider, on the piece.
+#[derive(Component, Debug, Clone, Copy)]
+struct PieceCollider(Entity);
+
 impl Plugin for TerrainPhysicsPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(TerrainColliders { distance: self.collider_distance })
+            .init_resource::<PieceHooks>()
             .register_type::<TerrainColliders>()
             .register_type::<TerrainCollider>()
             .register_type::<KeepAboveTerrain>()
-            .add_systems(Update, follow_terrain_changes.after(TerrainSystems::Apply));
+            .add_systems(Update, follow_terrain_changes.after(TerrainSystems::Apply))
+            .add_systems(
+                Update,
+                follow_collider_distance
+                    .run_if(resource_changed::<TerrainColliders>)
+                    .before(TerrainSystems::Queue),
+            );
+        let hook = PieceHook {
+            within: self.collider_distance,
+            build: Arc::new(|build, params| {
+                Box::new(heightfield_collider(&build.heights, &build.geometry, params.height_scale))
+            }),
+            apply: Arc::new(apply_collider),
+        };
+        match app.world_mut().resource_mut::<PieceHooks>().add(hook) {
+            Some(index) => app.insert_resource(ColliderHook(index)),
+            None => panic!("more than {} terrain build hooks", PieceHooks::MAX),
+        };
+    }
+}
+
+/// Gives the collider hook the distance of [`TerrainColliders`].
+fn follow_collider_distance(
+    colliders: Res<TerrainColliders>,
+    hook: Res<ColliderHook>,
+    mut hooks: ResMut<PieceHooks>,
+) {
+    if let Some(h) = hooks.get_mut(hook.0) {
+        h.within = colliders.distance;
     }
 }
 
@@ -87,27 +126,35 @@ pub fn heightfield_collider(
     (collider, Vec3::new(geometry.origin[0] + half, 0.0, geometry.origin[1] + half))
 }
 
-/// Gives a piece its built collider (or takes it away), on the piece's collider child.
-pub(crate) fn swap_collider(
-    commands: &mut Commands,
-    piece: Entity,
-    child: &mut Option<Entity>,
-    collider: Option<(Collider, Vec3)>,
-) {
-    match (collider, *child) {
-        (Some((collider, centre)), Some(existing)) => {
-            commands.entity(existing).insert((collider, Transform::from_translation(centre)));
-        }
+/// The hook's `apply`: gives a piece its built collider, or takes the old one away.
+fn apply_collider(commands: &mut Commands, piece: Entity, output: Option<HookOutput>) {
+    let collider = output.and_then(|o| o.downcast::<(Collider, Vec3)>().ok()).map(|c| *c);
+    commands.entity(piece).queue(move |mut piece: EntityWorldMut| swap_collider(&mut piece, collider));
+}
+
+/// Puts `collider` on the piece's collider child (spawned when there is none), or despawns the
+/// child when `None`.
+fn swap_collider(piece: &mut EntityWorldMut, collider: Option<(Collider, Vec3)>) {
+    let id = piece.id();
+    match (collider, piece.get::<PieceCollider>().map(|c| c.0)) {
+        (Some((collider, centre)), Some(child)) => piece.world_scope(|world| {
+            if let Ok(mut child) = world.get_entity_mut(child) {
+                child.insert((collider, Transform::from_translation(centre)));
+            }
+        }),
         (Some((collider, centre)), None) => {
-            commands.entity(piece).insert(RigidBody::Static);
-            let id = commands
-                .spawn((TerrainCollider, collider, Transform::from_translation(centre), ChildOf(piece)))
-                .id();
-            *child = Some(id);
+            let child = piece.world_scope(|world| {
+                world
+                    .spawn((TerrainCollider, collider, Transform::from_translation(centre), ChildOf(id)))
+                    .id()
+            });
+            piece.insert((RigidBody::Static, PieceCollider(child)));
         }
-        (None, Some(existing)) => {
-            commands.entity(existing).despawn();
-            *child = None;
+        (None, Some(child)) => {
+            piece.world_scope(|world| {
+                world.despawn(child);
+            });
+            piece.remove::<PieceCollider>();
         }
         (None, None) => {}
     }
@@ -119,7 +166,7 @@ pub(crate) fn swap_collider(
 #[allow(clippy::type_complexity)]
 fn follow_terrain_changes(
     mut commands: Commands,
-    changed: Query<&TerrainPiece, Changed<PieceHeights>>,
+    changed: Query<(&TerrainPiece, &PieceOf), Changed<PieceHeights>>,
     roots: Query<&GlobalTransform, With<Terrain>>,
     terrain: TerrainQuery,
     mut bodies: Query<
@@ -130,11 +177,11 @@ fn follow_terrain_changes(
     if changed.is_empty() {
         return;
     }
-    let to_local = roots.iter().next().copied().unwrap_or_default().affine().inverse();
     let over_change = |p: Vec3| {
-        let local = to_local.transform_point3(p);
-        let (x, z) = (f64::from(local.x), f64::from(local.z));
-        changed.iter().any(|piece| {
+        changed.iter().any(|(piece, of)| {
+            let to_local = roots.get(of.0).copied().unwrap_or_default().affine().inverse();
+            let local = to_local.transform_point3(p);
+            let (x, z) = (f64::from(local.x), f64::from(local.z));
             let b = piece.bounds;
             (b[0]..=b[2]).contains(&x) && (b[1]..=b[3]).contains(&z)
         })

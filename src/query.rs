@@ -1,14 +1,15 @@
 //! [`TerrainQuery`]: ground heights, normals and ray casts in world space over every piece of
-//! terrain on screen.
+//! terrain on screen, of every terrain or of one ([`TerrainQuery::of`]).
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use noise_terrain_core::{GridPlacement, raycast_grid};
 
-use crate::jobs::{PieceHeights, Terrain, TerrainPiece};
+use crate::pieces::{PieceHeights, PieceOf, Terrain, TerrainPiece};
 
 /// Queries over the terrain on screen, in world space: the surface is exactly the meshes'
-/// triangles. Use it as a system parameter:
+/// triangles. Over every terrain (where several overlap, the highest ground and the nearest
+/// hit), or over one with [`TerrainQuery::of`]. Use it as a system parameter:
 ///
 /// ```
 /// # use bevy::prelude::*;
@@ -23,8 +24,14 @@ use crate::jobs::{PieceHeights, Terrain, TerrainPiece};
 /// ```
 #[derive(SystemParam)]
 pub struct TerrainQuery<'w, 's> {
-    roots: Query<'w, 's, &'static GlobalTransform, With<Terrain>>,
-    pieces: Query<'w, 's, (&'static TerrainPiece, &'static PieceHeights, &'static Visibility)>,
+    roots: Query<'w, 's, (Entity, &'static GlobalTransform), With<Terrain>>,
+    pieces: Query<'w, 's, (&'static PieceHeights, &'static Visibility, &'static PieceOf), With<TerrainPiece>>,
+}
+
+/// The same queries over one terrain (see [`TerrainQuery::of`]).
+pub struct OneTerrainQuery<'a, 'w, 's> {
+    query: &'a TerrainQuery<'w, 's>,
+    terrain: Entity,
 }
 
 /// A piece's heights placed in the terrain entity's space.
@@ -39,55 +46,75 @@ fn placement(h: &PieceHeights) -> GridPlacement {
     }
 }
 
-impl TerrainQuery<'_, '_> {
-    /// The terrain entity's transform (identity when there is none).
-    fn root(&self) -> GlobalTransform {
-        self.roots.iter().next().copied().unwrap_or_default()
+impl<'w, 's> TerrainQuery<'w, 's> {
+    /// The queries over `terrain` only (a [`Terrain`] entity; one that is none has no ground).
+    pub fn of(&self, terrain: Entity) -> OneTerrainQuery<'_, 'w, 's> {
+        OneTerrainQuery { query: self, terrain }
     }
 
-    /// The pieces on screen (a piece waiting for its first build, or hidden while its
-    /// neighbours finish, is not).
-    fn shown(&self) -> impl Iterator<Item = &PieceHeights> {
-        self.pieces.iter().filter(|(_, _, v)| **v != Visibility::Hidden).map(|(_, h, _)| h)
-    }
-
-    /// The piece over `(x, z)` in the terrain entity's space and the surface height there.
-    fn local_height(&self, x: f64, z: f64) -> Option<(&PieceHeights, f64)> {
-        self.shown().find_map(|h| placement(h).height_at(&h.map, x, z).map(|y| (h, y)))
-    }
-
-    /// The ground height (world `y`) at world `(x, z)`, or `None` where no piece is shown.
-    /// Exact for a terrain entity that is not rotated (a translated or uniformly scaled one is
-    /// fine).
+    /// The ground height (world `y`) at world `(x, z)`, the highest where terrains overlap, or
+    /// `None` where no piece is shown. Exact for a terrain entity that is not rotated (a
+    /// translated or uniformly scaled one is fine).
     pub fn height_at(&self, x: f32, z: f32) -> Option<f32> {
-        let root = self.root();
-        let local = root.affine().inverse().transform_point3(Vec3::new(x, 0.0, z));
-        let (_, y) = self.local_height(f64::from(local.x), f64::from(local.z))?;
-        Some(root.transform_point(Vec3::new(local.x, y as f32, local.z)).y)
+        self.ground(None, x, z).map(|(y, _)| y)
     }
 
-    /// The unit normal of the ground (the mesh triangle's) at world `(x, z)`, or `None` where no
-    /// piece is shown.
+    /// The unit normal of the ground (the mesh triangle's) at world `(x, z)`, of the highest
+    /// terrain there, or `None` where no piece is shown.
     pub fn normal_at(&self, x: f32, z: f32) -> Option<Vec3> {
-        let root = self.root();
-        let local = root.affine().inverse().transform_point3(Vec3::new(x, 0.0, z));
-        let (lx, lz) = (f64::from(local.x), f64::from(local.z));
-        let (h, _) = self.local_height(lx, lz)?;
-        let n = placement(h).normal_at(&h.map, lx, lz)?.as_vec3();
-        // Normals transform by the inverse transpose.
-        let world = root.affine().matrix3.inverse().transpose() * n;
-        Some(world.normalize_or(Vec3::Y))
+        self.ground(None, x, z).and_then(|(_, n)| n)
     }
 
-    /// Where a world-space ray first meets the terrain on screen. Every ray ends: each piece is
-    /// walked cell by cell, and only pieces whose box the ray enters are walked, nearest first.
+    /// Where a world-space ray first meets the terrain on screen (any terrain). Every ray ends:
+    /// each piece is walked cell by cell, and only pieces whose box the ray enters are walked,
+    /// nearest first.
     pub fn raycast(&self, ray: Ray3d) -> Option<Vec3> {
-        let root = self.root();
+        self.roots
+            .iter()
+            .filter_map(|(terrain, root)| self.raycast_one(terrain, root, ray))
+            .min_by(|a, b| a.distance_squared(ray.origin).total_cmp(&b.distance_squared(ray.origin)))
+    }
+
+    /// The terrains to look at: all, or `only`.
+    fn roots(&self, only: Option<Entity>) -> impl Iterator<Item = (Entity, &GlobalTransform)> {
+        self.roots.iter().filter(move |(e, _)| only.is_none_or(|o| o == *e))
+    }
+
+    /// The pieces of `terrain` on screen (a piece waiting for its first build is not).
+    fn shown(&self, terrain: Entity) -> impl Iterator<Item = &PieceHeights> {
+        self.pieces
+            .iter()
+            .filter(move |(_, v, of)| of.0 == terrain && **v != Visibility::Hidden)
+            .map(|(h, ..)| h)
+    }
+
+    /// The highest ground of the terrains at world `(x, z)`: height and normal.
+    fn ground(&self, only: Option<Entity>, x: f32, z: f32) -> Option<(f32, Option<Vec3>)> {
+        self.roots(only)
+            .filter_map(|(terrain, root)| {
+                let local = root.affine().inverse().transform_point3(Vec3::new(x, 0.0, z));
+                let (lx, lz) = (f64::from(local.x), f64::from(local.z));
+                let (h, y) = self
+                    .shown(terrain)
+                    .find_map(|h| placement(h).height_at(&h.map, lx, lz).map(|y| (h, y)))?;
+                let height = root.transform_point(Vec3::new(local.x, y as f32, local.z)).y;
+                // Normals transform by the inverse transpose.
+                let inverse_transpose = root.affine().matrix3.inverse().transpose();
+                let normal = placement(h)
+                    .normal_at(&h.map, lx, lz)
+                    .map(|n| (inverse_transpose * n.as_vec3()).normalize_or(Vec3::Y));
+                Some((height, normal))
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    }
+
+    /// Where `ray` first meets `terrain`.
+    fn raycast_one(&self, terrain: Entity, root: &GlobalTransform, ray: Ray3d) -> Option<Vec3> {
         let to_local = root.affine().inverse();
         let origin = to_local.transform_point3(ray.origin).as_dvec3();
         let direction = to_local.transform_vector3(*ray.direction).as_dvec3();
         let mut candidates: Vec<(f64, &PieceHeights)> = self
-            .shown()
+            .shown(terrain)
             .filter_map(|h| placement(h).box_entry(&h.map, origin, direction).map(|t| (t, h)))
             .collect();
         candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -102,5 +129,23 @@ impl TerrainQuery<'_, '_> {
         }
         let hit = origin + direction * best?;
         Some(root.transform_point(hit.as_vec3()))
+    }
+}
+
+impl OneTerrainQuery<'_, '_, '_> {
+    /// The terrain's ground height (world `y`) at world `(x, z)`, `None` where it shows no piece.
+    pub fn height_at(&self, x: f32, z: f32) -> Option<f32> {
+        self.query.ground(Some(self.terrain), x, z).map(|(y, _)| y)
+    }
+
+    /// The unit normal of the terrain's ground at world `(x, z)`.
+    pub fn normal_at(&self, x: f32, z: f32) -> Option<Vec3> {
+        self.query.ground(Some(self.terrain), x, z).and_then(|(_, n)| n)
+    }
+
+    /// Where a world-space ray first meets the terrain.
+    pub fn raycast(&self, ray: Ray3d) -> Option<Vec3> {
+        let (terrain, root) = self.query.roots(Some(self.terrain)).next()?;
+        self.query.raycast_one(terrain, root, ray)
     }
 }

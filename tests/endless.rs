@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::settle;
+use common::{app_with_focus as app_with, jobs_started, move_focus, settle};
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -12,7 +12,7 @@ use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
 use bevy_noise_terrain::core::{ChunkKey, ErosionFilter, Side};
 use bevy_noise_terrain::prelude::*;
-use bevy_noise_terrain::{PieceHeights, PieceKey, TerrainJobs, TerrainValidation};
+use bevy_noise_terrain::{PieceHeights, PieceKey, TerrainValidation};
 
 const CHUNK: f32 = 32.0;
 
@@ -29,22 +29,6 @@ fn endless() -> TerrainParams {
     }
 }
 
-fn app_with(params: TerrainParams) -> App {
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
-        .init_asset::<Mesh>()
-        .init_asset::<Image>()
-        .insert_resource(params)
-        .add_plugins(TerrainPlugin::default());
-    app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
-    app
-}
-
-fn move_focus(app: &mut App, to: Vec3) {
-    let mut q = app.world_mut().query_filtered::<&mut Transform, With<TerrainFocus>>();
-    q.single_mut(app.world_mut()).unwrap().translation = to;
-}
-
 /// Every shown chunk: key, entity translation, mesh positions and normals.
 struct Chunk {
     translation: Vec3,
@@ -59,7 +43,11 @@ fn chunks(app: &mut App) -> HashMap<ChunkKey, Chunk> {
     let meshes = world.resource::<Assets<Mesh>>();
     let mut out = HashMap::new();
     for (piece, mesh, transform, visibility) in q.iter(world) {
-        let (PieceKey::Chunk(key), Some((shown, _))) = (piece.spec.key, piece.shown) else { continue };
+        let (PieceKey::Chunk(key), Some((shown, _))) =
+            (piece.spec.key, piece.shown.map(|s| (s.generation, s.stitch)))
+        else {
+            continue;
+        };
         if *visibility == Visibility::Hidden {
             continue;
         }
@@ -124,7 +112,7 @@ fn chunks_appear_around_the_focus_and_their_count_stays_steady_over_10_km() {
         most = (most.0.max(c.0), most.1.max(c.1));
     }
     let live = chunks(&mut app).len();
-    let pool = bevy_noise_terrain::jobs::ASSET_POOL_SIZE;
+    let pool = bevy_noise_terrain::pieces::ASSET_POOL_SIZE;
     assert!(most.0 <= live + pool + 8 && most.1 <= live + pool + 8, "{most:?} assets for {live} chunks");
 }
 
@@ -201,32 +189,38 @@ fn edges_are_shared_and_stitched(params: TerrainParams) {
 }
 
 #[test]
-fn a_parameter_change_replaces_every_chunk_once_nearest_first() {
+fn a_parameter_change_builds_every_chunk_once_nearest_first_and_shows_them_all_at_once() {
     let mut app = app_with(endless());
     settle(&mut app);
     let before = chunks(&mut app);
-    let started = app.world().resource::<TerrainJobs>().jobs_started();
+    let started = jobs_started(&mut app);
     app.world_mut().resource_mut::<TerrainParams>().noise.seed = 77;
-    // The order in which chunks reach the new generation, and that none changes twice.
+    // The order in which chunks start building, and that every frame shows one generation.
     let mut order: Vec<ChunkKey> = Vec::new();
     let start = Instant::now();
     loop {
         app.update();
-        let now = chunks(&mut app);
-        for (key, chunk) in &now {
-            if chunk.shown == 2 && !order.contains(key) {
-                order.push(*key);
+        let mut q = app.world_mut().query::<&TerrainPiece>();
+        for piece in q.iter(app.world()) {
+            if let PieceKey::Chunk(key) = piece.spec.key
+                && piece.is_building()
+                && !order.contains(&key)
+            {
+                order.push(key);
             }
         }
-        if order.len() == before.len() {
+        let now = chunks(&mut app);
+        assert!(now.len() == before.len(), "no chunk disappears during the change");
+        let generations: std::collections::HashSet<u64> = now.values().map(|c| c.shown).collect();
+        assert_eq!(generations.len(), 1, "old and new chunks side by side: {generations:?}");
+        if generations.contains(&2) {
             break;
         }
-        assert!(now.len() == before.len(), "no chunk disappears during the change");
         assert!(start.elapsed() < Duration::from_secs(60));
     }
     settle(&mut app);
-    let jobs = app.world().resource::<TerrainJobs>().jobs_started() - started;
-    assert_eq!(jobs, before.len() as u64, "one job per chunk");
+    assert_eq!(jobs_started(&mut app) - started, before.len() as u64, "one job per chunk");
+    assert_eq!(order.len(), before.len());
     let distance = |k: &ChunkKey| k.distance_to([0.0, 0.0], f64::from(CHUNK));
     let quarter = order.len() / 4;
     let mean = |keys: &[ChunkKey]| keys.iter().map(distance).sum::<f64>() / keys.len() as f64;

@@ -10,7 +10,7 @@ use bevy::prelude::default;
 use bevy_egui::egui;
 use bevy_noise_terrain::core::{Basis, Fade, Fractal, GradientKernel};
 use bevy_noise_terrain::inspector::{InspectorState, PanelInputs, WORLEY_OCTAVES_FEWER, panel_contents};
-use bevy_noise_terrain::jobs::{PieceHeights, TerrainStats, TerrainValidation};
+use bevy_noise_terrain::pieces::{PieceHeights, TerrainStats, TerrainValidation};
 use bevy_noise_terrain::{TerrainParams, build_terrain};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};

@@ -3,33 +3,17 @@
 
 mod common;
 
-use common::{resident_bytes, settle};
+use common::{app, app_with_focus, jobs_started, resident_bytes, settle};
 
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
-use bevy_noise_terrain::TerrainJobs;
-use bevy_noise_terrain::jobs::ASSET_POOL_SIZE;
+use bevy_noise_terrain::pieces::ASSET_POOL_SIZE;
 use bevy_noise_terrain::prelude::*;
 
 #[test]
 fn ten_thousand_edits_keep_assets_and_memory_flat() {
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins, AssetPlugin::default()))
-        .init_asset::<Mesh>()
-        .init_asset::<Image>()
-        .insert_resource(TerrainParams { resolution: 24, ..default() })
-        .add_plugins(TerrainPlugin::default());
-    let settle = |app: &mut App| {
-        let start = Instant::now();
-        while app.world().resource::<TerrainJobs>().is_busy()
-            || app.world().resource::<TerrainStats>().generation == 0
-        {
-            app.update();
-            assert!(start.elapsed() < Duration::from_secs(60));
-        }
-        app.update();
-    };
+    let mut app = app(TerrainParams { resolution: 24, ..default() });
     settle(&mut app);
     let counts = |app: &App| {
         (app.world().resource::<Assets<Mesh>>().len(), app.world().resource::<Assets<Image>>().len())
@@ -47,20 +31,16 @@ fn ten_thousand_edits_keep_assets_and_memory_flat() {
     }
     settle(&mut app);
     assert_eq!(counts(&app), assets_before);
-    assert!(app.world().resource::<TerrainJobs>().jobs_started() > 100);
+    assert!(jobs_started(&mut app) > 100);
     let growth = resident_bytes().saturating_sub(memory_after_warmup);
     assert!(growth < 16 << 20, "memory grew by {} KiB over 9,000 edits", growth >> 10);
 }
 
 #[test]
 fn ten_minutes_of_flight_keep_assets_bounded_and_memory_flat() {
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
-        .init_asset::<Mesh>()
-        .init_asset::<Image>()
-        .insert_resource(TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() })
-        .add_plugins(TerrainPlugin::default());
-    let focus = app.world_mut().spawn((TerrainFocus::default(), Transform::default())).id();
+    let mut app =
+        app_with_focus(TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() });
+    let focus = common::focus(&mut app);
     let live_pieces = |app: &mut App| app.world_mut().query::<&TerrainPiece>().iter(app.world()).count();
     let counts = |app: &App| {
         (app.world().resource::<Assets<Mesh>>().len(), app.world().resource::<Assets<Image>>().len())
@@ -100,9 +80,9 @@ fn ten_minutes_of_flight_keep_assets_bounded_and_memory_flat() {
     let growth = resident_bytes().saturating_sub(memory_after_warmup);
     println!(
         "flight: {} chunk jobs, at most {most_over_live} assets beyond the live pieces, memory grew by {} KiB",
-        app.world().resource::<TerrainJobs>().jobs_started(),
+        jobs_started(&mut app),
         growth >> 10
     );
-    assert!(app.world().resource::<TerrainJobs>().jobs_started() > 10_000);
+    assert!(jobs_started(&mut app) > 10_000);
     assert!(growth < 16 << 20, "memory grew by {} KiB over 33,000 frames", growth >> 10);
 }

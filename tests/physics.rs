@@ -33,15 +33,10 @@ fn gentle(layout: TerrainLayout) -> TerrainParams {
 }
 
 fn app_with(params: TerrainParams) -> App {
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default(), PhysicsPlugins::default()))
-        .init_asset::<Mesh>()
-        .init_asset::<Image>()
+    let mut app = common::app_with_focus(params);
+    app.add_plugins((PhysicsPlugins::default(), TerrainPhysicsPlugin { collider_distance: 200.0 }))
         .insert_resource(Time::<Fixed>::from_duration(Duration::from_secs_f32(STEP)))
-        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(STEP)))
-        .insert_resource(params)
-        .add_plugins((TerrainPlugin::default(), TerrainPhysicsPlugin { collider_distance: 200.0 }));
-    app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(STEP)));
     // avian registers some resources in `Plugin::finish`, which `App::run` would call.
     app.finish();
     app.cleanup();

@@ -1,47 +1,24 @@
 //! Headless tests of the plugin: `MinimalPlugins` and assets, no window, no GPU.
 
+mod common;
+
+use common::{app as headless_app, jobs, jobs_started, settle};
+
 use std::time::{Duration, Instant};
 
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
 use bevy_noise_terrain::core::{ColorRules, Heightmap, NoiseSettings, PostProcess, slope_degrees};
-use bevy_noise_terrain::jobs::SPARE_BUFFERS_KEPT_FOR;
+use bevy_noise_terrain::pieces::SPARE_BUFFERS_KEPT_FOR;
 use bevy_noise_terrain::prelude::*;
-use bevy_noise_terrain::{PieceHeights, TerrainJobs, TerrainValidation};
+use bevy_noise_terrain::{PieceHeights, PiecePool, TerrainValidation};
 
 fn small_params() -> TerrainParams {
     TerrainParams { resolution: 48, ..default() }
 }
 
-fn headless_app(params: TerrainParams) -> App {
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins, AssetPlugin::default()))
-        .init_asset::<Mesh>()
-        .init_asset::<Image>()
-        .insert_resource(params)
-        .add_plugins(TerrainPlugin::default());
-    app
-}
-
 fn generation(app: &App) -> u64 {
     app.world().resource::<TerrainStats>().generation
-}
-
-fn jobs_started(app: &App) -> u64 {
-    app.world().resource::<TerrainJobs>().jobs_started()
-}
-
-/// Updates until no job runs or waits (at most 60 s).
-fn settle(app: &mut App) {
-    let start = Instant::now();
-    loop {
-        app.update();
-        if !app.world().resource::<TerrainJobs>().is_busy() {
-            return;
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "generation did not finish");
-        std::thread::sleep(Duration::from_millis(1));
-    }
 }
 
 /// The patch: its piece, mesh handle and heights.
@@ -105,7 +82,7 @@ fn the_first_update_generates_the_initial_terrain() {
     let mut app = headless_app(small_params());
     settle(&mut app);
     assert_eq!(generation(&app), 1);
-    assert_eq!(jobs_started(&app), 1);
+    assert_eq!(jobs_started(&mut app), 1);
     assert_shows(&app, &small_params());
     let pieces = app.world_mut().query_filtered::<&Mesh3d, With<TerrainPiece>>().iter(app.world()).count();
     assert_eq!(pieces, 1);
@@ -128,7 +105,7 @@ fn one_change_leads_to_exactly_one_regeneration_with_the_new_data() {
     for _ in 0..20 {
         app.update();
     }
-    assert_eq!((generation(&app), jobs_started(&app)), (2, 2));
+    assert_eq!((generation(&app), jobs_started(&mut app)), (2, 2));
     assert_ne!(mesh_heights(&app), before);
     assert_shows(&app, &changed);
 }
@@ -151,11 +128,11 @@ fn no_change_means_no_job() {
     for _ in 0..100 {
         app.update();
     }
-    assert_eq!((generation(&app), jobs_started(&app)), (1, 1));
+    assert_eq!((generation(&app), jobs_started(&mut app)), (1, 1));
     // Writing an equal value through `set_if_neq` does not start a job either.
     app.world_mut().resource_mut::<TerrainParams>().set_if_neq(small_params());
     settle(&mut app);
-    assert_eq!(jobs_started(&app), 1);
+    assert_eq!(jobs_started(&mut app), 1);
 }
 
 #[test]
@@ -175,14 +152,14 @@ fn a_burst_of_changes_ends_at_the_last_settings_in_order() {
         app.update();
         let messages = app.world().resource::<Messages<TerrainGenerated>>();
         seen.extend(cursor.read(messages).map(|m| m.generation));
-        if !app.world().resource::<TerrainJobs>().is_busy() {
+        if !jobs(&mut app).is_busy() {
             break;
         }
         assert!(start.elapsed() < Duration::from_secs(60));
     }
     assert!(seen.windows(2).all(|w| w[0] < w[1]), "applied out of order: {seen:?}");
     assert_eq!(seen.last(), Some(&generation(&app)));
-    assert!(jobs_started(&app) <= 11);
+    assert!(jobs_started(&mut app) <= 11);
     assert_shows(&app, &last);
     assert_eq!(patch(&app).2.params.noise.seed, 1009);
 }
@@ -213,11 +190,11 @@ fn a_new_terrain_reuses_the_memory_of_the_one_before_and_idle_frees_it() {
     assert_ne!(addresses[0], addresses[1]);
     let n = params.resolution as usize;
     let held = n * n * (12 + 12 + 8 + 4) + (n - 1) * (n - 1) * 6 * 4;
-    let jobs = || app.world().resource::<TerrainJobs>().spare_bytes();
-    assert!(jobs() >= held, "{} < {held}", jobs());
+    let spare = app.world().resource::<PiecePool>().spare_bytes();
+    assert!(spare >= held, "{spare} < {held}");
     std::thread::sleep(SPARE_BUFFERS_KEPT_FOR + Duration::from_millis(20));
     app.update();
-    assert_eq!(app.world().resource::<TerrainJobs>().spare_bytes(), 0, "an idle terrain keeps a spare copy");
+    assert_eq!(app.world().resource::<PiecePool>().spare_bytes(), 0, "an idle terrain keeps a spare copy");
 }
 
 #[test]
@@ -313,7 +290,7 @@ fn a_terrain_despawned_mid_job_and_spawned_again_is_rebuilt() {
     params.noise.seed = 5;
     *app.world_mut().resource_mut::<TerrainParams>() = params.clone();
     app.update();
-    assert!(app.world().resource::<TerrainJobs>().is_busy(), "a job runs");
+    assert!(jobs(&mut app).is_busy(), "a job runs");
     let root = app.world_mut().query_filtered::<Entity, With<Terrain>>().single(app.world()).unwrap();
     app.world_mut().despawn(root);
     app.world_mut().spawn((Terrain, Transform::from_xyz(10.0, 0.0, 0.0)));

@@ -1,7 +1,10 @@
 //! The egui side panel that edits every [`TerrainParams`] field live (cargo feature `inspector`).
 //!
-//! Edits go to a copy that is written back with `set_if_neq`, so the resource is only marked
-//! changed (and the terrain only regenerated) when a value really changed. When the plugin adds
+//! It edits the default terrain (through the [`TerrainParams`] resource) or, chosen at its top
+//! when there are several terrains or set in [`InspectorState::target`], any other terrain's
+//! [`TerrainSettings`]. Edits go to a copy that is written back only when it differs, so the
+//! settings are only marked changed (and the terrain only regenerated) when a value really
+//! changed. When the plugin adds
 //! `EguiPlugin` itself, the panel gets a camera of its own and the 3-D cameras draw beside the
 //! panel instead of under it (see [`viewport`]).
 
@@ -16,13 +19,15 @@ use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiGlobalSettings, EguiPlugin, EguiPrimaryContextPass, egui};
 use noise_terrain_core::NoiseSettings;
 
-pub use panel::{PanelInputs, WORLEY_OCTAVES_FEWER, panel_contents};
+pub use panel::{PanelInputs, WORLEY_OCTAVES_FEWER, panel_contents, terrain_chooser};
 pub use tiles::{TILE_SIZE, octave_tile, samples_per_axis};
 
 use crate::build::PieceKey;
 use crate::files::list_presets;
-use crate::jobs::{PieceHeights, TerrainJobs, TerrainPiece, TerrainStats, TerrainValidation};
 use crate::params::TerrainParams;
+use crate::pieces::{
+    DefaultTerrain, PieceHeights, TerrainJobs, TerrainPiece, TerrainPieces, TerrainSettings, TerrainStatus,
+};
 use crate::pointer::PointerBlockers;
 
 /// Adds the inspector panel (and `EguiPlugin` if the app has none).
@@ -77,6 +82,8 @@ pub struct StatusLine {
 pub struct InspectorState {
     /// Whether the panel is shown.
     pub visible: bool,
+    /// The terrain it edits: `None` for the default terrain (the one [`TerrainParams`] drives).
+    pub target: Option<Entity>,
     toggle_key: KeyCode,
     preset_folder: PathBuf,
     export_folder: PathBuf,
@@ -96,6 +103,7 @@ impl InspectorState {
     pub fn new(preset_folder: PathBuf, export_folder: PathBuf) -> Self {
         Self {
             visible: true,
+            target: None,
             toggle_key: KeyCode::Tab,
             presets: list_presets(&preset_folder),
             preset_folder,
@@ -126,15 +134,24 @@ fn toggle_panel(
     }
 }
 
+/// The terrains the panel can edit.
+type Terrains = (
+    Entity,
+    &'static mut TerrainSettings,
+    &'static TerrainStatus,
+    &'static TerrainJobs,
+    Option<&'static Name>,
+    Has<DefaultTerrain>,
+    Option<&'static TerrainPieces>,
+);
+
 #[allow(clippy::too_many_arguments)]
 fn inspector_panel(
     mut commands: Commands,
     mut contexts: EguiContexts,
     mut params: ResMut<TerrainParams>,
     mut state: ResMut<InspectorState>,
-    stats: Res<TerrainStats>,
-    jobs: Res<TerrainJobs>,
-    validation: Res<TerrainValidation>,
+    mut terrains: Query<Terrains>,
     pieces: Query<(&TerrainPiece, &PieceHeights)>,
     mut blockers: ResMut<PointerBlockers>,
     window: Query<&Window, With<PrimaryWindow>>,
@@ -146,26 +163,50 @@ fn inspector_panel(
         viewport::fit_cameras_beside_panel(&mut commands, 0.0, window.single().ok(), &mut cameras);
         return Ok(());
     }
+    let choices: Vec<(Entity, String)> = terrains
+        .iter()
+        .map(|(e, _, _, _, name, default, _)| {
+            let name = name.map_or_else(|| format!("{e}"), |n| n.to_string());
+            (e, if default { format!("{name} (default)") } else { name })
+        })
+        .collect();
+    // The chosen terrain, else the first default one.
+    let target =
+        state.target.filter(|&e| terrains.contains(e)).or_else(|| terrains.iter().find(|t| t.5).map(|t| t.0));
+    let Some(target) = target else { return Ok(()) };
+    let (_, mut settings, status, jobs, _, is_default, of_terrain) = terrains.get_mut(target)?;
+    let mut edited = if is_default { params.clone() } else { settings.0.clone() };
     let ctx = contexts.ctx_mut()?.clone();
-    let mut edited = params.clone();
     let mut root = egui::Ui::new(
         ctx.clone(),
         "terrain_inspector_root".into(),
         egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()),
     );
-    let patch = pieces.iter().find(|(p, _)| p.spec.key == PieceKey::Patch).map(|(_, h)| h);
-    let inputs = PanelInputs { stats: &stats, busy: jobs.is_busy(), validation: &validation, patch };
+    let patch = of_terrain
+        .into_iter()
+        .flat_map(|p| pieces.iter_many(p.iter()))
+        .find(|(p, _)| p.spec.key == PieceKey::Patch)
+        .map(|(_, h)| h);
+    let inputs =
+        PanelInputs { stats: &status.stats, busy: jobs.is_busy(), validation: &status.validation, patch };
     let panel = egui::Panel::left("terrain_inspector")
         .resizable(true)
         .default_size(330.0)
         .size_range(240.0..=520.0)
         .show(&mut root, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| panel_contents(ui, &mut edited, state, inputs));
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                terrain_chooser(ui, state, target, &choices);
+                panel_contents(ui, &mut edited, state, inputs)
+            });
         });
     // egui points are logical pixels, as the camera's cursor position is.
     let r = panel.response.rect;
     blockers.rects.push(Rect::new(r.min.x, r.min.y, r.max.x, r.max.y));
     viewport::fit_cameras_beside_panel(&mut commands, r.max.x, window.single().ok(), &mut cameras);
-    params.set_if_neq(edited);
+    if is_default {
+        params.set_if_neq(edited);
+    } else if settings.0 != edited {
+        settings.0 = edited;
+    }
     Ok(())
 }

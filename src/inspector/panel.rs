@@ -10,8 +10,8 @@ use noise_terrain_core::{
 use super::tiles::{TILE_SIZE, octave_tile};
 use super::{InspectorState, OctaveTiles, StatusLine};
 use crate::files::{export_heightmap, list_presets, load_preset, save_preset};
-use crate::jobs::{PieceHeights, TerrainStats, TerrainValidation};
 use crate::params::{MAX_RESOLUTION, MIN_RESOLUTION, TerrainLayout, TerrainParams};
+use crate::pieces::{PieceHeights, TerrainStats, TerrainValidation};
 
 /// Octaves fewer for Worley noise than for the lattice bases (seed 002: its cells already carry
 /// fine detail, and its octaves cost more).
@@ -49,6 +49,28 @@ pub fn panel_contents(
     octave_tiles(ui, params, state.tiles.as_ref());
     files_section(ui, state, params, inputs.patch);
     ui.label(format!("{:?} hides this panel.", state.toggle_key));
+}
+
+/// A choice of the terrain to edit, shown when there is more than one (`choices`: each
+/// terrain and its name); sets [`InspectorState::target`].
+pub fn terrain_chooser(
+    ui: &mut egui::Ui,
+    state: &mut InspectorState,
+    current: bevy::prelude::Entity,
+    choices: &[(bevy::prelude::Entity, String)],
+) {
+    if choices.len() < 2 {
+        return;
+    }
+    let name = |e| choices.iter().find(|(c, _)| *c == e).map_or("?", |(_, n)| n.as_str());
+    egui::ComboBox::from_label("terrain").selected_text(name(current)).show_ui(ui, |ui| {
+        for (entity, label) in choices {
+            if ui.selectable_label(*entity == current, label).clicked() {
+                state.target = Some(*entity);
+            }
+        }
+    });
+    ui.separator();
 }
 
 /// Makes the octave tiles again when the noise changed.

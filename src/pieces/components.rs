@@ -1,0 +1,188 @@
+//! What a terrain and its pieces are made of: the components on the [`Terrain`] entity and on
+//! each [`TerrainPiece`], and the figures and messages they report.
+
+use std::sync::Arc;
+
+use bevy::prelude::*;
+use noise_terrain_core::{Clamped, HeightStats, Heightmap, Stitch};
+
+use crate::build::{PieceGeometry, PieceSpec};
+use crate::params::TerrainParams;
+use crate::pieces::jobs::{FinishedBuild, PieceJob, TerrainJobs};
+
+/// A terrain: the entity its pieces hang from (move it to move the terrain). Spawn it with a
+/// [`TerrainSettings`] for a terrain of its own; without one it is a [`DefaultTerrain`] and
+/// follows the [`TerrainParams`] resource. The plugin spawns one default terrain (see
+/// [`TerrainPlugin::spawn_terrain`](crate::TerrainPlugin)).
+#[derive(Component, Debug, Default, Clone, Copy, Reflect)]
+#[reflect(Component, Default)]
+#[require(Transform, Visibility, TerrainStatus, TerrainJobs)]
+pub struct Terrain;
+
+/// Marks a terrain that follows the [`TerrainParams`] resource (and whose status the
+/// [`TerrainStats`] and [`TerrainValidation`] resources show). Added by the plugin to every
+/// [`Terrain`] spawned without [`TerrainSettings`].
+#[derive(Component, Debug, Default, Clone, Copy, Reflect)]
+#[reflect(Component, Default)]
+pub struct DefaultTerrain;
+
+/// The parameters of one terrain. Change them to regenerate that terrain; on a
+/// [`DefaultTerrain`] they are kept equal to the [`TerrainParams`] resource (a change to either
+/// reaches the other; the resource wins when both change in one frame).
+#[derive(Component, Debug, Default, Clone, PartialEq, Deref, DerefMut, Reflect)]
+#[reflect(Component, Default)]
+pub struct TerrainSettings(pub TerrainParams);
+
+/// What a terrain shows and what validation changed in its settings.
+#[derive(Component, Debug, Default, Clone, PartialEq)]
+pub struct TerrainStatus {
+    /// Figures of the pieces on screen.
+    pub stats: TerrainStats,
+    /// What validation clamped in the latest settings.
+    pub validation: TerrainValidation,
+}
+
+/// Figures of a terrain on screen: a component part of [`TerrainStatus`], and a resource for the
+/// [`DefaultTerrain`].
+#[derive(Resource, Debug, Clone, Default, PartialEq)]
+pub struct TerrainStats {
+    /// Lowest, highest and mean noise height over the pieces shown.
+    pub heights: HeightStats,
+    /// The same of the raw noise, before post-processing and erosion.
+    pub raw_heights: HeightStats,
+    /// Share of samples above 1 (only with normalisation off).
+    pub overflow_fraction: f32,
+    /// Time the latest finished job took, from parameters to mesh and image.
+    pub generation_time: std::time::Duration,
+    /// Vertices in the pieces shown.
+    pub vertex_count: usize,
+    /// Triangles in the pieces shown.
+    pub triangle_count: usize,
+    /// Pieces on screen.
+    pub pieces_shown: usize,
+    /// Wanted pieces that are out of date and wait for a job.
+    pub pieces_queued: usize,
+    /// Jobs running.
+    pub pieces_building: usize,
+    /// How far a running erosion is, `[0, 1]` (`None` while none runs).
+    pub erosion_progress: Option<f32>,
+    /// The newest parameter generation every wanted piece shows: 1 for the first parameters,
+    /// one more for each change (0 until the first terrain is complete).
+    pub generation: u64,
+}
+
+/// What validation changed in the latest parameters (empty when they were all in range): the
+/// same lines the log shows, for the inspector and for game code. A resource for the
+/// [`DefaultTerrain`], part of every terrain's [`TerrainStatus`].
+#[derive(Resource, Debug, Clone, Default, PartialEq)]
+pub struct TerrainValidation(pub Vec<Clamped>);
+
+/// Sent when every wanted piece of a terrain shows a newer parameter generation than before.
+#[derive(Message, Debug, Clone)]
+pub struct TerrainGenerated {
+    /// The terrain.
+    pub terrain: Entity,
+    /// The same number as its [`TerrainStats::generation`].
+    pub generation: u64,
+}
+
+/// The terrain a piece belongs to (a Bevy relationship; the terrain's [`TerrainPieces`] lists
+/// them, and despawning the terrain despawns its pieces). Pieces are also its children, for
+/// their transforms.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+#[relationship(relationship_target = TerrainPieces)]
+pub struct PieceOf(pub Entity);
+
+/// The pieces of a terrain (see [`PieceOf`]).
+#[derive(Component, Debug, Default)]
+#[relationship_target(relationship = PieceOf, linked_spawn)]
+pub struct TerrainPieces(Vec<Entity>);
+
+/// The parameter generation, stitching and hook outputs of a build: what a piece shows, or what
+/// a finished build would show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shown {
+    /// Parameter generation (see [`TerrainStats::generation`]).
+    pub generation: u64,
+    /// The edges stitched to coarser neighbours.
+    pub stitch: Stitch,
+    /// Which [`PieceHooks`](crate::PieceHooks) gave it an output, one bit per hook.
+    pub hooks: u32,
+}
+
+impl Shown {
+    /// Whether the heights are those of `generation` with `stitch`, whatever the hooks.
+    pub fn surface_is(&self, generation: u64, stitch: Stitch) -> bool {
+        self.generation == generation && self.stitch == stitch
+    }
+}
+
+/// One piece of terrain (the patch, or a chunk): a child of its [`Terrain`] with a `Mesh3d`, a
+/// material (with a renderer) and a `Transform` at its corner.
+#[derive(Component, Debug)]
+#[require(Transform, Visibility = Visibility::Hidden)]
+pub struct TerrainPiece {
+    /// What the piece should show: which piece, stitched how.
+    pub spec: PieceSpec,
+    /// What its mesh shows (`None`: nothing yet; it is hidden until then).
+    pub shown: Option<Shown>,
+    /// No longer wanted: it goes as soon as the pieces that replace it show.
+    pub retiring: bool,
+    /// The square it covers, `[min x, min z, max x, max z]` in the terrain entity's space.
+    pub bounds: [f64; 4],
+    /// Its texture (one texel per vertex).
+    pub image: Handle<Image>,
+    /// Its material, `None` without a renderer.
+    pub material: Option<Handle<StandardMaterial>>,
+    pub(crate) job: Option<PieceJob>,
+    /// A finished build that waits for the pieces its edges depend on.
+    pub(crate) ready: Option<FinishedBuild>,
+}
+
+impl TerrainPiece {
+    /// A piece that shows nothing yet.
+    pub(crate) fn new(spec: PieceSpec, bounds: [f64; 4], image: Handle<Image>) -> Self {
+        Self { spec, shown: None, retiring: false, bounds, image, material: None, job: None, ready: None }
+    }
+
+    /// Whether a build is running for the piece.
+    pub fn is_building(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Whether a finished build waits to be shown together with its neighbours'.
+    pub fn is_waiting(&self) -> bool {
+        self.ready.is_some()
+    }
+
+    /// How far the running build's erosion is, `None` while none runs.
+    pub fn erosion_progress(&self) -> Option<f32> {
+        self.job.as_ref().and_then(|job| job.control.erosion_progress())
+    }
+
+    /// What the piece will show once its waiting build lands: the waiting build, else the
+    /// shown one.
+    pub(crate) fn next_shown(&self) -> Option<Shown> {
+        self.ready.as_ref().map(FinishedBuild::shown).or(self.shown)
+    }
+}
+
+/// The heights of a built piece, for queries ([`TerrainQuery`](crate::TerrainQuery)) and export.
+#[derive(Component, Debug, Clone)]
+pub struct PieceHeights {
+    /// Heights of its vertices in noise units (the mesh's: after post-processing and
+    /// stitching).
+    pub map: Arc<Heightmap>,
+    /// Where the piece lies.
+    pub geometry: PieceGeometry,
+    /// World height of a noise height of 1.
+    pub height_scale: f32,
+    /// Lowest, highest and mean height.
+    pub stats: HeightStats,
+    /// The same of the raw noise, before post-processing and erosion.
+    pub raw_stats: HeightStats,
+    /// Share of heights above 1.
+    pub overflow_fraction: f32,
+    /// The parameters (validated) it was built from.
+    pub params: Arc<TerrainParams>,
+}

@@ -1,0 +1,183 @@
+//! Background builds: a terrain's bookkeeping ([`TerrainJobs`]), starting jobs for the nearest
+//! out-of-date pieces, and taking in finished ones (they wait on their piece until
+//! [`swap`](super::swap) shows them).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bevy::prelude::*;
+use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
+
+use crate::build::{BuildControl, BuildError, PieceBuild, PieceKey, TerrainBuffers, build_piece};
+use crate::layout::DesiredPiece;
+use crate::params::TerrainParams;
+use crate::pieces::components::{PieceOf, Shown, TerrainPiece};
+use crate::pieces::hooks::PieceHooks;
+use crate::pieces::pool::PiecePool;
+
+/// Most piece jobs of one terrain running at once.
+pub const MAX_JOBS_IN_FLIGHT: usize = 16;
+
+/// A terrain's validated parameters and their generation (one per effective change).
+#[derive(Clone, Debug)]
+pub(crate) struct CurrentParams {
+    pub params: Arc<TerrainParams>,
+    pub generation: u64,
+}
+
+/// The foci and parameter generation the layout was last selected for.
+#[derive(Clone, Debug)]
+pub(crate) struct Selection {
+    pub generation: u64,
+    pub foci: Vec<[f64; 2]>,
+}
+
+/// A terrain's bookkeeping: its current parameters, the pieces by key, the wanted pieces and its
+/// jobs. A component on every [`Terrain`](crate::Terrain).
+#[derive(Component, Debug, Default)]
+pub struct TerrainJobs {
+    pub(crate) current: Option<CurrentParams>,
+    pub(crate) selected_for: Option<Selection>,
+    pub(crate) desired: Vec<DesiredPiece>,
+    pub(crate) index: HashMap<PieceKey, Entity>,
+    /// Pieces taken out of the index by a layout change, to be marked retiring.
+    pub(crate) retire: Vec<Entity>,
+    pub(crate) started: u64,
+    pub(crate) in_flight: usize,
+    /// Wanted pieces that are out of date and wait for a free job slot.
+    pub(crate) queued: usize,
+    /// Pieces whose finished build waits for the pieces its edges depend on.
+    pub(crate) waiting: usize,
+    /// How long the latest build shown took, from parameters to mesh and image.
+    pub(crate) last_build_time: std::time::Duration,
+}
+
+impl TerrainJobs {
+    /// Whether a piece is being built, waits for a job or for its neighbours' builds, or the
+    /// first parameters are not taken in yet.
+    pub fn is_busy(&self) -> bool {
+        self.in_flight > 0 || self.queued > 0 || self.waiting > 0 || self.current.is_none()
+    }
+
+    /// How many piece jobs this terrain has started.
+    pub fn jobs_started(&self) -> u64 {
+        self.started
+    }
+
+    /// The validated parameters being shown or built.
+    pub fn params(&self) -> Option<&TerrainParams> {
+        self.current.as_ref().map(|c| &*c.params)
+    }
+
+    /// The current parameter generation (0 before the first).
+    pub fn generation(&self) -> u64 {
+        self.current.as_ref().map_or(0, |c| c.generation)
+    }
+
+    /// The pieces the layout wants now, nearest first.
+    pub fn desired(&self) -> &[DesiredPiece] {
+        &self.desired
+    }
+}
+
+/// A piece's running build, with the parameters and the generation it was started with (a
+/// stale build is shown with its own parameters until the next one lands).
+#[derive(Debug)]
+pub(crate) struct PieceJob {
+    task: Task<Result<PieceBuild, BuildError>>,
+    params: Arc<TerrainParams>,
+    generation: u64,
+    pub control: Arc<BuildControl>,
+}
+
+/// A finished build with what it was built from.
+#[derive(Debug)]
+pub(crate) struct FinishedBuild {
+    pub build: PieceBuild,
+    pub params: Arc<TerrainParams>,
+    pub generation: u64,
+}
+
+impl FinishedBuild {
+    /// What the piece shows once this build lands.
+    pub fn shown(&self) -> Shown {
+        Shown { generation: self.generation, stitch: self.build.spec.stitch, hooks: self.build.hook_mask() }
+    }
+}
+
+/// Takes in finished jobs: each waits on its piece (replacing an older waiting build, whose
+/// memory goes to the pool). Cancels the erosion of builds that newer parameters wait behind.
+pub(crate) fn collect_finished(
+    terrains: Query<&TerrainJobs>,
+    mut pieces: Query<(&mut TerrainPiece, &PieceOf)>,
+    mut pool: ResMut<PiecePool>,
+) {
+    for (mut piece, of) in &mut pieces {
+        let Some(job) = piece.job.as_mut() else { continue };
+        let current = terrains.get(of.0).map_or(0, TerrainJobs::generation);
+        // Newer parameters wait behind this build: stop its erosion (the rest finishes fast).
+        if current > job.generation {
+            job.control.cancel();
+        }
+        let Some(result) = check_ready(&mut job.task) else { continue };
+        let Some(job) = piece.job.take() else { continue };
+        match result {
+            Ok(build) => {
+                let finished = FinishedBuild { build, params: job.params, generation: job.generation };
+                if let Some(mut older) = piece.ready.replace(finished) {
+                    pool.keep_buffers(TerrainBuffers::from_unshown(&mut older.build));
+                }
+            }
+            // Newer parameters are queued: nothing to show, the next job starts later.
+            Err(BuildError::Cancelled) => {}
+            // Validation keeps sizes in range, so this is a bug; keep the last good piece.
+            Err(e) => error!("terrain piece failed to build, keeping the last one: {e}"),
+        }
+    }
+}
+
+/// Starts jobs for each terrain's nearest wanted pieces that are out of date (neither shown nor
+/// waiting with the current generation, stitching and hooks), at most [`MAX_JOBS_IN_FLIGHT`]
+/// at a time per terrain.
+pub(crate) fn start_jobs(
+    mut terrains: Query<&mut TerrainJobs>,
+    mut pieces: Query<&mut TerrainPiece>,
+    mut pool: ResMut<PiecePool>,
+    hooks: Res<PieceHooks>,
+) {
+    for mut jobs in &mut terrains {
+        let jobs = &mut *jobs;
+        let Some(current) = jobs.current.clone() else { continue };
+        // Counted, not tracked: a piece despawned by someone else takes its job with it.
+        jobs.in_flight =
+            jobs.index.values().filter(|&&e| pieces.get(e).is_ok_and(|p| p.job.is_some())).count();
+        jobs.queued = 0;
+        for desired in &jobs.desired {
+            let Some(&entity) = jobs.index.get(&desired.spec.key) else { continue };
+            let Ok(mut piece) = pieces.get_mut(entity) else { continue };
+            let wanted = Shown {
+                generation: current.generation,
+                stitch: piece.spec.stitch,
+                hooks: hooks.wanted_by(desired),
+            };
+            if piece.job.is_some() || piece.next_shown() == Some(wanted) {
+                continue;
+            }
+            if jobs.in_flight >= MAX_JOBS_IN_FLIGHT {
+                jobs.queued += 1;
+                continue;
+            }
+            let (params, spec, reuse) = (current.params.clone(), piece.spec, pool.take_buffers());
+            let (control, hooks) = (Arc::new(BuildControl::new()), hooks.clone());
+            let (params_for_job, control_for_job) = (params.clone(), control.clone());
+            let task = AsyncComputeTaskPool::get().spawn(async move {
+                let mut build = build_piece(&params_for_job, spec, reuse, &control_for_job)?;
+                hooks.run(&mut build, &params_for_job, wanted.hooks);
+                Ok(build)
+            });
+            piece.job = Some(PieceJob { task, params, generation: current.generation, control });
+            jobs.in_flight += 1;
+            jobs.started += 1;
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! The ECS side: every terrain is an entity ([`Terrain`]) with its settings, status and job
+//! bookkeeping as components, and its pieces belong to it ([`PieceOf`]). Each frame, for every
+//! terrain:
+//! 1. [`settings`]: default terrains follow the [`TerrainParams`](crate::TerrainParams)
+//!    resource; changed settings are validated and become the current parameters.
+//! 2. [`selection`]: the layout says which pieces should exist (nearest first); missing ones are
+//!    spawned hidden, unwanted ones are marked retiring (they stay on screen).
+//! 3. [`jobs`]: finished builds are taken in (they wait on their piece), then jobs start for the
+//!    nearest pieces that are out of date, at most [`MAX_JOBS_IN_FLIGHT`] at a time. A piece has
+//!    at most one job: a parameter change during a job waits for it. (Dropping a running job
+//!    does not stop a CPU-bound task mid-way; its erosion is cancelled.)
+//! 4. [`swap`]: pieces whose edges depend on each other land together, with the retiring ones
+//!    they replace going in the same frame: no crack, hole or overlap shows.
+//! 5. [`stats`]: each terrain's [`TerrainStats`] and [`TerrainGenerated`]; the default
+//!    terrain's are mirrored into the resources.
+//!
+//! Memory and assets of replaced pieces are reused ([`pool`]); plugins add work to the builds
+//! with [`hooks`] (colliders).
+
+pub mod components;
+pub mod hooks;
+pub mod jobs;
+pub mod pool;
+pub mod selection;
+pub mod settings;
+pub mod stats;
+pub mod swap;
+
+use bevy::prelude::*;
+
+pub use components::{
+    DefaultTerrain, PieceHeights, PieceOf, Shown, Terrain, TerrainGenerated, TerrainPiece, TerrainPieces,
+    TerrainSettings, TerrainStats, TerrainStatus, TerrainValidation,
+};
+pub use hooks::{HookOutput, PieceHook, PieceHooks};
+pub use jobs::{MAX_JOBS_IN_FLIGHT, TerrainJobs};
+pub use pool::{ASSET_POOL_SIZE, PiecePool, SPARE_BUFFERS_KEPT_FOR};
+pub use swap::APPLY_BUDGET;
+
+use crate::TerrainSystems;
+
+/// Adds the piece systems to `Update`, in the plugin's sets.
+pub(crate) fn add_systems(app: &mut App) {
+    app.add_systems(
+        Update,
+        (
+            (
+                settings::adopt_default_terrains,
+                settings::sync_default_settings,
+                settings::take_in_settings,
+                selection::select_pieces,
+            )
+                .chain()
+                .in_set(TerrainSystems::Queue),
+            (
+                jobs::collect_finished,
+                jobs::start_jobs,
+                swap::swap_pieces,
+                stats::update_stats,
+                settings::mirror_default_status,
+                pool::expire_spare_buffers,
+            )
+                .chain()
+                .in_set(TerrainSystems::Apply),
+        ),
+    );
+}
+
+/// Spawns the default [`Terrain`] the pieces hang from.
+pub(crate) fn spawn_terrain(mut commands: Commands) {
+    commands.spawn((Terrain, Name::new("Terrain")));
+}

@@ -1,0 +1,111 @@
+//! Which pieces each terrain should have: the layout decides ([`desired_pieces`]); missing
+//! pieces are spawned hidden with pooled assets, unwanted ones are marked retiring (they stay on
+//! screen until [`swap`](super::swap) replaces them).
+
+use std::collections::HashSet;
+
+use bevy::prelude::*;
+
+use crate::layout::{TerrainFocus, desired_pieces};
+use crate::pieces::components::{PieceOf, Terrain, TerrainPiece};
+use crate::pieces::jobs::{Selection, TerrainJobs};
+use crate::pieces::pool::{PieceAssetStores, PiecePool};
+
+/// The foci in a terrain entity's space, `(x, z)`.
+fn foci_in(root: &GlobalTransform, foci: &Query<(&TerrainFocus, &GlobalTransform)>) -> Vec<[f64; 2]> {
+    let to_local = root.affine().inverse();
+    foci.iter()
+        .map(|(focus, at)| {
+            let p = to_local.transform_point3(focus.point.unwrap_or(at.translation()));
+            [f64::from(p.x), f64::from(p.z)]
+        })
+        .collect()
+}
+
+/// Whether the foci moved far enough (a hundredth of the finest piece) to select again.
+fn foci_moved(before: &[[f64; 2]], now: &[[f64; 2]], finest: f64) -> bool {
+    before.len() != now.len()
+        || before.iter().zip(now).any(|(a, b)| (a[0] - b[0]).hypot(a[1] - b[1]) > finest * 0.01)
+}
+
+/// Decides which pieces each terrain should have; spawns the missing ones (hidden, with pooled
+/// assets) and marks the unwanted ones retiring.
+pub(crate) fn select_pieces(
+    mut commands: Commands,
+    mut terrains: Query<(Entity, &GlobalTransform, &mut TerrainJobs), With<Terrain>>,
+    foci: Query<(&TerrainFocus, &GlobalTransform)>,
+    mut pieces: Query<&mut TerrainPiece>,
+    mut pool: ResMut<PiecePool>,
+    mut stores: PieceAssetStores,
+) {
+    for (root, root_at, mut jobs) in &mut terrains {
+        let jobs = &mut *jobs;
+        let Some(current) = jobs.current.clone() else { continue };
+        for entity in std::mem::take(&mut jobs.retire) {
+            if let Ok(mut piece) = pieces.get_mut(entity) {
+                piece.retiring = true;
+            }
+        }
+        let params = &current.params;
+        let now = foci_in(root_at, &foci);
+        let lod = params.layout.lod_settings();
+        let unchanged = jobs.selected_for.as_ref().is_some_and(|before| {
+            before.generation == current.generation
+                && lod.is_none_or(|lod| !foci_moved(&before.foci, &now, lod.chunk_size))
+        });
+        if unchanged {
+            continue;
+        }
+        jobs.desired = desired_pieces(params, &now);
+        jobs.selected_for = Some(Selection { generation: current.generation, foci: now });
+        let mut wanted = HashSet::with_capacity(jobs.desired.len());
+        for desired in &jobs.desired {
+            wanted.insert(desired.spec.key);
+            if let Some(mut piece) = jobs.index.get(&desired.spec.key).and_then(|&e| pieces.get_mut(e).ok()) {
+                piece.retiring = false;
+                piece.spec.stitch = desired.spec.stitch;
+                continue;
+            }
+            let assets = pool.take_assets().unwrap_or_else(|| stores.make());
+            let geometry = desired.spec.key.geometry(params);
+            let translation = Vec3::new(geometry.translation[0] as f32, 0.0, geometry.translation[1] as f32);
+            let mut piece = TerrainPiece::new(desired.spec, desired.bounds, assets.image);
+            piece.material = assets.material.clone();
+            let mut entity = commands.spawn((
+                piece,
+                Name::new(format!("Terrain piece {:?}", desired.spec.key)),
+                Mesh3d(assets.mesh),
+                Transform::from_translation(translation),
+                ChildOf(root),
+                PieceOf(root),
+            ));
+            if let Some(material) = assets.material {
+                entity.insert(MeshMaterial3d(material));
+            }
+            jobs.index.insert(desired.spec.key, entity.id());
+        }
+        // Pieces no longer wanted stay on screen until their replacements show.
+        for (key, &entity) in &jobs.index {
+            if !wanted.contains(key)
+                && let Ok(mut piece) = pieces.get_mut(entity)
+            {
+                piece.retiring = true;
+            }
+        }
+        jobs.index.retain(|key, _| wanted.contains(key));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn foci_move_when_one_goes_a_hundredth_of_the_finest_piece_or_their_number_changes() {
+        let before = [[0.0, 0.0], [100.0, 5.0]];
+        assert!(!foci_moved(&before, &[[0.3, 0.0], [100.0, 5.4]], 64.0), "under 0.64 units");
+        assert!(foci_moved(&before, &[[0.0, 0.0], [100.0, 5.7]], 64.0));
+        assert!(foci_moved(&before, &[[0.0, 0.0]], 64.0), "one focus fewer");
+        assert!(!foci_moved(&[], &[], 64.0));
+    }
+}
