@@ -31,6 +31,9 @@ fn endless() -> TerrainParams {
 
 /// Every shown chunk: key, entity translation, mesh positions and normals.
 struct Chunk {
+    key: ChunkKey,
+    /// `[min x, min z, max x, max z]` of its square.
+    bounds: [f32; 4],
     translation: Vec3,
     positions: Vec<[f32; 3]>,
     normals: Vec<[f32; 3]>,
@@ -56,7 +59,10 @@ fn chunks(app: &mut App) -> HashMap<ChunkKey, Chunk> {
             Some(VertexAttributeValues::Float32x3(v)) => v.clone(),
             other => panic!("{other:?}"),
         };
+        let b = piece.bounds.map(|v| v as f32);
         let chunk = Chunk {
+            key,
+            bounds: b,
             translation: transform.translation,
             positions: float3(Mesh::ATTRIBUTE_POSITION),
             normals: float3(Mesh::ATTRIBUTE_NORMAL),
@@ -135,57 +141,133 @@ fn edges_are_shared_and_stitched(params: TerrainParams) {
     let mut app = app_with(params);
     move_focus(&mut app, Vec3::new(37.0, 0.0, -81.0));
     settle(&mut app);
-    let chunks = chunks(&mut app);
+    let report = edge_faults(&chunks(&mut app));
+    assert!(report.faults.is_empty(), "{:#?}", report.faults);
+    assert!(report.same > 20 && report.joins > 4, "{} same-level edges, {} joins", report.same, report.joins);
+}
+
+/// What [`edge_faults`] found: edges checked, and what is wrong.
+struct EdgeReport {
+    same: usize,
+    joins: usize,
+    faults: Vec<String>,
+}
+
+/// Checks every shown chunk's edges against the shown chunk across each: same level,
+/// bit-identical positions (in world space) and normals; coarser (any number of levels), every
+/// fine edge vertex within 1e-4 of the coarse edge. And no triangle faces down.
+fn edge_faults(chunks: &HashMap<ChunkKey, Chunk>) -> EdgeReport {
     let n = 17;
-    let (mut same, mut joins) = (0, 0);
-    for (key, chunk) in &chunks {
+    let mut report = EdgeReport { same: 0, joins: 0, faults: Vec::new() };
+    for (key, chunk) in chunks {
         for side in Side::ALL {
-            if let Some(other) = chunks.get(&key.neighbour(side)) {
-                // Same level: bit-identical positions (in world space) and normals.
+            let across = key.neighbour(side);
+            if let Some(other) = chunks.get(&across) {
                 for (a, b) in edge(n, side).into_iter().zip(edge(n, side.opposite())) {
                     let pa = chunk.translation + Vec3::from_array(chunk.positions[a]);
                     let pb = other.translation + Vec3::from_array(other.positions[b]);
-                    assert_eq!(pa, pb, "{key:?} {side:?}");
-                    assert_eq!(chunk.normals[a], other.normals[b], "{key:?} {side:?}");
+                    if pa != pb || chunk.normals[a] != other.normals[b] {
+                        report.faults.push(format!("{key:?} {side:?}: {pa} vs {pb} beside the same level"));
+                        break;
+                    }
                 }
-                same += 1;
-            } else if let Some(coarse) = chunks
-                .get(&key.neighbour(side).parent())
-                .filter(|_| key.neighbour(side).parent() != key.parent())
-            {
-                // One level coarser: every fine edge vertex lies on the coarse edge.
-                let along = |p: Vec3| if matches!(side, Side::West | Side::East) { p.z } else { p.x };
-                let coarse_edge: Vec<Vec3> = edge(n, side.opposite())
-                    .into_iter()
-                    .map(|i| coarse.translation + Vec3::from_array(coarse.positions[i]))
-                    .collect();
-                for i in edge(n, side) {
-                    let p = chunk.translation + Vec3::from_array(chunk.positions[i]);
-                    let k = coarse_edge.iter().rposition(|q| along(*q) <= along(p) + 1e-3).unwrap();
-                    let q0 = coarse_edge[k];
-                    let y = match coarse_edge.get(k + 1) {
-                        Some(q1) if (along(p) - along(q0)).abs() > 1e-3 => {
-                            q0.y + (along(p) - along(q0)) / (along(*q1) - along(q0)) * (q1.y - q0.y)
-                        }
-                        _ => q0.y,
-                    };
-                    assert!((p.y - y).abs() < 1e-4, "{key:?} {side:?}: {} off the coarse edge", p.y - y);
-                }
-                joins += 1;
+                report.same += 1;
+                continue;
             }
+            // The coarser chunk across, if one shows there (an ancestor of the chunk across that
+            // is not the chunk's own).
+            let ancestor = |k: ChunkKey, level: u8| (k.level..level).fold(k, |k, _| k.parent());
+            let coarse = (key.level + 1..=key.level + 8)
+                .map(|level| ancestor(across, level))
+                .take_while(|a| *a != ancestor(*key, a.level))
+                .find_map(|a| chunks.get(&a));
+            let Some(coarse) = coarse else { continue };
+            let along = |p: Vec3| if matches!(side, Side::West | Side::East) { p.z } else { p.x };
+            let across_of = |p: Vec3| if matches!(side, Side::West | Side::East) { p.x } else { p.z };
+            let coarse_edge: Vec<Vec3> = edge(n, side.opposite())
+                .into_iter()
+                .map(|i| coarse.translation + Vec3::from_array(coarse.positions[i]))
+                .collect();
+            for i in edge(n, side) {
+                let p = chunk.translation + Vec3::from_array(chunk.positions[i]);
+                let Some(k) = coarse_edge.iter().rposition(|q| along(*q) <= along(p) + 1e-3) else {
+                    continue;
+                };
+                let q0 = coarse_edge[k];
+                let y = match coarse_edge.get(k + 1) {
+                    Some(q1) if (along(p) - along(q0)).abs() > 1e-3 => {
+                        q0.y + (along(p) - along(q0)) / (along(*q1) - along(q0)) * (q1.y - q0.y)
+                    }
+                    _ => q0.y,
+                };
+                if (p.y - y).abs() >= 1e-4 || (across_of(p) - across_of(q0)).abs() > 1e-3 {
+                    report.faults.push(format!(
+                        "{key:?} {side:?}: {} off the coarse edge of {:?}",
+                        p.y - y,
+                        coarse.key
+                    ));
+                    break;
+                }
+            }
+            report.joins += 1;
         }
         // No triangle at any edge is degenerate or faces down.
-        let mesh_positions = &chunk.positions;
         for quad in 0..(n - 1) * (n - 1) {
             let (x, z) = (quad % (n - 1), quad / (n - 1));
             let [a, b, c, d] = [z * n + x, z * n + x + 1, (z + 1) * n + x, (z + 1) * n + x + 1]
-                .map(|i| Vec3::from_array(mesh_positions[i]));
-            for [p, q, r] in [[a, c, b], [b, c, d]] {
-                assert!((q - p).cross(r - p).y > 1e-6, "{key:?}: a triangle faces down");
+                .map(|i| Vec3::from_array(chunk.positions[i]));
+            if [[a, c, b], [b, c, d]].iter().any(|[p, q, r]| (*q - *p).cross(*r - *p).y <= 1e-6) {
+                report.faults.push(format!("{key:?}: a triangle faces down"));
             }
         }
     }
-    assert!(same > 20 && joins > 4, "{same} same-level edges, {joins} joins");
+    report
+}
+
+#[test]
+fn no_frame_of_a_flight_with_level_changes_shows_a_crack_a_hole_or_an_overlap() {
+    let mut app = app_with(endless());
+    settle(&mut app);
+    let (mut changes, mut waits, mut joins) = (0, 0, 0);
+    let mut keys_before: Vec<ChunkKey> = Vec::new();
+    for frame in 0..320 {
+        // Diagonally at 6 units a frame: a level boundary crosses a chunk every few frames.
+        let focus = Vec3::new(frame as f32 * 5.0, 0.0, frame as f32 * -3.0);
+        move_focus(&mut app, focus);
+        app.update();
+        let chunks = chunks(&mut app);
+        let report = edge_faults(&chunks);
+        assert!(report.faults.is_empty(), "frame {frame}: {:#?}", report.faults);
+        joins += report.joins;
+        // Every point within 250 units of the focus (the view is 400) lies in exactly one
+        // shown chunk: no hole, no overlap.
+        let bounds: Vec<[f32; 4]> = chunks.values().map(|c| c.bounds).collect();
+        for i in -16..=16 {
+            for j in -16..=16 {
+                let p = [focus.x + i as f32 * 15.3, focus.z + j as f32 * 15.3];
+                if (p[0] - focus.x).hypot(p[1] - focus.z) > 250.0 {
+                    continue;
+                }
+                let covering = bounds
+                    .iter()
+                    .filter(|b| b[0] <= p[0] && p[0] < b[2] && b[1] <= p[1] && p[1] < b[3])
+                    .count();
+                assert_eq!(covering, 1, "frame {frame}: {covering} chunks over {p:?}");
+            }
+        }
+        let mut keys: Vec<ChunkKey> = chunks.keys().copied().collect();
+        keys.sort_by_key(|k| (k.level, k.x, k.z));
+        changes += usize::from(keys != keys_before);
+        keys_before = keys;
+        let mut q = app.world_mut().query::<&TerrainPiece>();
+        waits += usize::from(q.iter(app.world()).any(TerrainPiece::is_waiting));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    println!(
+        "{changes} frames with a new set of chunks, {waits} with a build waiting for its neighbours, {joins} joins checked"
+    );
+    assert!(changes > 40, "only {changes} frames changed the chunks");
+    assert!(waits > 10, "only {waits} frames had a build waiting: the test did not catch a swap in progress");
 }
 
 #[test]
