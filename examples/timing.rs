@@ -5,7 +5,9 @@
 //! - the endless layout (chunks of 64 units with 65 vertices, 1000 units of view, 4 levels):
 //!   the main thread's update time while the focus flies at 200 units/s and while it rests, the
 //!   longest a chunk within two chunk sizes of the focus waits, and how long a parameter change
-//!   takes to reach every chunk within 250 units and all of them.
+//!   takes to reach every chunk within 250 units and all of them;
+//! - two endless terrains in one app (a second one, of another seed, 200 units below): the
+//!   main thread's update time at rest and at 200 units/s.
 //!
 //! ```text
 //! cargo run --example timing             # both
@@ -56,6 +58,7 @@ fn main() {
         patch();
     }
     endless();
+    two_terrains();
 }
 
 fn patch() {
@@ -97,7 +100,7 @@ fn shown_chunks(app: &mut App) -> HashMap<ChunkKey, u64> {
         .filter(|(_, v)| **v != Visibility::Hidden)
         .filter_map(|(p, _)| match (p.spec.key, p.shown) {
             (PieceKey::Chunk(key), Some(shown)) => Some((key, shown.generation)),
-            _ => None,
+            (PieceKey::Patch, _) | (PieceKey::Chunk(_), None) => None,
         })
         .collect()
 }
@@ -214,5 +217,44 @@ fn endless() {
         ms(near_done),
         before.len(),
         ms(all_done)
+    );
+}
+
+/// Two endless terrains around one focus: the main thread's update time.
+fn two_terrains() {
+    let params = TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() };
+    let mut second = params.clone();
+    second.noise.seed += 1;
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
+        .init_asset::<Mesh>()
+        .init_asset::<Image>()
+        .insert_resource(params)
+        .add_plugins(TerrainPlugin::default());
+    app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
+    app.world_mut().spawn((Terrain, TerrainSettings(second), Transform::from_xyz(0.0, -200.0, 0.0)));
+    let start = Instant::now();
+    let complete = |app: &mut App| {
+        let mut q = app.world_mut().query::<&TerrainStatus>();
+        let all: Vec<_> = q.iter(app.world()).map(|s| s.stats.generation).collect();
+        all.len() == 2 && all.iter().all(|&g| g > 0)
+    };
+    while !complete(&mut app) {
+        app.update();
+        std::thread::sleep(Duration::from_millis(1));
+        assert!(start.elapsed() < Duration::from_secs(120), "no terrains after two minutes");
+    }
+    let (idle, _) = fly(&mut app, 300, |_| 0.0);
+    let (flying, _) = fly(&mut app, 1800, |frame| frame as f32 * 200.0 / 60.0);
+    let (idle_median, idle_p99) = percentiles(idle);
+    let (fly_median, fly_p99) = percentiles(flying);
+    let mut q = app.world_mut().query::<&TerrainStatus>();
+    let shown: Vec<usize> = q.iter(app.world()).map(|s| s.stats.pieces_shown).collect();
+    println!();
+    println!("| two endless terrains ({shown:?} chunks shown) | median | 99th percentile |");
+    println!("|---|---|---|");
+    println!("| main-thread update, focus at rest (300 frames) | {idle_median:.2} ms | {idle_p99:.2} ms |");
+    println!(
+        "| main-thread update, focus at 200 units/s (1800 frames) | {fly_median:.2} ms | {fly_p99:.2} ms |"
     );
 }

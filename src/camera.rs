@@ -194,7 +194,7 @@ fn camera_input(
         // plane through the grabbed point, so that it stays under the cursor.
         let ground = ray.and_then(|r| match cam.drag {
             Some(Drag::Pan { grab }) => ray_hits_height(r, grab.y),
-            _ => surface.or_else(|| ray_hits_height(r, cam.target.focus.y)),
+            None | Some(Drag::Orbit) => surface.or_else(|| ray_hits_height(r, cam.target.focus.y)),
         });
         if !over_ui {
             if buttons.just_pressed(MouseButton::Left)

@@ -11,8 +11,12 @@ use bevy::prelude::*;
 use bevy_noise_terrain::pieces::ASSET_POOL_SIZE;
 use bevy_noise_terrain::prelude::*;
 
+/// Resident memory is the whole process's: the two tests measure it one at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn ten_thousand_edits_keep_assets_and_memory_flat() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let mut app = app(TerrainParams { resolution: 24, ..default() });
     settle(&mut app);
     let counts = |app: &App| {
@@ -38,6 +42,7 @@ fn ten_thousand_edits_keep_assets_and_memory_flat() {
 
 #[test]
 fn ten_minutes_of_flight_keep_assets_bounded_and_memory_flat() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let mut app =
         app_with_focus(TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() });
     let focus = common::focus(&mut app);

@@ -6,7 +6,7 @@
 //! level performs the same IEEE operations, only more lanes at a time.
 
 /// The target features of the AVX2 level, written once: `avx2_features!(m!(args))` expands to
-/// `m!(args ["avx2", "fma"])`, for the run-time check here and the compiled kernel in `grid.rs`.
+/// `m!(args ["avx2", "fma"])`, for the run-time check here and the compiled kernels ([`dispatch`]).
 macro_rules! avx2_features {
     ($callback:ident!($($args:tt)*)) => { $callback! { $($args)* ["avx2", "fma"] } };
 }
@@ -25,7 +25,44 @@ macro_rules! all_detected {
     ([$($feature:tt),+]) => { true $(&& std::arch::is_x86_feature_detected!($feature))+ };
 }
 
-pub(crate) use {avx2_features, avx512_features};
+/// Defines `fn $name(isa: Isa, args) -> out` that runs `$kernel(args)` compiled with the target
+/// features of `isa` (the kernel is `#[inline(always)]`, so each level gets its own copy of its
+/// loops): the one place where a level is picked and its features are enabled. A level the CPU
+/// lacks runs the baseline copy.
+macro_rules! dispatch {
+    ($(#[$attr:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $out:ty)? => $kernel:path) => {
+        $(#[$attr])*
+        $vis fn $name(isa: $crate::isa::Isa, $($arg: $ty),*) $(-> $out)? {
+            use $crate::isa::compiled_for;
+            $crate::isa::avx2_features!(compiled_for!(avx2 ($($arg: $ty),*) $(-> $out)? => $kernel));
+            $crate::isa::avx512_features!(compiled_for!(avx512 ($($arg: $ty),*) $(-> $out)? => $kernel));
+            let isa = if isa.is_supported() { isa } else { $crate::isa::Isa::Baseline };
+            match isa {
+                $crate::isa::Isa::Baseline => $kernel($($arg),*),
+                // SAFETY: the CPU has every feature of the level (checked just above).
+                #[cfg(target_arch = "x86_64")]
+                $crate::isa::Isa::Avx2 => unsafe { avx2($($arg),*) },
+                // SAFETY: as above.
+                #[cfg(target_arch = "x86_64")]
+                $crate::isa::Isa::Avx512 => unsafe { avx512($($arg),*) },
+            }
+        }
+    };
+}
+
+/// One level's copy of a kernel, for [`dispatch`]: `$level` calls `$kernel` with the features
+/// the level's list (the trailing `[...]`) enables.
+macro_rules! compiled_for {
+    ($level:ident ($($arg:ident: $ty:ty),*) $(-> $out:ty)? => $kernel:path [$($feature:tt),+]) => {
+        #[cfg(target_arch = "x86_64")]
+        $(#[target_feature(enable = $feature)])+
+        fn $level($($arg: $ty),*) $(-> $out)? {
+            $kernel($($arg),*)
+        }
+    };
+}
+
+pub(crate) use {avx2_features, avx512_features, compiled_for, dispatch};
 
 /// An instruction-set level the row path is compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -19,6 +19,20 @@
 //! - [`GridPlacement`] and [`raycast_grid`]: height queries and ray casts against a height grid's
 //!   triangles.
 //!
+//! The source is grouped by concept, each folder a private module whose public items the root
+//! re-exports:
+//! - `field/`: one noise field and its parts: the bases (`field/basis/`), fade curves, fractal
+//!   sums, domain warp, the erosion filter, and the exact derivatives they carry (`dual.rs`),
+//!   hashing and coordinates.
+//! - `grid/`: filling a whole grid of a field at once, the heights' and the gradients' row paths
+//!   (`rows.rs` holds what both share); `isa.rs` picks the instruction-set level they run at.
+//! - `map/`: what is done with a whole map: [`Heightmap`], [`Frame`], post-processing, droplet
+//!   and thermal erosion (`map/erosion/`), the [`Surface`] arrays, ray casts.
+//! - `world/`: the endless world's chunks and levels of detail.
+//! - `color/`: the height ramp and the colour rules.
+//! - `preset/`: reading a preset file with a bound.
+//! - [`advanced`]: what games do not need (the derivative types, filling uninitialised memory).
+//!
 //! Every parameter has a documented range; out-of-range values are clamped by one rule
 //! ([`clamp_or`]: NaN takes the default) and [`NoiseSettings::validate`] names each change.
 //!
@@ -35,67 +49,57 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![warn(unreachable_pub)]
 
-mod basis;
-mod chunks;
 mod clamp;
-mod color_rules;
-mod coord;
-mod dual;
-mod erosion;
-mod erosion_filter;
-mod fade;
+mod color;
 mod field;
-mod fractal;
-mod frame;
-mod gradient_grid;
 mod grid;
-mod hash;
-mod heightmap;
 mod isa;
-mod lod;
-mod names;
-mod postprocess;
-mod preset_file;
-mod ramp;
-mod raycast;
-mod surface;
+mod map;
+mod preset;
 #[cfg(test)]
 mod test_support;
-mod warp;
+mod world;
 
-pub use basis::{
+pub use clamp::clamp_or;
+pub use color::ramp::{ColorRamp, OVERFLOW_COLOR, RampStop};
+pub use color::rules::{ColorLayer, ColorRules, slope_degrees};
+pub use field::basis::{
     Basis, DistanceMetric, GradientKernel, Lattice, Worley, WorleyReturn, gradient_1d, gradient_2d_noise,
     gradient_3d_noise, simplex_2d, simplex_3d, value_1d, value_2d, value_3d, worley_2d, worley_3d,
 };
-pub use clamp::clamp_or;
-pub use color_rules::{ColorLayer, ColorRules, slope_degrees};
-pub use coord::COORDINATE_LIMIT;
-pub use dual::{Dual, Octave, Varying};
-pub use erosion::{
-    EROSION_REFERENCE_CELLS, Erosion, ErosionError, ErosionMaps, ErosionTotals, Hydraulic, MAX_DROPLETS,
-    MAX_THERMAL_ITERATIONS, Thermal, erode,
-};
-pub use erosion_filter::{
+pub use field::coord::COORDINATE_LIMIT;
+pub use field::erosion_filter::{
     ErosionFilter, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE, FILTER_STRENGTH_RANGE, MAX_FILTER_OCTAVES,
     fill_cut_depths,
 };
-pub use fade::Fade;
+pub use field::fade::Fade;
+pub use field::fractal::{Fractal, MAX_OCTAVES, MIN_OCTAVES, amplitude_sum};
+pub use field::warp::{MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, WARP_FREQUENCY_RANGE, Warp};
 pub use field::{
     Clamped, DAMPING_RANGE, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, FieldSampler, GAIN_RANGE,
     LACUNARITY_RANGE, MAX_PERIOD, NoiseSettings, OCTAVE_ROTATION, PERSISTENCE_RANGE,
 };
-pub use fractal::{Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, RawToUnit, Sloped, amplitude_sum};
-pub use frame::Frame;
-pub use gradient_grid::fill_grid_with_gradients;
-pub use grid::{GridWindow, fill_grid, fill_grid_uninit};
-pub use heightmap::{HeightStats, Heightmap, HeightmapError, MAX_SAMPLES};
-pub use lod::{
+pub use grid::gradients::fill_grid_with_gradients;
+pub use grid::{GridWindow, fill_grid};
+pub use map::erosion::{
+    EROSION_REFERENCE_CELLS, Erosion, ErosionError, ErosionMaps, ErosionTotals, Hydraulic, MAX_DROPLETS,
+    MAX_THERMAL_ITERATIONS, Thermal, erode,
+};
+pub use map::frame::Frame;
+pub use map::heightmap::{HeightStats, Heightmap, HeightmapError, MAX_SAMPLES};
+pub use map::postprocess::{IslandShape, PostProcess};
+pub use map::raycast::{GridPlacement, raycast_grid};
+pub use map::surface::{Surface, SurfaceLayout, fold_stitched_edges};
+pub use preset::file::{MAX_PRESET_BYTES, PresetReadError, PresetSize, read_preset_bytes};
+pub use world::lod::{
     ChunkKey, Corner, LodSettings, MAX_LOD_LEVELS, MAX_ROOTS_ACROSS, SPLIT_DISTANCE, SelectedChunk, Side,
     Stitch, chunk_window, select_chunks,
 };
-pub use postprocess::{IslandShape, PostProcess};
-pub use preset_file::{MAX_PRESET_BYTES, PresetReadError, PresetSize, read_preset_bytes};
-pub use ramp::{ColorRamp, OVERFLOW_COLOR, RampStop};
-pub use raycast::{GridPlacement, raycast_grid};
-pub use surface::{Surface, SurfaceLayout, fold_stitched_edges};
-pub use warp::{MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, WARP_FREQUENCY_RANGE, Warp};
+
+/// What games do not need: the types behind the fields' exact gradients and fractal sums, and
+/// filling grids into memory a tool manages itself.
+pub mod advanced {
+    pub use crate::field::dual::{Dual, Octave};
+    pub use crate::field::fractal::{FractalParams, RawToUnit, Sloped};
+    pub use crate::grid::fill_grid_uninit;
+}

@@ -6,8 +6,9 @@ use std::mem::MaybeUninit;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use noise_terrain_core::GridWindow;
+use noise_terrain_core::advanced::fill_grid_uninit;
 use noise_terrain_core::{Erosion, Heightmap, Hydraulic, NoiseSettings, Thermal, erode};
-use noise_terrain_core::{GridWindow, fill_grid_uninit};
 
 struct Counting;
 

@@ -3,9 +3,9 @@
 //! lies only where the slope lets it and gullies show where water ran. A rule set without layers
 //! is the plain ramp.
 
-use crate::chunks::for_each_chunk;
 use crate::clamp::clamp_or;
-use crate::postprocess::smoothstep;
+use crate::map::postprocess::smoothstep;
+use crate::world::chunks::for_each_chunk;
 use crate::{ColorRamp, Heightmap};
 
 /// One layer: its colour and where it lies.

@@ -16,22 +16,30 @@
 //!
 //! [`Heightmap::generate`]: crate::Heightmap::generate
 
+pub(crate) mod gradients;
+pub(crate) mod rows;
+
+pub use rows::GridWindow;
+#[cfg(feature = "parallel")]
+use rows::worth_parallel;
+use rows::{run_end, skew_row, split_row};
+
 use std::mem::MaybeUninit;
 
-use crate::basis::Basis;
-use crate::basis::Lattice;
-use crate::basis::gradient::{blend_gradients_2d, corner_gradient_2d};
-use crate::basis::gradient_kernel::{GradientKernel, blend_rounded_2d};
-use crate::basis::simplex::{corners_2d, skew_2d, skew_2d_in_range};
-use crate::basis::value::{blend_values_2d, corner_value_2d};
-use crate::basis::worley::{
+use crate::field::FieldSampler;
+use crate::field::basis::Basis;
+use crate::field::basis::Lattice;
+use crate::field::basis::gradient::corner_gradient_2d;
+use crate::field::basis::gradient_kernel::blend_gradients_2d;
+use crate::field::basis::gradient_kernel::{GradientKernel, blend_rounded_2d};
+use crate::field::basis::simplex::corners_2d;
+use crate::field::basis::value::{blend_values_2d, corner_value_2d};
+use crate::field::basis::worley::{
     FARTHER_CELLS_AT_LEAST, WorleySearch, column_point, column_point_in_row, deciding, offer, search_order_2d,
 };
-use crate::basis::{DistanceMetric, WorleyReturn};
-use crate::coord::COORDINATE_LIMIT;
-use crate::coord::{AxisCell, split, split_in_range};
-use crate::field::FieldSampler;
-use crate::fractal::{Fractal, MAX_OCTAVES};
+use crate::field::basis::{DistanceMetric, WorleyReturn};
+use crate::field::coord::{AxisCell, split};
+use crate::field::fractal::{Fractal, MAX_OCTAVES};
 use crate::isa::Isa;
 
 /// Per-thread buffers for one row segment of up to `width` pixels.
@@ -53,7 +61,7 @@ struct RowScratch {
     /// row of cells share them).
     bands: [WorleyBand; MAX_OCTAVES as usize],
     /// The damped fractal's octave layers with their slopes (sized on first use).
-    slopes: crate::gradient_grid::Scratch,
+    slopes: crate::grid::gradients::Scratch,
 }
 
 impl RowScratch {
@@ -76,19 +84,6 @@ impl RowScratch {
             slopes: Default::default(),
         }
     }
-}
-
-/// Where a grid lies in map units: pixel `(i, j)` is at `((origin.x + i) / ppu, (origin.y + j) / ppu)`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GridWindow {
-    /// Pixel coordinates of the first sample.
-    pub origin: [i64; 2],
-    /// Samples per row.
-    pub width: u32,
-    /// Rows.
-    pub height: u32,
-    /// Pixels per map unit.
-    pub pixels_per_unit: f64,
 }
 
 /// Fills `out` (`width × height`, row-major) with the sampler's heights over `window`.
@@ -160,19 +155,6 @@ fn fill_uninit_with(isa: Isa, sampler: &FieldSampler, window: GridWindow, out: &
     }
 }
 
-/// Grids of fewer samples are filled on the calling thread: handing rows to the pool costs a
-/// thread switch or two (tens of microseconds), more than a chunk-sized grid takes (a 65² grid of
-/// 5-octave fBm is about 20 µs), and a game builds many chunks at once on its own threads anyway.
-#[cfg(feature = "parallel")]
-pub(crate) const PARALLEL_MIN_SAMPLES: usize = 32 * 1024;
-
-/// Whether a grid of `samples` is worth filling on the pool (see [`PARALLEL_MIN_SAMPLES`]).
-#[cfg(feature = "parallel")]
-#[inline]
-pub(crate) fn worth_parallel(samples: usize) -> bool {
-    samples >= PARALLEL_MIN_SAMPLES
-}
-
 /// One row (or one segment of a row) to fill: the field, the window, the x positions of the
 /// segment's pixels, its first pixel, the row index and the instruction set to fill it with.
 #[derive(Clone, Copy)]
@@ -202,29 +184,13 @@ fn fill_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch)
         }
         return;
     }
-    match job.isa {
-        Isa::Baseline => lattice_row(job, row, scratch),
-        // SAFETY: `fill_uninit_with` only accepts levels the CPU supports.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { lattice_row_avx2(job, row, scratch) },
-        // SAFETY: as above.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { lattice_row_avx512(job, row, scratch) },
-    }
+    lattice_row_at(job.isa, job, row, scratch);
 }
 
-/// The row path compiled with a level's target features (listed once, in `isa.rs`).
-macro_rules! row_kernel {
-    ($name:ident [$($feature:tt),+]) => {
-        #[cfg(target_arch = "x86_64")]
-        $(#[target_feature(enable = $feature)])+
-        fn $name(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
-            lattice_row(job, row, scratch);
-        }
-    };
+crate::isa::dispatch! {
+    /// [`lattice_row`] compiled for a level (the same bits at every level).
+    fn lattice_row_at(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) => lattice_row
 }
-crate::isa::avx2_features!(row_kernel!(lattice_row_avx2));
-crate::isa::avx512_features!(row_kernel!(lattice_row_avx512));
 
 /// The row path: every octave's layer of the row, then the fractal over them.
 #[inline(always)]
@@ -239,7 +205,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     let py =
         ((window.origin[1] as f64 + j as f64) / window.pixels_per_unit + s.offset.y) * s.frequency as f64;
     if sampler.fractal.kind.needs_slopes() {
-        crate::gradient_grid::damped_heights_row(sampler, (xs, py), &mut scratch.slopes, row);
+        crate::grid::gradients::damped_heights_row(sampler, (xs, py), &mut scratch.slopes, row);
         return;
     }
 
@@ -262,7 +228,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
         // SAFETY: `combine_octaves` writes every element of `row`, so all of it is initialised,
         // and `MaybeUninit<f32>` has the layout of `f32`.
         let heights = unsafe { &mut *(row as *mut [MaybeUninit<f32>] as *mut [f32]) };
-        crate::gradient_grid::filter_heights_row(sampler, (window, j, xs), &mut scratch.slopes, heights);
+        crate::grid::gradients::filter_heights_row(sampler, (window, j, xs), &mut scratch.slopes, heights);
     }
 }
 
@@ -281,25 +247,6 @@ fn simplex_layer(
     let corners = scratch.i0.iter().zip(&scratch.i1).zip(scratch.fx.iter().zip(&scratch.u));
     for (o, ((&i, &j), (&x0, &y0))) in layer.iter_mut().zip(corners) {
         *o = corners_2d(lattice.seed, i, j, x0, y0);
-    }
-}
-
-/// [`skew_2d`] of every point `(x · scale, py)` of the row: the first corner `[i, j]` of its
-/// simplex and the offset `[x0, y0]` from it (the outputs at least as long as `xs`). Shared by
-/// the heights' and the gradients' row paths, so both give the point path's bits.
-#[inline(always)]
-pub(crate) fn skew_row(xs: &[f64], scale: f64, py: f64, [i, j]: [&mut [i32]; 2], [x0, y0]: [&mut [f32]; 2]) {
-    let outputs = i.iter_mut().zip(j).zip(x0.iter_mut().zip(y0));
-    if py.abs() <= COORDINATE_LIMIT && row_in_range(xs, scale) {
-        for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
-            // SAFETY: `py` is in range (checked just above, which fails for NaN) and so is every
-            // `x · scale` of the row (see `row_in_range`).
-            (*i, *j, *x0, *y0) = unsafe { skew_2d_in_range(x * scale, py) };
-        }
-    } else {
-        for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
-            (*i, *j, *x0, *y0) = skew_2d(x * scale, py);
-        }
     }
 }
 
@@ -520,76 +467,6 @@ fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row
     }
 }
 
-/// Splits every `x · scale` of a row into its cell (`i0`, and `i1`, its right neighbour, on a
-/// periodic lattice) and its fraction, with the point path's operations. Without a period the
-/// loop vectorises (`i1` is then `i0 + 1` and not written); periodic lattices wrap per pixel.
-#[inline(always)]
-pub(crate) fn split_row(
-    xs: &[f64],
-    scale: f64,
-    period: Option<u32>,
-    [i0, i1]: [&mut [i32]; 2],
-    fx: &mut [f32],
-) {
-    match period {
-        None if row_in_range(xs, scale) => {
-            for ((&x, i0), fx) in xs.iter().zip(i0).zip(fx) {
-                // SAFETY: every `x · scale` of the row is in range and not NaN (`row_in_range`).
-                (*i0, *fx) = unsafe { split_in_range(x * scale) };
-            }
-        }
-        None => {
-            for ((&x, i0), fx) in xs.iter().zip(i0).zip(fx) {
-                (*i0, *fx) = split(x * scale);
-            }
-        }
-        period => {
-            for (i, &x) in xs.iter().enumerate() {
-                let cell = AxisCell::new(x * scale, period);
-                (i0[i], i1[i], fx[i]) = (cell.i0, cell.i1, cell.f);
-            }
-        }
-    }
-}
-
-/// Whether every `x · scale` of the row is within `±COORDINATE_LIMIT` and none is NaN, from its
-/// two ends. Why the ends decide, for any pixel spacing:
-///
-/// `xs[i] = ((origin + i) / ppu + offset) · frequency`, with `origin + i` exact integers rising
-/// with `i`, `offset` finite and `frequency` and `scale` finite and positive (clamped settings).
-/// IEEE rounding is monotone, so for a finite non-zero `ppu` (positive or negative) the row is
-/// monotone: rising or falling, every value lies between the two ends. `ppu = ±inf` makes every
-/// quotient 0 (the numerators are finite): a constant row. `ppu = ±0` makes every quotient
-/// infinite except `0 / 0 = NaN`; a row that holds that pixel and others has infinite ends,
-/// and one that holds only it has a NaN end, so the check fails either way. NaN `ppu` makes
-/// every value NaN. In every case where both ends pass, every pixel lies between them.
-#[inline(always)]
-fn row_in_range(xs: &[f64], scale: f64) -> bool {
-    let ends = [xs[0] * scale, xs[xs.len() - 1] * scale];
-    ends.iter().all(|v| v.abs() <= COORDINATE_LIMIT)
-}
-
-/// The end of the run of equal cells that starts at `start`. Without a period the cells never
-/// decrease along a row, so the run's end is found by galloping and bisection instead of a
-/// pixel-by-pixel scan (long runs at low octaves).
-#[inline(always)]
-pub(crate) fn run_end(cells: &[i32], start: usize, sorted: bool) -> usize {
-    let cell = cells[start];
-    if !sorted {
-        return start + 1 + cells[start + 1..].iter().take_while(|&&c| c == cell).count();
-    }
-    let (mut lo, mut step) = (start + 1, 1);
-    let hi = loop {
-        let probe = start + step;
-        if probe >= cells.len() || cells[probe] != cell {
-            break probe.min(cells.len());
-        }
-        lo = probe + 1;
-        step *= 2;
-    };
-    lo + cells[lo..hi].partition_point(|&c| c == cell)
-}
-
 /// F1, F2 (as orderings) and the nearest point's hash for the pixels `run` of the row, in
 /// [`search_order_2d`]'s order: the 3×3 block for every pixel, then the farther cells for the
 /// whole run if any pixel still needs them (their points are fetched only then; offering them
@@ -668,10 +545,10 @@ fn finish_worley(search: &WorleySearch, f1: &[f32], f2: &[f32], nearest: &[u32],
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::basis::{DistanceMetric, Worley, WorleyReturn};
-    use crate::fade::Fade;
-    use crate::fractal::Fractal;
-    use crate::warp::Warp;
+    use crate::field::basis::{DistanceMetric, Worley, WorleyReturn};
+    use crate::field::fade::Fade;
+    use crate::field::fractal::Fractal;
+    use crate::field::warp::Warp;
     use crate::{Heightmap, NoiseSettings};
     use proptest::prelude::*;
 
@@ -894,7 +771,7 @@ mod tests {
                     pool.install(|| Heightmap::generate(&s, 256, 160).unwrap())
                 })
                 .collect();
-            const { assert!(256 * 160 >= PARALLEL_MIN_SAMPLES, "large enough to be filled on the pool") };
+            const { assert!(256 * 160 >= rows::PARALLEL_MIN_SAMPLES, "large enough to be filled on the pool") };
             assert_eq!(maps[0], maps[1]);
             assert_eq!(maps[0], maps[2]);
         }

@@ -1,9 +1,9 @@
 //! [`Heightmap`]: a grid of heights generated from [`NoiseSettings`], with its statistics.
 
-use crate::chunks::map_chunks;
 use crate::field::NoiseSettings;
-use crate::frame::Frame;
 use crate::grid::{self, GridWindow};
+use crate::map::frame::Frame;
+use crate::world::chunks::map_chunks;
 
 /// Samples per chunk of [`Heightmap::stats`] and [`Heightmap::overflow_fraction`].
 const STATS_CHUNK: usize = 1 << 16;

@@ -25,9 +25,9 @@
 
 use super::lattice::Lattice;
 use crate::clamp::clamp_or;
-use crate::coord::split;
-use crate::dual::{Dual, Jet};
-use crate::hash::{hash2, hash3, mix, unit_value};
+use crate::field::coord::split;
+use crate::field::dual::{Dual, Jet};
+use crate::field::hash::{hash2, hash3, mix, unit_value};
 
 /// What Worley noise returns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -489,7 +489,7 @@ pub(crate) fn worley_3d_with_gradient(lattice: &Lattice, worley: &Worley, x: f64
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fade::Fade;
+    use crate::field::fade::Fade;
     use crate::test_support::{SplitMix, random_points};
 
     fn settings(return_type: WorleyReturn, metric: DistanceMetric, jitter: f32) -> Worley {

@@ -13,9 +13,9 @@
 
 use super::gradient_table::GRADIENTS_3D;
 use super::lattice::Lattice;
-use crate::coord::sanitize;
-use crate::dual::{Dual, Jet};
-use crate::hash::{hash2_spread, hash3, spread_x, spread_y};
+use crate::field::coord::sanitize;
+use crate::field::dual::{Dual, Jet};
+use crate::field::hash::{hash2_spread, hash3, spread_x, spread_y};
 
 /// Skew factor from the square grid to the triangle grid, `(√3 - 1) / 2`.
 const F2: f64 = 0.366_025_403_784_438_6;
@@ -78,7 +78,7 @@ pub(crate) fn skew_2d(x: f64, y: f64) -> (i32, i32, f32, f32) {
 /// every point.
 ///
 /// # Safety
-/// `x` and `y` must be within `±`[`COORDINATE_LIMIT`](crate::coord::COORDINATE_LIMIT) and not
+/// `x` and `y` must be within `±`[`COORDINATE_LIMIT`](crate::field::coord::COORDINATE_LIMIT) and not
 /// NaN: the cell indices are converted without a check, which is undefined behaviour for values
 /// that do not fit an `i32`.
 #[inline(always)]
@@ -258,7 +258,7 @@ pub(crate) fn simplex_3d_with_gradient(lattice: &Lattice, x: f64, y: f64, z: f64
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fade::Fade;
+    use crate::field::fade::Fade;
     use crate::test_support::random_points;
 
     #[test]

@@ -1,16 +1,26 @@
 //! [`NoiseSettings`]: plain data describing one noise field, and sampling it at a point.
 
+pub(crate) mod basis;
+pub(crate) mod coord;
+pub(crate) mod dual;
+pub(crate) mod erosion_filter;
+pub(crate) mod fade;
+pub(crate) mod fractal;
+pub(crate) mod hash;
+pub(crate) mod names;
+pub(crate) mod warp;
+
 use glam::DVec2;
 
-use crate::basis::worley::WorleySearch;
-use crate::basis::{Basis, GradientKernel, Lattice, Worley};
 use crate::clamp::clamp_or;
-use crate::coord::sanitize;
-use crate::dual::Dual;
-use crate::erosion_filter::{ErosionFilter, GullyPlan};
-use crate::fade::Fade;
-use crate::fractal::{self, Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, OctaveJet, RawToUnit, Sloped};
-use crate::warp::Warp;
+use crate::field::basis::worley::WorleySearch;
+use crate::field::basis::{Basis, GradientKernel, Lattice, Worley};
+use crate::field::coord::sanitize;
+use crate::field::dual::Dual;
+use crate::field::erosion_filter::{ErosionFilter, GullyPlan};
+use crate::field::fade::Fade;
+use crate::field::fractal::{Fractal, FractalParams, MAX_OCTAVES, MIN_OCTAVES, OctaveJet, RawToUnit, Sloped};
+use crate::field::warp::Warp;
 
 /// Lacunarity is clamped to this range: below 1 the octaves would get coarser, above 8 the second
 /// octave is already finer than most maps.
@@ -732,10 +742,10 @@ mod tests {
                 fractal_offset: rng.range(0.0, 2.0) as f32,
                 gain: rng.range(0.0, 8.0) as f32,
                 worley: Worley {
-                    return_type: crate::basis::WorleyReturn::ALL
-                        [(rng.next_u64() % crate::basis::WorleyReturn::ALL.len() as u64) as usize],
-                    metric: crate::basis::DistanceMetric::ALL
-                        [(rng.next_u64() % crate::basis::DistanceMetric::ALL.len() as u64) as usize],
+                    return_type: crate::field::basis::WorleyReturn::ALL
+                        [(rng.next_u64() % crate::field::basis::WorleyReturn::ALL.len() as u64) as usize],
+                    metric: crate::field::basis::DistanceMetric::ALL
+                        [(rng.next_u64() % crate::field::basis::DistanceMetric::ALL.len() as u64) as usize],
                     jitter: rng.range(0.0, 1.0) as f32,
                 },
                 warp: Warp {

@@ -11,18 +11,19 @@
 //! bit for bit [`fill_grid`](crate::fill_grid)'s and the gradients
 //! [`FieldSampler::sample_with_gradient`]'s.
 
-use crate::Dual;
-use crate::basis::gradient::{PerlinRowBlend, corner_gradient_2d, gradient_jet_in_cell};
-use crate::basis::gradient_kernel::{GradientKernel, RoundedRowBlend};
-use crate::basis::simplex::{corners_2d_with_gradient, simplex_2d_with_hessian};
-use crate::basis::value::{blend_values_2d_with_gradient, corner_value_2d, value_jet_in_cell};
-use crate::basis::{Basis, Lattice};
-use crate::coord::AxisCell;
-use crate::dual::Jet;
-use crate::erosion_filter::{GullyPlan, GullyState};
 use crate::field::FieldSampler;
-use crate::fractal::{Fractal, OctaveJet, Sloped, damped_step};
-use crate::grid::{GridWindow, run_end, skew_row, split_row};
+use crate::field::basis::gradient::{corner_gradient_2d, gradient_jet_in_cell};
+use crate::field::basis::gradient_kernel::PerlinRowBlend;
+use crate::field::basis::gradient_kernel::{GradientKernel, RoundedRowBlend};
+use crate::field::basis::simplex::{corners_2d_with_gradient, simplex_2d_with_hessian};
+use crate::field::basis::value::{blend_values_2d_with_gradient, corner_value_2d, value_jet_in_cell};
+use crate::field::basis::{Basis, Lattice};
+use crate::field::coord::AxisCell;
+use crate::field::dual::Dual;
+use crate::field::dual::Jet;
+use crate::field::erosion_filter::{GullyPlan, GullyState};
+use crate::field::fractal::{Fractal, OctaveJet, Sloped, damped_step};
+use crate::grid::rows::{GridWindow, run_end, skew_row, split_row};
 use crate::isa::Isa;
 
 /// Fills `heights` and `gradients` (`width × height`, row-major) with the sampler's heights over
@@ -53,15 +54,7 @@ pub fn fill_grid_with_gradients(
     let fill_row = |j: usize, (heights, gradients): (&mut [f32], &mut [[f32; 2]]), layers: &mut Scratch| {
         if row_path {
             let row = RowOut { heights, gradients, xs: &xs, scratch: layers };
-            match isa {
-                Isa::Baseline => filtered_lattice_row(sampler, window, j, row),
-                // SAFETY: `Isa::best` only returns levels the CPU supports.
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx2 => unsafe { lattice_row_avx2(sampler, window, j, row) },
-                // SAFETY: as above.
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx512 => unsafe { lattice_row_avx512(sampler, window, j, row) },
-            }
+            filtered_row_at(isa, sampler, window, j, row);
         } else {
             for (i, (h, g)) in heights.iter_mut().zip(gradients.iter_mut()).enumerate() {
                 let d = sampler.sample_with_gradient(x_of(i), y_of(j));
@@ -70,7 +63,7 @@ pub fn fill_grid_with_gradients(
         }
     };
     #[cfg(feature = "parallel")]
-    if crate::grid::worth_parallel(heights.len()) {
+    if crate::grid::rows::worth_parallel(heights.len()) {
         use rayon::prelude::*;
         heights
             .par_chunks_mut(width)
@@ -132,19 +125,11 @@ struct RowOut<'a> {
     scratch: &'a mut Scratch,
 }
 
-/// [`lattice_row`] compiled with a level's target features (listed once, in `isa.rs`); the same
-/// bits at every level, as for the heights' grid.
-macro_rules! row_kernel {
-    ($name:ident [$($feature:tt),+]) => {
-        #[cfg(target_arch = "x86_64")]
-        $(#[target_feature(enable = $feature)])+
-        fn $name(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
-            filtered_lattice_row(sampler, window, j, row);
-        }
-    };
+crate::isa::dispatch! {
+    /// [`filtered_lattice_row`] compiled for a level (the same bits at every level, as for the
+    /// heights' grid).
+    fn filtered_row_at(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) => filtered_lattice_row
 }
-crate::isa::avx2_features!(row_kernel!(lattice_row_avx2));
-crate::isa::avx512_features!(row_kernel!(lattice_row_avx512));
 
 /// Row `j` of heights and gradients: [`lattice_row`], then the erosion filter when there is one
 /// (following the slope of the coarse octaves along the row, from [`coarse_slope_row`]).
@@ -450,9 +435,9 @@ fn add_octave(kind: Fractal, amplitude: f32, [n, nx, ny]: [&[f32]; 3], [sv, sx, 
         let layer = if kind == Fractal::Fbm {
             Dual::new(n * 0.5 + 0.5, [nx * 0.5, ny * 0.5])
         } else {
-            crate::Octave::abs(Dual::new(n, [nx, ny]))
+            crate::field::dual::Octave::abs(Dual::new(n, [nx, ny]))
         };
-        let term = crate::Octave::times(layer, amplitude);
+        let term = crate::field::dual::Octave::times(layer, amplitude);
         (*v, *x, *y) = (*v + term.value, *x + term.gradient[0], *y + term.gradient[1]);
     }
 }
@@ -514,7 +499,9 @@ fn octave_layer(
                     }
                 }
             }
-            _ => {
+            // Simplex returned above; Worley has no gradients' row path (see
+            // `gradients_on_the_row_path`).
+            Basis::Value | Basis::Simplex | Basis::Worley => {
                 let c = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_value_2d);
                 // Value noise in `[0, 1]` to `[-1, 1]`, as `Basis::signed_2d_with_gradient` does.
                 fill_run(cells, start..end, per, out, |_, u, du| {

@@ -17,14 +17,14 @@
 //! lattice point, whatever the fade.
 
 use super::gradient_kernel::{
-    GradientKernel, blend_corners, blend_rounded_2d, blend_rounded_2d_with_gradient,
-    blend_rounded_2d_with_hessian, perlin_corner,
+    GradientKernel, blend_corners, blend_gradients_2d, blend_gradients_2d_with_gradient, blend_rounded_2d,
+    blend_rounded_2d_with_gradient, blend_rounded_2d_with_hessian, perlin_corner,
 };
 use super::gradient_table::{GRADIENTS_2D, GRADIENTS_3D};
 use super::lattice::{Lattice, lerp, trilinear_gradient};
-use crate::dual::{Dual, Jet};
-use crate::fade::Fade;
-use crate::hash::{hash1, hash2, hash3, unit_value};
+use crate::field::dual::{Dual, Jet};
+use crate::field::fade::Fade;
+use crate::field::hash::{hash1, hash2, hash3, unit_value};
 
 /// Scale from the raw 3-D value, bounded by `√3 / 2`, to `[-1, 1]`.
 const SCALE_3D: f32 = 1.154_700_5;
@@ -53,24 +53,6 @@ pub fn gradient_1d(lattice: &Lattice, x: f64) -> f32 {
 #[inline(always)]
 pub(crate) fn corner_gradient_2d(lattice: &Lattice, ix: i32, iy: i32) -> [f32; 2] {
     gradient_2d(hash2(ix, iy, lattice.seed))
-}
-
-/// Blends the four corner gradients `[g00, g10, g01, g11]` at `(fx, fy)` with faded weights
-/// `(u, v)`, scaled to `[-1, 1]`. Shared by the point and the row paths, so both give the same
-/// bits.
-#[inline(always)]
-pub(crate) fn blend_gradients_2d(g: &[[f32; 2]; 4], fx: f32, fy: f32, u: f32, v: f32) -> f32 {
-    (perlin_raw_2d(g, fx, fy, u, v) * std::f32::consts::SQRT_2).clamp(-1.0, 1.0)
-}
-
-/// Perlin's blend of the four dot products before its scale, at most `√2 / 2` in magnitude.
-#[inline(always)]
-pub(crate) fn perlin_raw_2d(g: &[[f32; 2]; 4], fx: f32, fy: f32, u: f32, v: f32) -> f32 {
-    let n00 = g[0][0] * fx + g[0][1] * fy;
-    let n10 = g[1][0] * (fx - 1.0) + g[1][1] * fy;
-    let n01 = g[2][0] * fx + g[2][1] * (fy - 1.0);
-    let n11 = g[3][0] * (fx - 1.0) + g[3][1] * (fy - 1.0);
-    lerp(lerp(n00, n10, u), lerp(n01, n11, u), v)
 }
 
 /// 2-D gradient noise at `(x, y)`, in `[-1, 1]`.
@@ -110,79 +92,6 @@ fn blend_with_gradient(
     match kernel {
         GradientKernel::Perlin => blend_gradients_2d_with_gradient(g, f, weights, slopes),
         GradientKernel::Rounded => blend_rounded_2d_with_gradient(g, f, weights, slopes),
-    }
-}
-
-/// [`blend_gradients_2d`] and its gradient per cell, from the position in the cell, the faded
-/// weights and the fade's slopes there. Shared by the point and the grid paths.
-#[inline(always)]
-pub(crate) fn blend_gradients_2d_with_gradient(
-    g: &[[f32; 2]; 4],
-    [fx, fy]: [f32; 2],
-    [u, v]: [f32; 2],
-    [du, dv]: [f32; 2],
-) -> Dual {
-    PerlinRowBlend::new(g, fy, v, dv, std::f32::consts::SQRT_2).at(fx, u, du)
-}
-
-/// One cell's Perlin blend along a line of constant y: what depends only on the corners and
-/// `y`, computed once per run of pixels in the cell (the grid path) or per point.
-pub(crate) struct PerlinRowBlend {
-    /// The x gradients, `[g00, g10, g01, g11]`, for the dot products.
-    gx: [f32; 4],
-    /// Each corner's y offset times its y gradient: the dot products' other halves.
-    y_terms: [f32; 4],
-    /// The weight along y.
-    v: f32,
-    /// `∂/∂x` (times the scale) as `ax + u·bx + du·(x0 + bx·fx)`: the blend of the x gradients
-    /// is linear in `u`, and the weighted difference of the dot products linear in `fx`.
-    dx: [f32; 3],
-    /// `∂/∂y` (times the scale) as `ay + u·by + dv·(bottom - top)`: `[ay, by, dv]`.
-    dy: [f32; 3],
-}
-
-impl PerlinRowBlend {
-    /// The constants of the corner gradients `g` at `fy`, with the weight `v` and its slope `dv`;
-    /// the gradient comes times `scale`.
-    #[inline(always)]
-    pub(crate) fn new(g: &[[f32; 2]; 4], fy: f32, v: f32, dv: f32, scale: f32) -> Self {
-        let [g00, g10, g01, g11] = *g;
-        let y_terms = [g00[1] * fy, g10[1] * fy, g01[1] * (fy - 1.0), g11[1] * (fy - 1.0)];
-        let bx = lerp(g10[0] - g00[0], g11[0] - g01[0], v);
-        let x0 = lerp((g10[1] - g00[1]) * fy - g10[0], (g11[1] - g01[1]) * (fy - 1.0) - g11[0], v);
-        let (ay, by) = (lerp(g00[1], g01[1], v), lerp(g10[1] - g00[1], g11[1] - g01[1], v));
-        Self {
-            gx: [g00[0], g10[0], g01[0], g11[0]],
-            y_terms,
-            v,
-            dx: [lerp(g00[0], g01[0], v) * scale, bx * scale, x0 * scale],
-            dy: [ay * scale, by * scale, dv * scale],
-        }
-    }
-
-    /// The raw blend at `fx` with weight `u` and its slope `du` (bit for bit
-    /// [`perlin_raw_2d`]), and its gradient per cell times the scale.
-    #[inline(always)]
-    pub(crate) fn raw_at(&self, fx: f32, u: f32, du: f32) -> (f32, [f32; 2]) {
-        let (gx, y) = (&self.gx, &self.y_terms);
-        let n = [gx[0] * fx + y[0], gx[1] * (fx - 1.0) + y[1], gx[2] * fx + y[2], gx[3] * (fx - 1.0) + y[3]];
-        let (top, bottom) = (lerp(n[0], n[1], u), lerp(n[2], n[3], u));
-        let [ax, bx, x0] = self.dx;
-        let [ay, by, dv] = self.dy;
-        let dx = ax + u * bx + du * (x0 + bx * fx);
-        let dy = ay + u * by + dv * (bottom - top);
-        (lerp(top, bottom, self.v), [dx, dy])
-    }
-
-    /// The value at `fx` (bit for bit [`blend_gradients_2d`] when the scale is `√2`) and its
-    /// gradient per cell; flat where the value is clamped.
-    #[inline(always)]
-    pub(crate) fn at(&self, fx: f32, u: f32, du: f32) -> Dual {
-        let (raw, [dx, dy]) = self.raw_at(fx, u, du);
-        let value = (raw * std::f32::consts::SQRT_2).clamp(-1.0, 1.0);
-        // Flat where the value is clamped; a select, not a branch, so that rows vectorise.
-        let flat = value.abs() >= 1.0;
-        Dual::new(value, [if flat { 0.0 } else { dx }, if flat { 0.0 } else { dy }])
     }
 }
 
@@ -266,7 +175,7 @@ pub(crate) fn gradient_3d_with_gradient(lattice: &Lattice, x: f64, y: f64, z: f6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fade::Fade;
+    use crate::field::fade::Fade;
     use crate::test_support::random_points;
 
     #[test]

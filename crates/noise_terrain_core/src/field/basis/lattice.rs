@@ -1,7 +1,7 @@
 //! What every lattice basis needs besides the position: seed, fade curve and period.
 
-use crate::coord::{AxisCell, usable_period};
-use crate::fade::Fade;
+use crate::field::coord::{AxisCell, usable_period};
+use crate::field::fade::Fade;
 
 /// The lattice a basis function is evaluated on: which random numbers (seed), how corners are
 /// blended (fade) and whether the lattice repeats (period, in cells).
@@ -92,7 +92,7 @@ pub(crate) fn lerp(a: f32, b: f32, t: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::basis::{Basis, Worley};
+    use crate::field::basis::{Basis, Worley};
 
     #[test]
     fn a_period_beyond_i32_is_no_period_for_every_basis() {

@@ -1,5 +1,5 @@
 //! Height queries and ray casts against a height grid's triangles: the surface
-//! [`crate::surface::Surface`] builds (two triangles per cell, split along the diagonal from
+//! [`crate::map::surface::Surface`] builds (two triangles per cell, split along the diagonal from
 //! `(x + 1, z)` to `(x, z + 1)`).
 //!
 //! The walk visits the cells the ray's shadow crosses, in order, one step per cell (a 2-D

@@ -1,7 +1,7 @@
 //! Colour ramps that turn heights into map colours: water through meadow to snow.
 
 use crate::Heightmap;
-use crate::chunks::for_each_chunk;
+use crate::world::chunks::for_each_chunk;
 
 /// Colour for heights above 1 (reachable when normalisation is off): orange.
 pub const OVERFLOW_COLOR: [u8; 3] = [255, 140, 0];

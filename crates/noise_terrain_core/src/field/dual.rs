@@ -210,7 +210,7 @@ impl<const N: usize> Octave for Dual<N> {
 
 /// A quantity of a map position (post-processing's island mask): a height for `f32`, a height
 /// and its 2-D gradient for [`Dual`].
-pub trait Varying: Octave {
+pub(crate) trait Varying: Octave {
     /// The quantity with this value and gradient (the gradient is dropped for `f32`).
     fn varying(value: f32, gradient: [f32; 2]) -> Self;
 }

@@ -19,7 +19,7 @@ pub use simplex::{simplex_2d, simplex_3d};
 pub use value::{value_1d, value_2d, value_3d};
 pub use worley::{DistanceMetric, Worley, WorleyReturn, worley_2d, worley_3d};
 
-use crate::dual::{Dual, Jet};
+use crate::field::dual::{Dual, Jet};
 
 /// Which single-layer noise a field is built from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -156,4 +156,4 @@ impl Basis {
     }
 }
 
-crate::names::parse_by_name!(Basis, WorleyReturn, DistanceMetric, GradientKernel);
+crate::field::names::parse_by_name!(Basis, WorleyReturn, DistanceMetric, GradientKernel);

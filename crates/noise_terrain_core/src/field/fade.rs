@@ -119,7 +119,7 @@ impl Fade {
     }
 }
 
-crate::names::parse_by_name!(Fade);
+crate::field::names::parse_by_name!(Fade);
 
 #[cfg(test)]
 mod tests {

@@ -2,10 +2,10 @@
 //! terraces. Applied in that order.
 
 use crate::clamp::clamp_or;
-use crate::dual::{Dual, Varying};
-use crate::frame::Frame;
+use crate::field::dual::{Dual, Varying};
 use crate::grid::GridWindow;
-use crate::heightmap::Heightmap;
+use crate::map::frame::Frame;
+use crate::map::heightmap::Heightmap;
 
 /// Shape of the island falloff.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -31,7 +31,7 @@ impl IslandShape {
     }
 }
 
-crate::names::parse_by_name!(IslandShape);
+crate::field::names::parse_by_name!(IslandShape);
 
 /// Whole-map post-processing. The default changes nothing.
 #[derive(Clone, Copy, Debug, PartialEq)]

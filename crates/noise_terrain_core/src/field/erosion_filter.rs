@@ -28,9 +28,9 @@
 //! blend, depths from the coarse slope, the smooth minimum with the bounds) is our own.
 
 use crate::clamp::clamp_or;
-use crate::coord::split;
-use crate::dual::{Dual, Varying};
-use crate::hash::{hash2, unit_value};
+use crate::field::coord::split;
+use crate::field::dual::{Dual, Varying};
+use crate::field::hash::{hash2, unit_value};
 use crate::{FieldSampler, GridWindow, fill_grid};
 
 /// [`ErosionFilter::strength`] is clamped to this range.
@@ -268,7 +268,7 @@ impl GullyPlan {
     /// its coarse octaves, and how far below `h` the filtered height is (a share of the height
     /// range, `[0, 1]`; 0 on raised ridges).
     ///
-    /// With `T = f32` the height alone; with [`Dual`](crate::Dual) the height and its exact
+    /// With `T = f32` the height alone; with [`Dual`](crate::field::dual::Dual) the height and its exact
     /// gradient, for which `s` must carry its own gradient (rows of the coarse octaves' Hessian). The
     /// value is the same bits either way, and the same as the grid's rows give (they take the
     /// same three steps, octave by octave over a row).

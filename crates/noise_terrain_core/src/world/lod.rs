@@ -129,7 +129,7 @@ impl Side {
 /// Which edges and corners of a chunk meet a neighbour one level coarser. Edges that do are
 /// folded onto that neighbour's edge; vertices where a coarser chunk touches (stitched edges,
 /// and corners a coarser chunk touches, even only diagonally) take its normals, so that every
-/// chunk around a vertex computes the same one (see [`crate::surface::SurfaceLayout`]).
+/// chunk around a vertex computes the same one (see [`crate::map::surface::SurfaceLayout`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Stitch {
     /// Per side, in the order of [`Side::ALL`]: the neighbour across it is one level coarser.

@@ -1,13 +1,13 @@
 //! Domain warp (offset turbulence): the sample position is displaced by a secondary
 //! noise per axis before the field is evaluated.
 
-use crate::basis::gradient::gradient_2d_with_gradient;
-use crate::basis::{Lattice, gradient_2d_noise};
 use crate::clamp::clamp_or;
-use crate::coord::sanitize;
-use crate::dual::Octave;
-use crate::fade::Fade;
-use crate::fractal::{amplitude_sum, octave_period, octave_seed};
+use crate::field::basis::gradient::gradient_2d_with_gradient;
+use crate::field::basis::{Lattice, gradient_2d_noise};
+use crate::field::coord::sanitize;
+use crate::field::dual::Octave;
+use crate::field::fade::Fade;
+use crate::field::fractal::{amplitude_sum, octave_period, octave_seed};
 
 /// The most octaves of warp noise.
 pub const MAX_WARP_OCTAVES: u32 = 8;

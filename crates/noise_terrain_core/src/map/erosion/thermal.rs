@@ -9,8 +9,8 @@
 //! bands start. Rows are held with a one-cell wall on each side, higher than any cell, so nothing
 //! flows out of the map and the loops, which vectorise, need no bounds checks.
 
-use crate::chunks::for_each_chunk;
 use crate::isa::Isa;
+use crate::world::chunks::for_each_chunk;
 
 /// Height of the wall around the map: higher than any cell.
 const WALL: f32 = f32::MAX;
@@ -49,31 +49,14 @@ pub(super) fn step(cells: &mut [f32], width: usize, talus: f32, amount: f32, hal
     let isa = Isa::best();
     for_each_chunk(cells, band_len, |band, rows| {
         let own = &halo[band * 4 * width..(band + 1) * 4 * width];
-        match isa {
-            Isa::Baseline => relax_band(rows, width, own, talus),
-            // SAFETY: `Isa::best` only returns levels the CPU supports.
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => unsafe { relax_band_avx2(rows, width, own, talus) },
-            // SAFETY: as above.
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => unsafe { relax_band_avx512(rows, width, own, talus) },
-        }
+        relax_band_at(isa, rows, width, own, talus);
     });
 }
 
-/// [`relax_band`] compiled with a level's target features (listed once, in `isa.rs`); the same
-/// bits at every level, as for the grid.
-macro_rules! band_kernel {
-    ($name:ident [$($feature:tt),+]) => {
-        #[cfg(target_arch = "x86_64")]
-        $(#[target_feature(enable = $feature)])+
-        fn $name(rows: &mut [f32], width: usize, halo: &[f32], talus: Talus) {
-            relax_band(rows, width, halo, talus);
-        }
-    };
+crate::isa::dispatch! {
+    /// [`relax_band`] compiled for a level (the same bits at every level, as for the grid).
+    fn relax_band_at(rows: &mut [f32], width: usize, halo: &[f32], talus: Talus) => relax_band
 }
-crate::isa::avx2_features!(band_kernel!(relax_band_avx2));
-crate::isa::avx512_features!(band_kernel!(relax_band_avx512));
 
 /// One iteration over the rows of a band, in place; `halo` holds the old rows two and one above
 /// it and one and two below it (walls outside the map).

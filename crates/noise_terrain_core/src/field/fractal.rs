@@ -1,6 +1,6 @@
 //! Fractal sums of a basis: octaves of rising frequency and falling amplitude.
 
-use crate::dual::Octave;
+use crate::field::dual::Octave;
 
 /// The fewest octaves a fractal sums.
 pub const MIN_OCTAVES: u32 = 1;
@@ -79,7 +79,7 @@ impl Fractal {
     }
 }
 
-crate::names::parse_by_name!(Fractal);
+crate::field::names::parse_by_name!(Fractal);
 
 /// Musgrave's loops stop once the running weight falls to this; later octaves add nothing visible.
 const WEIGHT_CUTOFF: f32 = 0.001;
@@ -148,7 +148,7 @@ pub struct FractalParams {
 }
 
 /// One octave's value and its slope per lattice cell of that octave, for
-/// [`FractalParams::raw_with_slopes`]. With `T = f32` plain numbers; with [`Dual`](crate::Dual)
+/// [`FractalParams::raw_with_slopes`]. With `T = f32` plain numbers; with [`Dual`](crate::field::dual::Dual)
 /// each also carries its own gradient in the field's coordinates (for the slope, a row of the
 /// octave's Hessian).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -167,7 +167,7 @@ impl FractalParams {
 
     /// Musgrave's raw value. `noise(i, scale)` is octave `i` in `[-1, 1]` at the position times
     /// `scale = lacunarityⁱ`. fBm's raw value sums layers mapped to `[0, 1]`. With `T = f32` the
-    /// height; with [`Dual`](crate::Dual) octaves (their gradients in the field's coordinates),
+    /// height; with [`Dual`](crate::field::dual::Dual) octaves (their gradients in the field's coordinates),
     /// the height and its exact gradient by the chain rule.
     #[inline(always)]
     pub fn raw<T: Octave>(&self, mut noise: impl FnMut(u32, f64) -> T) -> T {
@@ -245,7 +245,12 @@ impl FractalParams {
     pub fn raw_with_slopes<T: Octave>(&self, mut noise: impl FnMut(u32, f64) -> Sloped<T>) -> T {
         match self.kind {
             Fractal::Damped => self.damped_sum(noise),
-            _ => self.raw(|i, scale| noise(i, scale).value),
+            Fractal::None
+            | Fractal::Fbm
+            | Fractal::Billow
+            | Fractal::Ridged
+            | Fractal::Hybrid
+            | Fractal::Hetero => self.raw(|i, scale| noise(i, scale).value),
         }
     }
 
@@ -366,7 +371,7 @@ pub struct RawToUnit {
 }
 
 impl RawToUnit {
-    /// The height for a raw value (`f32`), or the height and its gradient ([`Dual`](crate::Dual)).
+    /// The height for a raw value (`f32`), or the height and its gradient ([`Dual`](crate::field::dual::Dual)).
     #[inline(always)]
     pub fn apply<T: Octave>(&self, raw: T) -> T {
         if self.keep_raw { raw } else { (raw - T::constant(self.lo)).times(self.inv_range).clamp(0.0, 1.0) }
@@ -552,7 +557,7 @@ mod tests {
 
     /// Octave `i` of the test field at a point already multiplied by the octave's frequency.
     fn noise(i: u32, x: f64, y: f64) -> f32 {
-        use crate::basis::{Lattice, gradient_2d_noise};
+        use crate::field::basis::{Lattice, gradient_2d_noise};
         gradient_2d_noise(&Lattice::new(octave_seed(7, i), crate::Fade::Quintic), x, y)
     }
 

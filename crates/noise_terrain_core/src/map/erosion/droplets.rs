@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{ErosionError, Hydraulic};
-use crate::hash::hash2;
+use crate::field::hash::hash2;
 
 /// The map in cells, with the flow and deposition accumulators, all `width` wide.
 pub(super) struct Ground<'a> {

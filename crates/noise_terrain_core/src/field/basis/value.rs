@@ -5,9 +5,9 @@
 //! fade; gradient noise is the cure.
 
 use super::lattice::{Lattice, lerp, trilinear_gradient};
-use crate::dual::{Dual, Jet};
-use crate::fade::Fade;
-use crate::hash::{hash1, hash2, hash3, unit_value};
+use crate::field::dual::{Dual, Jet};
+use crate::field::fade::Fade;
+use crate::field::hash::{hash1, hash2, hash3, unit_value};
 
 /// 1-D value noise at `x` (a terrain profile), in `[0, 1)`.
 pub fn value_1d(lattice: &Lattice, x: f64) -> f32 {
@@ -116,7 +116,7 @@ pub(crate) fn value_3d_with_gradient(lattice: &Lattice, x: f64, y: f64, z: f64) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fade::Fade;
+    use crate::field::fade::Fade;
     use crate::test_support::random_points;
 
     #[test]

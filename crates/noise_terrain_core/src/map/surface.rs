@@ -9,8 +9,8 @@
 use glam::Vec3;
 
 use crate::Heightmap;
-use crate::chunks::for_each_chunk;
-use crate::lod::{Corner, Side, Stitch};
+use crate::world::chunks::for_each_chunk;
+use crate::world::lod::{Corner, Side, Stitch};
 
 /// Vertex and index arrays of a terrain surface (see the module docs).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -443,7 +443,7 @@ mod tests {
     }
 
     use crate::NoiseSettings;
-    use crate::lod::{ChunkKey, chunk_window};
+    use crate::world::lod::{ChunkKey, chunk_window};
     use proptest::prelude::*;
 
     const CHUNK: f64 = 64.0;
