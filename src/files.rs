@@ -4,33 +4,20 @@
 //! or a full disk mid-write never destroys the earlier file. Reads are size-limited and every
 //! error names the file and the problem.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use noise_terrain_core::MAX_PRESET_BYTES;
-use noise_terrain_core::{Heightmap, PresetReadError, read_preset_bytes};
+use noise_terrain_core::{Heightmap, PresetReadError, WriteError, read_preset_bytes};
 
 use crate::params::TerrainParams;
 
 /// Why a file could not be read or written. Every variant names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
-    /// The operating system refused (missing file, read-only folder, full disk...).
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the operating system said.
-        source: std::io::Error,
-    },
-    /// The folder to write into does not exist.
-    #[error("{}: the folder {} does not exist", path.display(), folder.display())]
-    NoFolder {
-        /// The file.
-        path: PathBuf,
-        /// Its folder.
-        folder: PathBuf,
-    },
+    /// The file could not be written (the core's atomic writer, which the `noise-terrain` tool
+    /// shares: the file that was there is unchanged).
+    #[error(transparent)]
+    Write(#[from] WriteError),
     /// The file could not be read, or is larger than any preset (the core's bounded reader,
     /// which the `noise-terrain` tool shares: at most [`MAX_PRESET_BYTES`] are read).
     #[error(transparent)]
@@ -67,32 +54,10 @@ pub enum FileError {
     },
 }
 
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> FileError + '_ {
-    move |source| FileError::Io { path: path.to_path_buf(), source }
-}
-
-/// Writes `bytes` to `path` through a temporary file and a rename.
+/// Writes `bytes` to `path` through a temporary file and a rename (the core's
+/// [`write_atomically`](noise_terrain_core::write_atomically)).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if !folder.is_dir() {
-        return Err(FileError::NoFolder { path: path.to_path_buf(), folder });
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(io_error(path))
+    Ok(noise_terrain_core::write_atomically(path, bytes)?)
 }
 
 /// Reads (at most [`MAX_PRESET_BYTES`], whatever the file is) and parses a preset. Nothing else
@@ -233,7 +198,7 @@ mod tests {
         assert!(save_preset(&path, &changed).is_err());
         assert_eq!(std::fs::read(&path).unwrap(), before);
         let missing = save_preset(&dir.join("no/such/folder/x.ron"), &changed).unwrap_err();
-        assert!(matches!(missing, FileError::NoFolder { .. }), "{missing}");
+        assert!(matches!(missing, FileError::Write(WriteError::NoFolder { .. })), "{missing}");
     }
 
     #[test]

@@ -3,17 +3,17 @@
 use bevy::prelude::*;
 use bevy::reflect::reflect_remote;
 use noise_terrain_core::clamp_or;
-use noise_terrain_core::{Clamped, ColorRamp, ColorRules, Erosion, NoiseSettings, PostProcess};
-use noise_terrain_core::{LodSettings, MAX_LOD_LEVELS, MAX_OCTAVES};
+use noise_terrain_core::{
+    Clamped, ColorRamp, ColorRules, Erosion, NoiseSettings, PostProcess, TerrainPreset,
+};
+use noise_terrain_core::{LodSettings, MAX_LOD_LEVELS, MAX_OCTAVES, RESOLUTION_RANGE};
 
-/// Fewest vertices per side of the terrain grid.
-pub const MIN_RESOLUTION: u32 = 2;
+pub use noise_terrain_core::{HEIGHT_SCALE_RANGE, WATER_LEVEL_RANGE, WORLD_SIZE_RANGE};
+
+/// Fewest vertices per side of the terrain grid (the core's [`RESOLUTION_RANGE`]).
+pub const MIN_RESOLUTION: u32 = RESOLUTION_RANGE.0;
 /// Most vertices per side: 2048² vertices is about 170 MB of vertex data, texture and heights.
-pub const MAX_RESOLUTION: u32 = 2048;
-/// Allowed world size per side, in metres (world units).
-pub const WORLD_SIZE_RANGE: (f32, f32) = (0.01, 1e6);
-/// Allowed height scale, in world units.
-pub const HEIGHT_SCALE_RANGE: (f32, f32) = (0.0, 1e5);
+pub const MAX_RESOLUTION: u32 = RESOLUTION_RANGE.1;
 /// Allowed side of a level-0 chunk of the endless layout, in world units.
 pub const CHUNK_SIZE_RANGE: (f32, f32) = (1.0, 1e5);
 /// Allowed vertices per chunk side (odd, so that every other vertex of a fine edge meets a vertex
@@ -142,54 +142,71 @@ pub struct TerrainParams {
 }
 
 impl Default for TerrainParams {
+    /// The core's [`TerrainPreset`] defaults, as one patch.
     fn default() -> Self {
-        Self {
-            noise: NoiseSettings { octaves: 6, frequency: 3.0, ..NoiseSettings::default() },
-            post: PostProcess::default(),
-            erosion: Erosion::default(),
-            layout: TerrainLayout::Patch,
-            resolution: 256,
-            world_size: 100.0,
-            height_scale: 24.0,
-            water_level: 0.42,
-            ramp: ColorRamp::terrain(),
-            colors: ColorRules::landscape(),
-            show_overflow: true,
-        }
+        Self::from_preset(TerrainPreset::default(), TerrainLayout::Patch)
     }
 }
 
 impl TerrainParams {
-    /// The parameters with every value in its documented range, and what had to change.
+    /// The parameters of `preset` laid out as `layout`.
+    pub fn from_preset(preset: TerrainPreset, layout: TerrainLayout) -> Self {
+        let TerrainPreset {
+            noise,
+            post,
+            erosion,
+            resolution,
+            world_size,
+            height_scale,
+            water_level,
+            ramp,
+            colors,
+            show_overflow,
+        } = preset;
+        Self {
+            noise,
+            post,
+            erosion,
+            layout,
+            resolution,
+            world_size,
+            height_scale,
+            water_level,
+            ramp,
+            colors,
+            show_overflow,
+        }
+    }
+
+    /// Everything but the layout, as the core's preset (what the tool reads from a preset file).
+    pub fn preset(&self) -> TerrainPreset {
+        TerrainPreset {
+            noise: self.noise,
+            post: self.post,
+            erosion: self.erosion,
+            resolution: self.resolution,
+            world_size: self.world_size,
+            height_scale: self.height_scale,
+            water_level: self.water_level,
+            ramp: self.ramp.clone(),
+            colors: self.colors.clone(),
+            show_overflow: self.show_overflow,
+        }
+    }
+
+    /// The parameters with every value in its documented range, and what had to change: the
+    /// core's [`TerrainPreset::validated`], and the layout.
     pub fn validated(&self) -> (TerrainParams, Vec<Clamped>) {
-        let default = Self::default();
-        let mut changes = self.noise.validate();
-        let used = TerrainParams {
-            noise: self.noise.clamped(),
-            post: self.post.clamped(),
-            erosion: self.erosion.clamped(),
-            colors: self.colors.clamped(),
-            layout: self.layout.clamped(),
-            resolution: self.resolution.clamp(MIN_RESOLUTION, MAX_RESOLUTION),
-            world_size: clamp_or(self.world_size, WORLD_SIZE_RANGE, default.world_size),
-            height_scale: clamp_or(self.height_scale, HEIGHT_SCALE_RANGE, default.height_scale),
-            water_level: clamp_or(self.water_level, (0.0, 1.0), default.water_level),
-            ..self.clone()
-        };
-        let mut note = |field, given: String, now: String| {
-            if given != now {
-                changes.push(Clamped { field, given, used: now });
-            }
-        };
-        note("post", format!("{:?}", self.post), format!("{:?}", used.post));
-        note("layout", format!("{:?}", self.layout), format!("{:?}", used.layout));
-        note("erosion", format!("{:?}", self.erosion), format!("{:?}", used.erosion));
-        note("colors", format!("{:?}", self.colors), format!("{:?}", used.colors));
-        note("resolution", self.resolution.to_string(), used.resolution.to_string());
-        note("world_size", self.world_size.to_string(), used.world_size.to_string());
-        note("height_scale", self.height_scale.to_string(), used.height_scale.to_string());
-        note("water_level", self.water_level.to_string(), used.water_level.to_string());
-        (used, changes)
+        let (preset, mut changes) = self.preset().validated();
+        let layout = self.layout.clamped();
+        if layout != self.layout {
+            changes.push(Clamped {
+                field: "layout",
+                given: format!("{:?}", self.layout),
+                used: format!("{layout:?}"),
+            });
+        }
+        (Self::from_preset(preset, layout), changes)
     }
 
     /// Mesh vertices per map unit of the finest piece: the patch's resolution, or the finest

@@ -7,11 +7,12 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, error::ErrorKind};
 use glam::DVec2;
 use noise_terrain_core::{
-    Basis, DAMPING_RANGE, DistanceMetric, Erosion, ErosionMaps, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE,
-    FILTER_STRENGTH_RANGE, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, Fade, Fractal, GAIN_RANGE, GradientKernel,
-    Heightmap, Hydraulic, IslandShape, LACUNARITY_RANGE, MAX_DROPLETS, MAX_FILTER_OCTAVES, MAX_PERIOD,
-    MAX_THERMAL_ITERATIONS, MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, NoiseSettings, PERSISTENCE_RANGE,
-    PostProcess, Thermal, WARP_FREQUENCY_RANGE, WorleyReturn,
+    Basis, CAPACITY_RANGE, DAMPING_RANGE, DistanceMetric, EROSION_RADIUS_RANGE, EROSION_SCALE_RANGE, Erosion,
+    ErosionMaps, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE, FILTER_STRENGTH_RANGE, FRACTAL_OFFSET_RANGE,
+    FREQUENCY_RANGE, Fade, Fractal, GAIN_RANGE, GRAVITY_RANGE, GradientKernel, Heightmap, Hydraulic,
+    INERTIA_RANGE, IslandShape, LACUNARITY_RANGE, LIFETIME_RANGE, MAX_DROPLETS, MAX_FILTER_OCTAVES,
+    MAX_PERIOD, MAX_THERMAL_ITERATIONS, MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, NoiseSettings,
+    PERSISTENCE_RANGE, PostProcess, TALUS_ANGLE_RANGE, Thermal, WARP_FREQUENCY_RANGE, WorleyReturn,
 };
 
 use crate::preset::Preset;
@@ -208,10 +209,9 @@ impl NoiseArgs {
     /// is a usage error (exit 2) that says why.
     pub fn field(&self) -> Result<Field, clap::Error> {
         let preset = match &self.preset {
-            Some(path) => {
-                Preset::load(path).map_err(|e| usage(ErrorKind::ValueValidation, format!("--preset: {e}")))?
-            }
-            None => Preset::without_file(),
+            Some(path) => crate::preset::load(path)
+                .map_err(|e| usage(ErrorKind::ValueValidation, format!("--preset: {e}")))?,
+            None => crate::preset::without_file(),
         };
         let mut n = preset.noise;
         let mut p = preset.post;
@@ -288,14 +288,14 @@ pub struct ErosionArgs {
     /// [default: the preset's, else 0].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=MAX_DROPLETS as i64), help_heading = "Erosion")]
     pub droplets: Option<u32>,
-    /// Erosion brush radius in cells, [1, 8] [default: 3].
-    #[arg(long, value_name = "R", value_parser = within(1.0, 8.0), help_heading = "Erosion")]
+    /// Erosion brush radius in cells, [0.5, 64] [default: 3].
+    #[arg(long, value_name = "R", value_parser = within(EROSION_RADIUS_RANGE.0, EROSION_RADIUS_RANGE.1), help_heading = "Erosion")]
     pub erosion_radius: Option<f32>,
     /// How much a droplet keeps its direction, [0, 0.99] [default: 0.05].
-    #[arg(long, value_name = "I", value_parser = within(0.0, 0.99), help_heading = "Erosion")]
+    #[arg(long, value_name = "I", value_parser = within(INERTIA_RANGE.0, INERTIA_RANGE.1), help_heading = "Erosion")]
     pub inertia: Option<f32>,
     /// Sediment capacity factor, [0, 64] [default: 4].
-    #[arg(long, value_name = "C", value_parser = within(0.0, 64.0), help_heading = "Erosion")]
+    #[arg(long, value_name = "C", value_parser = within(CAPACITY_RANGE.0, CAPACITY_RANGE.1), help_heading = "Erosion")]
     pub capacity: Option<f32>,
     /// Slope used for capacity on flat ground, [0, 1] [default: 0.01].
     #[arg(long, value_name = "S", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
@@ -310,10 +310,10 @@ pub struct ErosionArgs {
     #[arg(long, value_name = "V", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
     pub evaporation: Option<f32>,
     /// How fast droplets speed up downhill, [0, 64] [default: 4].
-    #[arg(long, value_name = "G", value_parser = within(0.0, 64.0), help_heading = "Erosion")]
+    #[arg(long, value_name = "G", value_parser = within(GRAVITY_RANGE.0, GRAVITY_RANGE.1), help_heading = "Erosion")]
     pub gravity: Option<f32>,
-    /// Steps a droplet lives, 1..=128 [default: 30].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=128), help_heading = "Erosion")]
+    /// Steps a droplet lives, 1..=1024 [default: 30].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(LIFETIME_RANGE.0 as i64..=LIFETIME_RANGE.1 as i64), help_heading = "Erosion")]
     pub lifetime: Option<u32>,
     /// Seed of the droplets' start points [default: 1].
     #[arg(long, value_name = "S", help_heading = "Erosion")]
@@ -322,14 +322,14 @@ pub struct ErosionArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=MAX_THERMAL_ITERATIONS as i64), help_heading = "Erosion")]
     pub thermal_iterations: Option<u32>,
     /// Steepest stable slope for thermal erosion, degrees, [1, 89] [default: 35].
-    #[arg(long, value_name = "DEG", value_parser = within(1.0, 89.0), help_heading = "Erosion")]
+    #[arg(long, value_name = "DEG", value_parser = within(TALUS_ANGLE_RANGE.0, TALUS_ANGLE_RANGE.1), help_heading = "Erosion")]
     pub talus_angle: Option<f32>,
     /// Share of the excess moved per thermal iteration, [0, 1] [default: 0.5].
     #[arg(long, value_name = "A", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
     pub thermal_amount: Option<f32>,
-    /// Relief: how many cells of a map 512 wide a height of 1 is, [0.01, 1000]; the classic
+    /// Relief: how many cells of a map 512 wide a height of 1 is, [0.01, 10000]; the classic
     /// droplet parameters suit gentle slopes, 1 to 3 [default: 2].
-    #[arg(long, value_name = "CELLS", value_parser = within(0.01, 1000.0), help_heading = "Erosion")]
+    #[arg(long, value_name = "CELLS", value_parser = within(EROSION_SCALE_RANGE.0, EROSION_SCALE_RANGE.1), help_heading = "Erosion")]
     pub erosion_scale: Option<f32>,
 }
 

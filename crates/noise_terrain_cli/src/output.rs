@@ -1,8 +1,7 @@
 //! Writing files: heightmap encodings, RGB images, and a temporary file renamed into place, so
 //! that a failed write never destroys the file that was there.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use noise_terrain_core::Heightmap;
 
@@ -59,15 +58,8 @@ pub fn encode_rgb_png(width: u32, height: u32, rgb: &[u8]) -> Result<Vec<u8>, St
     Ok(bytes)
 }
 
-/// Writes `bytes` to `path` through `path.tmp` and a rename: a failure leaves the old file.
+/// Writes `bytes` to `path` through `path.tmp` and a rename: a failure leaves the old file (the
+/// core's [`write_atomically`](noise_terrain_core::write_atomically), which the plugin shares).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let mut tmp = PathBuf::from(path);
-    tmp.as_mut_os_string().push(".tmp");
-    let written = std::fs::File::create(&tmp)
-        .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_data()))
-        .and_then(|()| std::fs::rename(&tmp, path));
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("{}: {e}", path.display())
-    })
+    noise_terrain_core::write_atomically(path, bytes).map_err(|e| e.to_string())
 }

@@ -222,6 +222,27 @@ fn bad_values_exit_2_naming_the_flag_and_the_range() {
 }
 
 #[test]
+fn erosion_flags_take_the_ranges_the_core_clamps_to() {
+    use noise_terrain_core::{EROSION_RADIUS_RANGE, EROSION_SCALE_RANGE, LIFETIME_RANGE};
+    let dir = folder("ranges");
+    let out = dir.join("x.png");
+    let ends = [
+        ("--erosion-radius", EROSION_RADIUS_RANGE.0.to_string(), (EROSION_RADIUS_RANGE.0 * 0.9).to_string()),
+        ("--erosion-radius", EROSION_RADIUS_RANGE.1.to_string(), (EROSION_RADIUS_RANGE.1 * 1.01).to_string()),
+        ("--lifetime", LIFETIME_RANGE.1.to_string(), (LIFETIME_RANGE.1 + 1).to_string()),
+        ("--erosion-scale", EROSION_SCALE_RANGE.1.to_string(), (EROSION_SCALE_RANGE.1 * 1.01).to_string()),
+    ];
+    for (flag, inside, outside) in ends {
+        let base = ["heightmap", "--size", "16", "--droplets", "10", "--out", s(&out)];
+        let ok = tool().args(base).args([flag, inside.as_str()]).output().unwrap();
+        assert_eq!(ok.status.code(), Some(0), "{flag} {inside}: {}", String::from_utf8_lossy(&ok.stderr));
+        let refused = tool().args(base).args([flag, outside.as_str()]).output().unwrap();
+        assert_eq!(refused.status.code(), Some(2), "{flag} {outside}");
+        assert!(String::from_utf8_lossy(&refused.stderr).contains(flag));
+    }
+}
+
+#[test]
 fn tiles_side_by_side_equal_one_export_bit_for_bit() {
     let dir = folder("mosaic");
     let post = ["--stretch", "--island", "0.8", "--power", "1.3", "--terraces", "6", "--octaves", "6"];

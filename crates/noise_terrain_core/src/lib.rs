@@ -30,7 +30,8 @@
 //!   and thermal erosion (`map/erosion/`), the [`Surface`] arrays, ray casts.
 //! - `world/`: the endless world's chunks and levels of detail.
 //! - `color/`: the height ramp and the colour rules.
-//! - `preset/`: reading a preset file with a bound.
+//! - `preset/`: the settings every front end shares ([`TerrainPreset`]), reading a preset file
+//!   with a bound, writing files atomically.
 //! - [`advanced`]: what games do not need (the derivative types, filling uninitialised memory).
 //!
 //! Every parameter has a documented range; out-of-range values are clamped by one rule
@@ -82,15 +83,21 @@ pub use field::{
 pub use grid::gradients::fill_grid_with_gradients;
 pub use grid::{GridWindow, fill_grid};
 pub use map::erosion::{
-    EROSION_REFERENCE_CELLS, Erosion, ErosionError, ErosionMaps, ErosionTotals, Hydraulic, MAX_DROPLETS,
-    MAX_THERMAL_ITERATIONS, Thermal, erode,
+    CAPACITY_RANGE, EROSION_RADIUS_RANGE, EROSION_REFERENCE_CELLS, EROSION_SCALE_RANGE, Erosion,
+    ErosionError, ErosionMaps, ErosionTotals, GRAVITY_RANGE, Hydraulic, INERTIA_RANGE, LIFETIME_RANGE,
+    MAX_DROPLETS, MAX_THERMAL_ITERATIONS, TALUS_ANGLE_RANGE, Thermal, erode,
 };
 pub use map::frame::Frame;
 pub use map::heightmap::{HeightStats, Heightmap, HeightmapError, MAX_SAMPLES};
 pub use map::postprocess::{IslandShape, PostProcess};
 pub use map::raycast::{GridPlacement, raycast_grid};
 pub use map::surface::{Surface, SurfaceLayout, fold_stitched_edges};
-pub use preset::file::{MAX_PRESET_BYTES, PresetReadError, PresetSize, read_preset_bytes};
+pub use preset::file::{
+    MAX_PRESET_BYTES, PresetReadError, PresetSize, WriteError, read_preset_bytes, write_atomically,
+};
+pub use preset::terrain::{
+    HEIGHT_SCALE_RANGE, RESOLUTION_RANGE, TerrainPreset, WATER_LEVEL_RANGE, WORLD_SIZE_RANGE,
+};
 pub use world::lod::{
     ChunkKey, Corner, LodSettings, MAX_LOD_LEVELS, MAX_ROOTS_ACROSS, SPLIT_DISTANCE, SelectedChunk, Side,
     Stitch, chunk_window, select_chunks,

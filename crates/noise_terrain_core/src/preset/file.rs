@@ -1,7 +1,9 @@
-//! Reading a preset file with a bound: the one reader the plugin and the `noise-terrain` tool
-//! share, so that no file, pipe or device can make either of them read without end.
+//! Reading a preset file with a bound, and writing any file so that a failure keeps the file that
+//! was there: the one reader and writer the plugin and the `noise-terrain` tool share, so that no
+//! file, pipe or device can make either of them read without end, and no full disk or crash
+//! mid-write loses a user's file.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// The largest preset read, in bytes: presets are a few kilobytes; anything near this is not one.
@@ -73,6 +75,50 @@ pub fn read_preset_bytes(path: &Path) -> Result<Vec<u8>, PresetReadError> {
     Ok(bytes)
 }
 
+/// Why a file could not be written. Every variant names the file; the file that was there is
+/// unchanged.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The folder to write into does not exist.
+    #[error("{}: the folder {} does not exist", path.display(), folder.display())]
+    NoFolder {
+        /// The file.
+        path: PathBuf,
+        /// Its folder.
+        folder: PathBuf,
+    },
+    /// The operating system refused (a read-only folder, a full disk...).
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+}
+
+/// Writes `bytes` to `path` through `path.tmp`, flushed to the disk and renamed over `path`: a
+/// failure at any point leaves the old file as it was (and removes the temporary one).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !folder.is_dir() {
+        return Err(WriteError::NoFolder { path: path.to_path_buf(), folder });
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let written = std::fs::File::create(&tmp)
+        .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    written.map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        WriteError::Io { path: path.to_path_buf(), source }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +174,23 @@ mod tests {
         let dir = folder("dir");
         assert!(matches!(read_preset_bytes(&dir), Err(PresetReadError::Io { .. })));
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_file_that_was_there() {
+        let dir = std::env::temp_dir().join(format!("noise_terrain_write_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("kept.ron");
+        write_atomically(&file, b"first").unwrap();
+        write_atomically(&file, b"second").unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"second");
+        // A folder where the temporary file would go: the write fails, the file stays.
+        std::fs::create_dir_all(dir.join("kept.ron.tmp")).unwrap();
+        let failed = write_atomically(&file, b"third").unwrap_err();
+        assert!(failed.to_string().contains("kept.ron"), "{failed}");
+        assert_eq!(std::fs::read(&file).unwrap(), b"second");
+        let missing = write_atomically(&dir.join("nowhere/x.ron"), b"x").unwrap_err();
+        assert!(matches!(missing, WriteError::NoFolder { .. }), "{missing}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,3 +1,5 @@
-//! Presets: reading a preset file with a bound, shared by the plugin and the tool.
+//! Presets: the settings every front end shares ([`TerrainPreset`](crate::TerrainPreset)),
+//! reading a preset file with a bound and writing files so that a failure keeps the old one.
 
 pub(crate) mod file;
+pub(crate) mod terrain;

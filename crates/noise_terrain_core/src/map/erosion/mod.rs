@@ -189,6 +189,21 @@ impl ErosionMaps {
     }
 }
 
+/// A droplet's brush radius in cells (of a map 512 across).
+pub const EROSION_RADIUS_RANGE: (f32, f32) = (0.5, 64.0);
+/// How much a droplet keeps its direction.
+pub const INERTIA_RANGE: (f32, f32) = (0.0, 0.99);
+/// Sediment capacity factor.
+pub const CAPACITY_RANGE: (f32, f32) = (0.0, 64.0);
+/// How fast droplets speed up downhill.
+pub const GRAVITY_RANGE: (f32, f32) = (0.0, 64.0);
+/// Steps a droplet lives (on a map 512 across).
+pub const LIFETIME_RANGE: (u32, u32) = (1, 1024);
+/// Steepest stable slope of thermal erosion, degrees.
+pub const TALUS_ANGLE_RANGE: (f32, f32) = (1.0, 89.0);
+/// Relief: how many cells of a map 512 across a height of 1 is.
+pub const EROSION_SCALE_RANGE: (f32, f32) = (0.01, 10_000.0);
+
 impl Erosion {
     /// The settings with every value in range (NaN becomes the default).
     pub fn clamped(&self) -> Self {
@@ -197,23 +212,23 @@ impl Erosion {
         Erosion {
             hydraulic: Hydraulic {
                 droplets: h.droplets.min(MAX_DROPLETS),
-                radius: clamp_or(h.radius, (0.5, 64.0), d.radius),
-                inertia: clamp_or(h.inertia, (0.0, 0.99), d.inertia),
-                capacity: clamp_or(h.capacity, (0.0, 64.0), d.capacity),
+                radius: clamp_or(h.radius, EROSION_RADIUS_RANGE, d.radius),
+                inertia: clamp_or(h.inertia, INERTIA_RANGE, d.inertia),
+                capacity: clamp_or(h.capacity, CAPACITY_RANGE, d.capacity),
                 min_slope: clamp_or(h.min_slope, (0.0, 1.0), d.min_slope),
                 deposit: clamp_or(h.deposit, (0.0, 1.0), d.deposit),
                 erode: clamp_or(h.erode, (0.0, 1.0), d.erode),
                 evaporation: clamp_or(h.evaporation, (0.0, 1.0), d.evaporation),
-                gravity: clamp_or(h.gravity, (0.0, 64.0), d.gravity),
-                lifetime: h.lifetime.clamp(1, 1024),
+                gravity: clamp_or(h.gravity, GRAVITY_RANGE, d.gravity),
+                lifetime: h.lifetime.clamp(LIFETIME_RANGE.0, LIFETIME_RANGE.1),
                 seed: h.seed,
             },
             thermal: Thermal {
                 iterations: t.iterations.min(MAX_THERMAL_ITERATIONS),
-                talus_angle: clamp_or(t.talus_angle, (1.0, 89.0), dt.talus_angle),
+                talus_angle: clamp_or(t.talus_angle, TALUS_ANGLE_RANGE, dt.talus_angle),
                 amount: clamp_or(t.amount, (0.0, 1.0), dt.amount),
             },
-            scale: clamp_or(self.scale, (0.01, 10_000.0), 2.0),
+            scale: clamp_or(self.scale, EROSION_SCALE_RANGE, 2.0),
         }
     }
 
