@@ -23,8 +23,7 @@ use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{DefaultTerrain, TerrainJobs};
 
 /// The terrain the demo opens with: gradient fBm without post-processing, so the range readout
-/// shows the noise itself and chip N (normalise) off paints heights above 1 orange, as seed 000
-/// describes. Gradient fBm stays near the middle of `[0, 1]`: the height scale and the water
+/// shows the noise itself and chip N (normalise) off paints heights above 1 orange. Gradient fBm stays near the middle of `[0, 1]`: the height scale and the water
 /// level suit that.
 fn first_terrain() -> TerrainParams {
     TerrainParams {

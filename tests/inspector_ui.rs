@@ -244,3 +244,44 @@ fn the_erosion_filter_section_turns_gullies_on_and_sets_their_depth_and_branchin
     h.run();
     assert!(h.query_by_label_contains("off for this field").is_some());
 }
+
+#[test]
+fn ramp_stops_and_colour_layers_are_added_moved_and_removed() {
+    let mut h = harness(panel(TerrainParams::default(), folder("ramp")));
+    h.get_by_label("Colour ramp").click();
+    h.run();
+    let stops = h.state().params.ramp.stops.len();
+    h.get_by_label("add stop").click();
+    h.run();
+    let ramp = &h.state().params.ramp;
+    assert_eq!(ramp.stops.len(), stops + 1);
+    // The new stop takes the colour the ramp had there: the terrain looks the same.
+    let added = *ramp.stops.last().unwrap();
+    assert_eq!(added.color, TerrainParams::default().ramp.color_at(added.position));
+    // Dragging a stop's slider to the left end moves it to 0.
+    let rail = h.get(By::new().role(egui::accesskit::Role::Slider).label_contains("stop 3")).rect();
+    drag_to(&mut h, rail.left_center() + egui::vec2(1.0, 0.0));
+    assert_eq!(h.state().params.ramp.stops[2].position, 0.0);
+    h.get_all_by_label("remove stop").next().unwrap().click();
+    h.run();
+    assert_eq!(h.state().params.ramp.stops.len(), stops);
+    // The rules below the ramp's section: closed again to make room.
+    h.get_by_label("Colour ramp").click();
+    h.run();
+    h.get_by_label("Colour rules").click();
+    h.run();
+    let layers = h.state().params.colors.layers.len();
+    h.get_by_label("add layer").click();
+    h.run();
+    assert_eq!(h.state().params.colors.layers.len(), layers + 1);
+    assert!(h.query_by_label(&format!("layer {}", layers + 1)).is_some(), "a new layer is numbered");
+    h.get_all_by_label("remove layer").next().unwrap().click();
+    h.run();
+    let left = &h.state().params.colors.layers;
+    assert_eq!(left.len(), layers);
+    assert_ne!(
+        left[0].color,
+        bevy_noise_terrain::core::ColorRules::landscape().layers[0].color,
+        "the first went"
+    );
+}

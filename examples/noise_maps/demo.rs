@@ -1,6 +1,7 @@
-//! What the `noise_maps` demo shows, without the window: seed 000's start settings, ramp and
-//! water level, and seed 001's 1-D profiles. `tests/seed_demos.rs` checks the seeds' claims
-//! against these same functions.
+//! What the `noise_maps` demo shows, without the window: the start settings, ramp and water level
+//! of value against gradient noise, and the 1-D profiles. `tests/seed_demos.rs` checks what the
+//! demo claims (value noise climbs past the snow line, gradient noise hardly does; linear and
+//! cosine profiles; periods) against these same functions.
 
 use bevy_noise_terrain::core::{Basis, ColorRamp, Fade, GradientKernel, Heightmap, NoiseSettings, RampStop};
 
@@ -9,7 +10,7 @@ pub const MAP_SIZE: u32 = 440;
 /// The height of the shoreline.
 pub const WATER_LEVEL: f32 = 0.45;
 /// The height where snow begins on [`ramp`]: value noise climbs past it at seed 7 and gradient
-/// noise, whose values sit closer to the middle, hardly does (seed 000).
+/// noise, whose values sit closer to the middle, hardly does.
 pub const SNOW_LINE: f32 = 0.8;
 
 /// Seed 000's start: linear fade on purpose, so the lattice shows; seed 7, five octaves; its
@@ -65,7 +66,7 @@ pub const PROFILE_CELLS: u32 = 16;
 pub const PROFILE_SAMPLES_PER_CELL: u32 = 32;
 
 /// 1-D value noise over [`PROFILE_CELLS`] lattice cells, [`PROFILE_SAMPLES_PER_CELL`] samples
-/// per cell: `octaves` of fBm with `fade` between the lattice values (seed 001: linear, or the
+/// per cell: `octaves` of fBm with `fade` between the lattice values (linear, or the
 /// cosine curve `(1 - cos(απ)) / 2`), repeating every `period` cells when given
 /// (`noise(t) = f(t mod n)`).
 pub fn profile(seed: u32, fade: Fade, octaves: u32, period: Option<u32>) -> Vec<f32> {

@@ -1,7 +1,7 @@
-//! Seed 000's demo in 2-D: value noise on the left, gradient noise on the right, driven by the
+//! Value against gradient noise in 2-D: value noise on the left, gradient noise on the right, driven by the
 //! same sliders and the same colour ramp from water through meadow to snow, with each map's value
 //! range (and snow cover) above it and the grey octave tiles of the gradient noise below; under
-//! them, seed 001's 1-D value noise with linear and cosine interpolation side by side.
+//! them, 1-D value noise with linear and cosine interpolation side by side.
 //!
 //! ```text
 //! cargo run --example noise_maps
@@ -171,7 +171,7 @@ fn demo_ui(mut contexts: EguiContexts, mut demo: ResMut<Demo>) -> Result {
 fn profile_panel(ui: &mut egui::Ui, profile: &mut Profile, seed: u32) {
     ui.separator();
     ui.horizontal(|ui| {
-        ui.label("1-D value noise (seed 001)");
+        ui.label("1-D value noise");
         ui.add(egui::Slider::new(&mut profile.octaves, 1..=8).text("octaves"));
         let mut periodic = profile.period.is_some();
         ui.checkbox(&mut periodic, "f(t mod n), n =");

@@ -3,8 +3,9 @@
 
 use bevy_egui::egui;
 use noise_terrain_core::{
-    Basis, ColorRules, DistanceMetric, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE, FILTER_STRENGTH_RANGE, Fade,
-    Fractal, GradientKernel, IslandShape, MAX_FILTER_OCTAVES, NoiseSettings, WorleyReturn,
+    Basis, ColorLayer, ColorRamp, ColorRules, DistanceMetric, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE,
+    FILTER_STRENGTH_RANGE, Fade, Fractal, GradientKernel, IslandShape, MAX_COLOR_LAYERS, MAX_FILTER_OCTAVES,
+    MAX_RAMP_STOPS, NoiseSettings, RampStop, WorleyReturn,
 };
 
 use super::tiles::{TILE_SIZE, octave_tile};
@@ -13,8 +14,8 @@ use crate::files::{export_heightmap, list_presets, load_preset, save_preset};
 use crate::params::{MAX_RESOLUTION, MIN_RESOLUTION, TerrainLayout, TerrainParams};
 use crate::pieces::{PieceHeights, TerrainStats, TerrainValidation};
 
-/// Octaves fewer for Worley noise than for the lattice bases (seed 002: its cells already carry
-/// fine detail, and its octaves cost more).
+/// Octaves fewer for Worley noise than for the lattice bases: its cells already carry fine
+/// detail, and its octaves cost more.
 pub const WORLEY_OCTAVES_FEWER: u32 = 2;
 
 /// The colour that marks octaves finer than the mesh.
@@ -331,11 +332,65 @@ fn terrain_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
         ui.add(slider(&mut p.water_level, 0.0..=1.0, "water level"));
         ui.checkbox(&mut p.show_overflow, "paint heights above 1 orange");
     });
+    ramp_section(ui, &mut p.ramp);
     colour_rules_section(ui, p);
 }
 
-/// Names of the default layers, by position (layers added later are numbered).
+/// The ramp's stops: position and colour of each, and stops added or removed. Stops may be
+/// dragged past each other; validation sorts them for the build.
+fn ramp_section(ui: &mut egui::Ui, ramp: &mut ColorRamp) {
+    egui::CollapsingHeader::new("Colour ramp").show(ui, |ui| {
+        ui.label("Stops from deep water (0) through the shore (0.5) to a height of 1 (1).");
+        ui.horizontal(|ui| {
+            if ui.button("terrain ramp").clicked() {
+                *ramp = ColorRamp::terrain();
+            }
+            if ui.button("grey ramp").clicked() {
+                *ramp = ColorRamp::grey();
+            }
+        });
+        let mut remove = None;
+        let count = ramp.stops.len();
+        for (i, stop) in ramp.stops.iter_mut().enumerate() {
+            ui.horizontal(|ui| {
+                ui.color_edit_button_srgb(&mut stop.color);
+                ui.add(slider(&mut stop.position, 0.0..=1.0, &format!("stop {}", i + 1)));
+                if count > 1 && ui.button("remove stop").clicked() {
+                    remove = Some(i);
+                }
+            });
+        }
+        if let Some(i) = remove {
+            ramp.stops.remove(i);
+        }
+        if ramp.stops.len() < MAX_RAMP_STOPS && ui.button("add stop").clicked() {
+            let at = widest_gap(&ramp.clamped());
+            ramp.stops.push(RampStop { position: at, color: ramp.clamped().color_at(at) });
+        }
+    });
+}
+
+/// The middle of the widest gap between a sorted ramp's stops (or its ends), where a new stop
+/// changes the least: it takes the colour the ramp already has there.
+fn widest_gap(ramp: &ColorRamp) -> f32 {
+    let mut edges = vec![0.0];
+    edges.extend(ramp.stops.iter().map(|s| s.position));
+    edges.push(1.0);
+    edges
+        .windows(2)
+        .max_by(|a, b| (a[1] - a[0]).total_cmp(&(b[1] - b[0])))
+        .map_or(0.5, |w| (w[0] + w[1]) / 2.0)
+}
+
+/// Names of the landscape rules' layers, found by their colour (other layers are numbered).
 const LAYER_NAMES: [&str; 5] = ["sand", "grass", "rock", "snow", "gullies"];
+
+/// The name of a layer: the landscape layer of its colour, else its number.
+fn layer_name(layer: &ColorLayer, i: usize) -> String {
+    let landscape = ColorRules::landscape();
+    let named = landscape.layers.iter().zip(LAYER_NAMES).find(|(l, _)| l.color == layer.color);
+    named.map_or_else(|| format!("layer {}", i + 1), |(_, name)| name.to_string())
+}
 
 fn colour_rules_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     egui::CollapsingHeader::new("Colour rules").show(ui, |ui| {
@@ -349,12 +404,19 @@ fn colour_rules_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
             if ui.button("plain ramp").clicked() {
                 p.colors = ColorRules::plain();
             }
+            if p.colors.layers.len() < MAX_COLOR_LAYERS && ui.button("add layer").clicked() {
+                p.colors.layers.push(ColorLayer::default());
+            }
         });
+        let mut remove = None;
         for (i, layer) in p.colors.layers.iter_mut().enumerate() {
-            let name = LAYER_NAMES.get(i).map_or_else(|| format!("layer {i}"), |n| n.to_string());
             ui.horizontal(|ui| {
+                let name = layer_name(layer, i);
                 ui.checkbox(&mut layer.enabled, name);
                 ui.color_edit_button_srgb(&mut layer.color);
+                if ui.button("remove layer").clicked() {
+                    remove = Some(i);
+                }
             });
             ui.add(slider(&mut layer.heights[0], -0.2..=1.2, "from height"));
             ui.add(slider(&mut layer.heights[1], -0.2..=1.2, "to height"));
@@ -366,6 +428,9 @@ fn colour_rules_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
             ui.add(slider(&mut layer.cuts[1], -0.1..=10.0, "to cut depth").logarithmic(true));
             ui.add(slider(&mut layer.cut_blend, 0.0..=0.2, "cut blend"));
             ui.separator();
+        }
+        if let Some(i) = remove {
+            p.colors.layers.remove(i);
         }
     });
 }

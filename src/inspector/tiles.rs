@@ -10,8 +10,8 @@ pub const TILE_SIZE: u32 = 44;
 const MAX_SAMPLES_PER_AXIS: u32 = 8;
 
 /// Samples per pixel along each axis for octave `i` on a tile `size` pixels wide: two per
-/// lattice cell, so an octave finer than the tile's pixels averages toward its mean (plain grey,
-/// as seed 000 says) instead of aliasing into speckle.
+/// lattice cell, so an octave finer than the tile's pixels averages toward its mean (plain grey)
+/// instead of aliasing into speckle.
 pub fn samples_per_axis(settings: &NoiseSettings, i: u32, size: u32) -> u32 {
     let per_pixel = 2.0 * settings.octave_frequency(i) / f64::from(size.max(1));
     (per_pixel.ceil() as u32).clamp(1, MAX_SAMPLES_PER_AXIS)

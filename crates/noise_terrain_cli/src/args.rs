@@ -55,9 +55,9 @@ fn pair(text: &str) -> Result<DVec2, String> {
 /// The noise field: every flag is optional and overrides the preset (or the default).
 #[derive(Args, Debug, Clone, Default)]
 pub struct NoiseArgs {
-    /// A RON preset (the plugin's and the inspector's format: its `noise`, `post`, `ramp`,
-    /// `water_level`, `height_scale` and `resolution` are used, other fields are accepted and
-    /// ignored). Flags override it.
+    /// A RON preset (the plugin's and the inspector's format: its `noise` (with the erosion
+    /// filter), `post`, `erosion`, `ramp`, `water_level`, `height_scale` and `resolution` are
+    /// used, other fields are accepted and ignored). Flags override it.
     #[arg(long, value_name = "FILE.ron", help_heading = "Noise")]
     pub preset: Option<PathBuf>,
     /// Basis noise [default: gradient].

@@ -62,8 +62,8 @@ mod test_support;
 mod world;
 
 pub use clamp::clamp_or;
-pub use color::ramp::{ColorRamp, OVERFLOW_COLOR, RampStop};
-pub use color::rules::{ColorLayer, ColorRules, slope_degrees};
+pub use color::ramp::{ColorRamp, MAX_RAMP_STOPS, OVERFLOW_COLOR, RampStop};
+pub use color::rules::{ColorLayer, ColorRules, MAX_COLOR_LAYERS, slope_degrees};
 pub use field::basis::{
     Basis, DistanceMetric, GradientKernel, Lattice, Worley, WorleyReturn, gradient_1d, gradient_2d_noise,
     gradient_3d_noise, simplex_2d, simplex_3d, value_1d, value_2d, value_3d, worley_2d, worley_3d,

@@ -35,7 +35,23 @@ const fn stop(position: f32, color: [u8; 3]) -> RampStop {
     RampStop { position, color }
 }
 
+/// Most stops a ramp keeps (validation drops the rest).
+pub const MAX_RAMP_STOPS: usize = 32;
+
 impl ColorRamp {
+    /// The ramp with every stop's position in `[0, 1]` (NaN becomes 0.5), in increasing
+    /// position (stops at one position keep their order), at most [`MAX_RAMP_STOPS`].
+    pub fn clamped(&self) -> Self {
+        let mut stops: Vec<RampStop> = self
+            .stops
+            .iter()
+            .take(MAX_RAMP_STOPS)
+            .map(|s| RampStop { position: crate::clamp::clamp_or(s.position, (0.0, 1.0), 0.5), ..*s })
+            .collect();
+        stops.sort_by(|a, b| a.position.total_cmp(&b.position));
+        Self { stops }
+    }
+
     /// Deep water, shallow water, sand, meadow, forest, rock and snow; the shore sits at 0.5.
     pub fn terrain() -> Self {
         Self {
@@ -138,6 +154,17 @@ fn paint(map: &Heightmap, texels: &mut Vec<u8>, color: impl Fn(f32) -> [u8; 3] +
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn clamping_sorts_the_stops_into_the_unit_range_and_keeps_a_valid_ramp_as_it_is() {
+        assert_eq!(ColorRamp::terrain().clamped(), ColorRamp::terrain());
+        let ramp =
+            ColorRamp { stops: vec![stop(0.9, [1, 1, 1]), stop(f32::NAN, [2, 2, 2]), stop(-3.0, [3, 3, 3])] };
+        let positions: Vec<f32> = ramp.clamped().stops.iter().map(|s| s.position).collect();
+        assert_eq!(positions, [0.0, 0.5, 0.9]);
+        let long = ColorRamp { stops: vec![stop(0.5, [0, 0, 0]); 100] };
+        assert_eq!(long.clamped().stops.len(), MAX_RAMP_STOPS);
+    }
     use super::*;
 
     #[test]

@@ -106,8 +106,11 @@ fn cover(x: f32, [low, high]: [f32; 2], blend: f32) -> f32 {
     rise * fall
 }
 
+/// Most layers the rules keep (validation drops the rest).
+pub const MAX_COLOR_LAYERS: usize = 16;
+
 impl ColorRules {
-    /// The rules with every number in range: heights finite within `±10`, slopes in `[0, 90]`,
+    /// The rules with at most [`MAX_COLOR_LAYERS`] layers and every number in range: heights finite within `±10`, slopes in `[0, 90]`,
     /// blends in `[0, 1]` and `[0, 90]` (NaN becomes the default layer's value).
     pub fn clamped(&self) -> Self {
         let d = ColorLayer::default();
@@ -117,6 +120,7 @@ impl ColorRules {
         let layers = self
             .layers
             .iter()
+            .take(MAX_COLOR_LAYERS)
             .map(|l| ColorLayer {
                 heights: pair(l.heights, (-10.0, 10.0), d.heights),
                 slopes: pair(l.slopes, (0.0, 90.0), d.slopes),

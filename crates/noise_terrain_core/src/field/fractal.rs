@@ -469,7 +469,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn amplitude_sum_matches_seed_000() {
+    fn amplitude_sum_is_the_sum_of_the_octaves_amplitudes() {
         assert_eq!(amplitude_sum(5, 0.5), 1.9375);
         assert_eq!(amplitude_sum(1, 0.9), 1.0);
         assert_eq!(amplitude_sum(0, 0.5), 1.0, "octaves are clamped to at least one");

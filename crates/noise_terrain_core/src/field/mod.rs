@@ -90,7 +90,7 @@ pub struct NoiseSettings {
     pub warp: Warp,
     /// Turn octave `i` by `i` times the golden angle (about 137.5°, an irrational share of a
     /// turn) about the origin, so that no two octaves share their lattice's axes and fBm shows
-    /// no grid-aligned ridges. Off by default (seed 000's demo); ignored with a period (a turned
+    /// no grid-aligned ridges. Off by default (classic fBm, octaves on one lattice's axes); ignored with a period (a turned
     /// lattice does not tile) and by the 1-D profile; volumes turn about the z axis. Grids of
     /// turned fields are sampled point by point (rows no longer follow the lattice).
     pub rotate_octaves: bool,

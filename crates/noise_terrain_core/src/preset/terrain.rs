@@ -72,6 +72,7 @@ impl TerrainPreset {
             post: self.post.clamped(),
             erosion: self.erosion.clamped(),
             colors: self.colors.clamped(),
+            ramp: self.ramp.clamped(),
             resolution: self.resolution.clamp(RESOLUTION_RANGE.0, RESOLUTION_RANGE.1),
             world_size: clamp_or(self.world_size, WORLD_SIZE_RANGE, default.world_size),
             height_scale: clamp_or(self.height_scale, HEIGHT_SCALE_RANGE, default.height_scale),
@@ -86,6 +87,7 @@ impl TerrainPreset {
         note("post", format!("{:?}", self.post), format!("{:?}", used.post));
         note("erosion", format!("{:?}", self.erosion), format!("{:?}", used.erosion));
         note("colors", format!("{:?}", self.colors), format!("{:?}", used.colors));
+        note("ramp", format!("{:?}", self.ramp), format!("{:?}", used.ramp));
         note("resolution", self.resolution.to_string(), used.resolution.to_string());
         note("world_size", self.world_size.to_string(), used.world_size.to_string());
         note("height_scale", self.height_scale.to_string(), used.height_scale.to_string());

@@ -17,7 +17,7 @@
 //! `(±½, ±½)` (by 3/4): axis bias 1.07. It stays 0 on every lattice point (Perlin's blend is 0
 //! there), tiles like Perlin's, is as smooth (a polynomial factor), and costs a few operations per
 //! sample instead of one per corner, a few percent over Perlin's: it is the default
-//! ([`GradientKernel`]); Perlin's stays a choice, and seed 000's demo keeps it. Across a cell the
+//! ([`GradientKernel`]); Perlin's stays a choice (the `noise_maps` demo of value against gradient noise keeps it). Across a cell the
 //! noise's variance changes like that of the earlier per-corner trim `1 - (2 dx dy)²` (centre
 //! over edge midpoint 0.56; Perlin's 1), which it replaced at the same figure and scale.
 //!
