@@ -6,6 +6,7 @@
 //!   the main thread's update time while the focus flies at 200 units/s and while it rests, the
 //!   longest a chunk within two chunk sizes of the focus waits, and how long a parameter change
 //!   takes to reach every chunk within 250 units and all of them;
+//! - the same app without a terrain (what an update costs before any terrain work);
 //! - two endless terrains in one app (a second one, of another seed, 200 units below): the
 //!   main thread's update time at rest and at 200 units/s.
 //!
@@ -57,8 +58,32 @@ fn main() {
     if std::env::args().nth(1).as_deref() != Some("endless") {
         patch();
     }
+    bare_app();
     endless();
     two_terrains();
+}
+
+/// The same headless app with the plugin and a focus but no terrain: what an update costs
+/// before any terrain work, on this machine.
+fn bare_app() {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
+        .init_asset::<Mesh>()
+        .init_asset::<Image>()
+        .add_plugins(TerrainPlugin { spawn_terrain: false });
+    app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
+    let mut updates = Vec::new();
+    let start = Instant::now();
+    for frame in 0..300 {
+        let before = Instant::now();
+        app.update();
+        updates.push(before.elapsed());
+        std::thread::sleep((start + FRAME * (frame + 1)).saturating_duration_since(Instant::now()));
+    }
+    let (median, p99) = percentiles(updates);
+    println!(
+        "the same app without a terrain: main-thread update median {median:.2} ms, 99th percentile {p99:.2} ms"
+    );
 }
 
 fn patch() {

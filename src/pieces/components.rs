@@ -135,8 +135,9 @@ pub struct TerrainPiece {
     /// Its material, `None` without a renderer.
     pub material: Option<Handle<StandardMaterial>>,
     pub(crate) job: Option<PieceJob>,
-    /// A finished build that waits for the pieces its edges depend on.
-    pub(crate) ready: Option<FinishedBuild>,
+    /// A finished build that waits for the pieces its edges depend on (boxed: the component
+    /// stays small to move).
+    pub(crate) ready: Option<Box<FinishedBuild>>,
 }
 
 impl TerrainPiece {
@@ -163,7 +164,7 @@ impl TerrainPiece {
     /// What the piece will show once its waiting build lands: the waiting build, else the
     /// shown one.
     pub(crate) fn next_shown(&self) -> Option<Shown> {
-        self.ready.as_ref().map(FinishedBuild::shown).or(self.shown)
+        self.ready.as_deref().map(FinishedBuild::shown).or(self.shown)
     }
 }
 

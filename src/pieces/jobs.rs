@@ -2,9 +2,9 @@
 //! out-of-date pieces, and taking in finished ones (they wait on their piece until
 //! [`swap`](super::swap) shows them).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 
@@ -105,14 +105,27 @@ impl FinishedBuild {
     }
 }
 
-/// Takes in finished jobs: each waits on its piece (replacing an older waiting build, whose
-/// memory goes to the pool). Cancels the erosion of builds that newer parameters wait behind.
-pub(crate) fn collect_finished(
-    terrains: Query<&TerrainJobs>,
+/// Takes in finished jobs and starts new ones (see [`collect_finished`] and [`start_jobs`]);
+/// lets kept memory go after a second without use.
+pub(crate) fn drive_jobs(
+    mut terrains: Query<&mut TerrainJobs>,
     mut pieces: Query<(&mut TerrainPiece, &PieceOf)>,
     mut pool: ResMut<PiecePool>,
+    hooks: Res<PieceHooks>,
 ) {
-    for (mut piece, of) in &mut pieces {
+    collect_finished(&terrains, &mut pieces, &mut pool);
+    start_jobs(&mut terrains, &mut pieces, &mut pool, &hooks);
+    pool.expire_buffers(std::time::Instant::now());
+}
+
+/// Takes in finished jobs: each waits on its piece (replacing an older waiting build, whose
+/// memory goes to the pool). Cancels the erosion of builds that newer parameters wait behind.
+fn collect_finished(
+    terrains: &Query<&mut TerrainJobs>,
+    pieces: &mut Query<(&mut TerrainPiece, &PieceOf)>,
+    pool: &mut PiecePool,
+) {
+    for (mut piece, of) in pieces.iter_mut() {
         let Some(job) = piece.job.as_mut() else { continue };
         let current = terrains.get(of.0).map_or(0, TerrainJobs::generation);
         // Newer parameters wait behind this build: stop its erosion (the rest finishes fast).
@@ -124,7 +137,7 @@ pub(crate) fn collect_finished(
         match result {
             Ok(build) => {
                 let finished = FinishedBuild { build, params: job.params, generation: job.generation };
-                if let Some(mut older) = piece.ready.replace(finished) {
+                if let Some(mut older) = piece.ready.replace(Box::new(finished)) {
                     pool.keep_buffers(TerrainBuffers::from_unshown(&mut older.build));
                 }
             }
@@ -139,22 +152,22 @@ pub(crate) fn collect_finished(
 /// Starts jobs for each terrain's nearest wanted pieces that are out of date (neither shown nor
 /// waiting with the current generation, stitching and hooks), at most [`MAX_JOBS_IN_FLIGHT`]
 /// at a time per terrain.
-pub(crate) fn start_jobs(
-    mut terrains: Query<&mut TerrainJobs>,
-    mut pieces: Query<&mut TerrainPiece>,
-    mut pool: ResMut<PiecePool>,
-    hooks: Res<PieceHooks>,
+fn start_jobs(
+    terrains: &mut Query<&mut TerrainJobs>,
+    pieces: &mut Query<(&mut TerrainPiece, &PieceOf)>,
+    pool: &mut PiecePool,
+    hooks: &PieceHooks,
 ) {
-    for mut jobs in &mut terrains {
+    for mut jobs in terrains.iter_mut() {
         let jobs = &mut *jobs;
         let Some(current) = jobs.current.clone() else { continue };
         // Counted, not tracked: a piece despawned by someone else takes its job with it.
         jobs.in_flight =
-            jobs.index.values().filter(|&&e| pieces.get(e).is_ok_and(|p| p.job.is_some())).count();
+            jobs.index.values().filter(|&&e| pieces.get(e).is_ok_and(|p| p.0.job.is_some())).count();
         jobs.queued = 0;
         for desired in &jobs.desired {
             let Some(&entity) = jobs.index.get(&desired.spec.key) else { continue };
-            let Ok(mut piece) = pieces.get_mut(entity) else { continue };
+            let Ok((mut piece, _)) = pieces.get_mut(entity) else { continue };
             let wanted = Shown {
                 generation: current.generation,
                 stitch: piece.spec.stitch,

@@ -41,27 +41,12 @@ use crate::TerrainSystems;
 
 /// Adds the piece systems to `Update`, in the plugin's sets.
 pub(crate) fn add_systems(app: &mut App) {
-    app.add_systems(
+    // Few systems: each costs the executor a task and a sync point per frame.
+    app.add_observer(settings::adopt_default_terrain).add_systems(
         Update,
         (
-            (
-                settings::adopt_default_terrains,
-                settings::sync_default_settings,
-                settings::take_in_settings,
-                selection::select_pieces,
-            )
-                .chain()
-                .in_set(TerrainSystems::Queue),
-            (
-                jobs::collect_finished,
-                jobs::start_jobs,
-                swap::swap_pieces,
-                stats::update_stats,
-                settings::mirror_default_status,
-                pool::expire_spare_buffers,
-            )
-                .chain()
-                .in_set(TerrainSystems::Apply),
+            (settings::take_in_settings, selection::select_pieces).chain().in_set(TerrainSystems::Queue),
+            (jobs::drive_jobs, swap::swap_pieces, stats::update_stats).chain().in_set(TerrainSystems::Apply),
         ),
     );
 }

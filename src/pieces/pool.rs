@@ -99,11 +99,6 @@ pub(crate) fn piece_material(image: Option<Handle<Image>>) -> StandardMaterial {
     StandardMaterial { base_color_texture: image, perceptual_roughness: 0.92, reflectance: 0.2, ..default() }
 }
 
-/// Lets unused memory go (see [`PiecePool::expire_buffers`]).
-pub(crate) fn expire_spare_buffers(mut pool: ResMut<PiecePool>) {
-    pool.expire_buffers(Instant::now());
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,8 +2,7 @@
 //! pieces are spawned hidden with pooled assets, unwanted ones are marked retiring (they stay on
 //! screen until [`swap`](super::swap) replaces them).
 
-use std::collections::HashSet;
-
+use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 
 use crate::layout::{TerrainFocus, desired_pieces};
@@ -58,7 +57,8 @@ pub(crate) fn select_pieces(
         }
         jobs.desired = desired_pieces(params, &now);
         jobs.selected_for = Some(Selection { generation: current.generation, foci: now });
-        let mut wanted = HashSet::with_capacity(jobs.desired.len());
+        let mut wanted: HashSet<_> =
+            HashSet::with_capacity_and_hasher(jobs.desired.len(), Default::default());
         for desired in &jobs.desired {
             wanted.insert(desired.spec.key);
             if let Some(mut piece) = jobs.index.get(&desired.spec.key).and_then(|&e| pieces.get_mut(e).ok()) {

@@ -1,55 +1,52 @@
-//! Settings in: default terrains follow the [`TerrainParams`] resource, and each terrain's
-//! changed [`TerrainSettings`] are validated and become its current parameters. Status out: the
-//! default terrain's figures and validation are mirrored into the resources.
+//! Settings in: terrains spawned without settings become default terrains, which follow the
+//! [`TerrainParams`] resource; each terrain's changed [`TerrainSettings`] are validated and
+//! become its current parameters.
 
 use std::sync::Arc;
 
 use bevy::prelude::*;
 
 use crate::params::TerrainParams;
-use crate::pieces::components::{
-    DefaultTerrain, Terrain, TerrainSettings, TerrainStats, TerrainStatus, TerrainValidation,
-};
+use crate::pieces::components::{DefaultTerrain, Terrain, TerrainSettings, TerrainStatus, TerrainValidation};
 use crate::pieces::jobs::{CurrentParams, TerrainJobs};
 
 /// Makes every [`Terrain`] spawned without [`TerrainSettings`] a [`DefaultTerrain`] with the
-/// resource's parameters.
-pub(crate) fn adopt_default_terrains(
-    mut commands: Commands,
-    added: Query<Entity, (Added<Terrain>, Without<TerrainSettings>)>,
+/// resource's parameters (an observer: the terrain has them before any system sees it).
+pub(crate) fn adopt_default_terrain(
+    added: On<Add, Terrain>,
+    has_settings: Query<Has<TerrainSettings>>,
     params: Res<TerrainParams>,
+    mut commands: Commands,
 ) {
-    for terrain in &added {
-        commands.entity(terrain).insert((DefaultTerrain, TerrainSettings(params.clone())));
+    if !has_settings.get(added.entity).unwrap_or(true) {
+        commands.entity(added.entity).insert((DefaultTerrain, TerrainSettings(params.clone())));
     }
 }
 
-/// Keeps the default terrains' settings equal to the resource: a change of the resource reaches
-/// them, and a change of one of their settings (by game code) reaches the resource, and through
-/// it the others. The resource wins when both changed.
-pub(crate) fn sync_default_settings(
-    mut params: ResMut<TerrainParams>,
-    mut terrains: Query<&mut TerrainSettings, With<DefaultTerrain>>,
-) {
+/// What [`take_in_settings`] reads and changes on each terrain.
+type SettingsParts =
+    (&'static mut TerrainSettings, Has<DefaultTerrain>, &'static mut TerrainJobs, &'static mut TerrainStatus);
+
+/// Takes in settings. Default terrains are kept equal to the resource first: a change of the
+/// resource reaches them, and a change of one of their settings (by game code) reaches the
+/// resource, and through it the others (the resource wins when both changed). Then each
+/// terrain's changed settings are validated (what was clamped is logged) and become current: a
+/// new parameter generation when they differ from the current ones. A new layout retires every
+/// piece.
+pub(crate) fn take_in_settings(mut params: ResMut<TerrainParams>, mut terrains: Query<SettingsParts>) {
     if !params.is_changed()
-        && let Some(changed) = terrains.iter_mut().find(|s| s.is_changed() && s.0 != *params)
+        && let Some((changed, ..)) =
+            terrains.iter_mut().find(|(s, default, ..)| *default && s.is_changed() && s.0 != *params)
     {
         *params = changed.0.clone();
     }
-    for mut settings in &mut terrains {
-        if settings.0 != *params {
+    for (mut settings, default, mut jobs, mut status) in &mut terrains {
+        if default && settings.0 != *params {
             settings.0 = params.clone();
         }
-    }
-}
-
-/// Validates each terrain's changed settings (logging what was clamped) and makes them current:
-/// a new parameter generation when they differ from the current ones. A new layout retires every
-/// piece.
-pub(crate) fn take_in_settings(
-    mut terrains: Query<(&TerrainSettings, &mut TerrainJobs, &mut TerrainStatus), Changed<TerrainSettings>>,
-) {
-    for (settings, mut jobs, mut status) in &mut terrains {
+        if !settings.is_changed() {
+            continue;
+        }
         let (used, clamped) = settings.validated();
         for c in &clamped {
             warn!("terrain: {c}");
@@ -70,18 +67,5 @@ pub(crate) fn take_in_settings(
             None => 1,
         };
         jobs.current = Some(CurrentParams { params: Arc::new(used), generation });
-    }
-}
-
-/// Shows the first default terrain's status in the [`TerrainStats`] and [`TerrainValidation`]
-/// resources.
-pub(crate) fn mirror_default_status(
-    terrains: Query<&TerrainStatus, (With<DefaultTerrain>, Changed<TerrainStatus>)>,
-    mut stats: ResMut<TerrainStats>,
-    mut validation: ResMut<TerrainValidation>,
-) {
-    if let Some(status) = terrains.iter().next() {
-        stats.set_if_neq(status.stats.clone());
-        validation.set_if_neq(status.validation.clone());
     }
 }

@@ -5,17 +5,33 @@ use bevy::prelude::*;
 use noise_terrain_core::HeightStats;
 
 use crate::pieces::components::{
-    PieceHeights, TerrainGenerated, TerrainPiece, TerrainPieces, TerrainStats, TerrainStatus,
+    DefaultTerrain, PieceHeights, TerrainGenerated, TerrainPiece, TerrainPieces, TerrainStats, TerrainStatus,
+    TerrainValidation,
 };
 use crate::pieces::jobs::TerrainJobs;
 
-/// Sums up each terrain's pieces into its [`TerrainStatus`].
+/// Sums up each terrain's pieces into its [`TerrainStatus`]; shows the first default
+/// terrain's status in the [`TerrainStats`] and [`TerrainValidation`] resources.
 pub(crate) fn update_stats(
-    mut terrains: Query<(Entity, &TerrainJobs, &mut TerrainStatus, Option<&TerrainPieces>)>,
+    mut terrains: Query<(
+        Entity,
+        &TerrainJobs,
+        &mut TerrainStatus,
+        Option<&TerrainPieces>,
+        Has<DefaultTerrain>,
+    )>,
     pieces: Query<(&TerrainPiece, &Visibility, Option<&PieceHeights>)>,
     mut generated: MessageWriter<TerrainGenerated>,
+    (mut shown_stats, mut shown_validation): (ResMut<TerrainStats>, ResMut<TerrainValidation>),
 ) {
-    for (terrain, jobs, mut status, of_terrain) in &mut terrains {
+    let mut mirrored = false;
+    for (terrain, jobs, mut status, of_terrain, default) in &mut terrains {
+        if default && !mirrored {
+            mirrored = true;
+            if *shown_validation != status.validation {
+                *shown_validation = status.validation.clone();
+            }
+        }
         let Some(current) = &jobs.current else { continue };
         let mut sum = PieceSum::default();
         for (piece, visibility, heights) in of_terrain.into_iter().flat_map(|p| pieces.iter_many(p.iter())) {
@@ -41,6 +57,9 @@ pub(crate) fn update_stats(
         };
         if new.generation > old.generation {
             generated.write(TerrainGenerated { terrain, generation: new.generation });
+        }
+        if default && *shown_stats != new {
+            *shown_stats = new.clone();
         }
         if status.stats != new {
             status.stats = new;

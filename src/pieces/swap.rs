@@ -194,7 +194,7 @@ fn land(
     pool: &mut PiecePool,
     hooks: &PieceHooks,
 ) -> std::time::Duration {
-    let Some(FinishedBuild { mut build, params, generation }) = piece.ready.take() else {
+    let Some(FinishedBuild { mut build, params, generation }) = piece.ready.take().map(|b| *b) else {
         return std::time::Duration::ZERO;
     };
     let next = Shown { generation, stitch: build.spec.stitch, hooks: build.hook_mask() };
