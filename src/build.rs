@@ -187,7 +187,7 @@ impl BuildControl {
 /// replaced a moment ago.
 #[derive(Debug, Default)]
 pub struct TerrainBuffers {
-    /// The mesh arrays (see [`take_surface`](crate::mesh::take_surface)).
+    /// The mesh arrays (see [`take_surface`]).
     pub surface: Surface,
     /// The RGBA8 texels of a texture.
     pub texels: Vec<u8>,

@@ -10,16 +10,19 @@ use crate::pieces::components::{
 };
 use crate::pieces::jobs::TerrainJobs;
 
+/// What [`update_stats`] reads and changes on each terrain.
+type TerrainParts = (
+    Entity,
+    &'static TerrainJobs,
+    &'static mut TerrainStatus,
+    Option<&'static TerrainPieces>,
+    Has<DefaultTerrain>,
+);
+
 /// Sums up each terrain's pieces into its [`TerrainStatus`]; shows the first default
 /// terrain's status in the [`TerrainStats`] and [`TerrainValidation`] resources.
 pub(crate) fn update_stats(
-    mut terrains: Query<(
-        Entity,
-        &TerrainJobs,
-        &mut TerrainStatus,
-        Option<&TerrainPieces>,
-        Has<DefaultTerrain>,
-    )>,
+    mut terrains: Query<TerrainParts>,
     pieces: Query<(&TerrainPiece, &Visibility, Option<&PieceHeights>)>,
     mut generated: MessageWriter<TerrainGenerated>,
     (mut shown_stats, mut shown_validation): (ResMut<TerrainStats>, ResMut<TerrainValidation>),

@@ -5,7 +5,7 @@
 //! new pieces, the neighbours stitched anew, and the retiring pieces they replace. Each frame,
 //! the pieces that are changing (retiring, or not showing the current generation with their
 //! wanted stitching) are joined into groups of pieces that touch (an edge, a corner) or overlap
-//! ([`swap_groups`]). A group lands in one frame once every wanted piece in it has a finished
+//! (`swap_groups`). A group lands in one frame once every wanted piece in it has a finished
 //! build with its wanted stitching, all of one generation: their meshes are replaced and shown,
 //! and the retiring pieces go, in the same frame. Until then everything in the group shows
 //! what it showed. A parameter change makes every piece change, so the whole terrain lands at
@@ -151,7 +151,6 @@ pub(crate) fn swap_pieces(
             let hooks_only = !view.changing(generation)
                 && view.next.is_some_and(|n| n.surface_is(generation, view.stitch))
                 && piece.ready.is_some();
-            drop(piece);
             if hooks_only {
                 let parts = pieces.get_mut(entity).expect("listed above");
                 jobs.last_build_time = land(entity, parts, &mut commands, &mut stores, &mut pool, &hooks);
