@@ -285,3 +285,33 @@ fn ramp_stops_and_colour_layers_are_added_moved_and_removed() {
         "the first went"
     );
 }
+
+#[test]
+fn the_terrain_chooser_shows_with_two_terrains_and_points_the_panel_at_the_one_picked() {
+    use bevy::prelude::Entity;
+    use bevy_noise_terrain::inspector::terrain_chooser;
+    let (world, island) = (Entity::from_raw_u32(1).unwrap(), Entity::from_raw_u32(2).unwrap());
+    let choices = vec![(world, "Terrain (default)".to_string()), (island, "island".to_string())];
+    let state = InspectorState::new(folder("chooser_a"), folder("chooser_b"));
+    let mut h = Harness::builder().with_size(egui::vec2(420.0, 400.0)).build_ui_state(
+        move |ui, s: &mut InspectorState| {
+            let current = s.target.unwrap_or(world);
+            terrain_chooser(ui, s, current, &choices);
+        },
+        state,
+    );
+    h.run();
+    h.get_by_label_contains("terrain").click();
+    h.run();
+    h.get_by_label("island").click();
+    h.run();
+    assert_eq!(h.state().target, Some(island));
+    // With one terrain there is nothing to choose.
+    let lone = vec![(world, "Terrain (default)".to_string())];
+    let mut one = Harness::builder().build_ui_state(
+        move |ui, s: &mut InspectorState| terrain_chooser(ui, s, world, &lone),
+        InspectorState::new(folder("chooser_c"), folder("chooser_d")),
+    );
+    one.run();
+    assert!(one.query_by_label_contains("terrain").is_none());
+}
