@@ -66,12 +66,7 @@ fn main() {
 /// The same headless app with the plugin and a focus but no terrain: what an update costs
 /// before any terrain work, on this machine.
 fn bare_app() {
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
-        .init_asset::<Mesh>()
-        .init_asset::<Image>()
-        .add_plugins(TerrainPlugin { spawn_terrain: false });
-    app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
+    let mut app = streaming_app(TerrainPlugin { spawn_terrain: false }, TerrainParams::default());
     let mut updates = Vec::new();
     let start = Instant::now();
     for frame in 0..300 {
@@ -130,6 +125,19 @@ fn shown_chunks(app: &mut App) -> HashMap<ChunkKey, u64> {
         .collect()
 }
 
+/// A headless app (transforms, mesh and image assets) with `plugin`, `params` in the resource
+/// and a focus at the origin: the streaming measurements' app.
+fn streaming_app(plugin: TerrainPlugin, params: TerrainParams) -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
+        .init_asset::<Mesh>()
+        .init_asset::<Image>()
+        .insert_resource(params)
+        .add_plugins(plugin);
+    app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
+    app
+}
+
 /// The default terrain's bookkeeping.
 fn default_jobs(app: &mut App) -> &TerrainJobs {
     let mut q = app.world_mut().query_filtered::<&TerrainJobs, With<DefaultTerrain>>();
@@ -180,13 +188,8 @@ fn fly(app: &mut App, frames: u32, x: impl Fn(u32) -> f32) -> (Vec<Duration>, Du
 }
 
 fn endless() {
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
-        .init_asset::<Mesh>()
-        .init_asset::<Image>()
-        .insert_resource(TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() })
-        .add_plugins(TerrainPlugin::default());
-    app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
+    let params = TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() };
+    let mut app = streaming_app(TerrainPlugin::default(), params);
     until_generated(&mut app, 0);
     let (idle, _) = fly(&mut app, 300, |_| 0.0);
     // 200 units per second: 200 / 60 per frame, for 30 s (6 km).
@@ -250,13 +253,7 @@ fn two_terrains() {
     let params = TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() };
     let mut second = params.clone();
     second.noise.seed += 1;
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
-        .init_asset::<Mesh>()
-        .init_asset::<Image>()
-        .insert_resource(params)
-        .add_plugins(TerrainPlugin::default());
-    app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
+    let mut app = streaming_app(TerrainPlugin::default(), params);
     app.world_mut().spawn((Terrain, TerrainSettings(second), Transform::from_xyz(0.0, -200.0, 0.0)));
     let start = Instant::now();
     let complete = |app: &mut App| {
