@@ -13,6 +13,7 @@
 //! ```text
 //! cargo run --example timing             # both
 //! cargo run --example timing -- endless  # only the endless layout
+//! cargo run --example timing -- two      # only the two endless terrains
 //! ```
 
 use std::collections::{HashMap, HashSet};
@@ -55,7 +56,12 @@ fn drag_interval(app: &mut App) -> Duration {
 }
 
 fn main() {
-    if std::env::args().nth(1).as_deref() != Some("endless") {
+    let mode = std::env::args().nth(1);
+    if mode.as_deref() == Some("two") {
+        two_terrains();
+        return;
+    }
+    if mode.as_deref() != Some("endless") {
         patch();
     }
     bare_app();

@@ -4,14 +4,16 @@
 
 use std::sync::Arc;
 
+use bevy::ecs::entity::EntityHashSet;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
+use noise_terrain_core::Stitch;
 
 use crate::build::{BuildControl, BuildError, PieceBuild, PieceKey, TerrainBuffers, build_piece};
 use crate::layout::DesiredPiece;
 use crate::params::TerrainParams;
-use crate::pieces::components::{PieceOf, Shown, TerrainPiece};
+use crate::pieces::components::{Shown, TerrainPiece};
 use crate::pieces::hooks::PieceHooks;
 use crate::pieces::pool::PiecePool;
 
@@ -32,6 +34,21 @@ pub(crate) struct Selection {
     pub foci: Vec<[f64; 2]>,
 }
 
+/// A wanted piece in a terrain's index: its entity, and what the systems last asked of it (so
+/// that a frame touches only the pieces that change: reading every piece's components each
+/// frame cost more than the work itself).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IndexedPiece {
+    pub entity: Entity,
+    /// The stitching last written to its [`TerrainPiece::spec`].
+    pub stitch: Stitch,
+    /// What its last job was started for (`None`: no job yet, or it was cancelled). While this
+    /// is what the piece should show, it is being built, waits, or shows it.
+    pub requested: Option<Shown>,
+    /// Its job is running.
+    pub building: bool,
+}
+
 /// A terrain's bookkeeping: its current parameters, the pieces by key, the wanted pieces and its
 /// jobs. A component on every [`Terrain`](crate::Terrain).
 #[derive(Component, Debug, Default)]
@@ -39,9 +56,23 @@ pub struct TerrainJobs {
     pub(crate) current: Option<CurrentParams>,
     pub(crate) selected_for: Option<Selection>,
     pub(crate) desired: Vec<DesiredPiece>,
-    pub(crate) index: HashMap<PieceKey, Entity>,
+    pub(crate) index: HashMap<PieceKey, IndexedPiece>,
+    /// An empty map with memory, for the next selection's index.
+    pub(crate) spare_index: HashMap<PieceKey, IndexedPiece>,
     /// Pieces taken out of the index by a layout change, to be marked retiring.
     pub(crate) retire: Vec<Entity>,
+    /// The pieces whose job is running (wanted or retiring).
+    pub(crate) building: Vec<Entity>,
+    /// Something the swap depends on changed since it last looked (a build finished, pieces
+    /// came, went or were stitched anew, a new generation): only then can a group land.
+    pub(crate) swap_due: bool,
+    /// Pieces that may change (new, stitched anew, retiring, with a finished build): the swap
+    /// looks only at these.
+    pub(crate) attention: EntityHashSet,
+    /// Every piece may change (a new generation): the swap looks at all of them once.
+    pub(crate) attention_all: bool,
+    /// Something the stats sum up changed since they were last summed.
+    pub(crate) stats_due: bool,
     pub(crate) started: u64,
     pub(crate) in_flight: usize,
     /// Wanted pieces that are out of date and wait for a free job slot.
@@ -109,88 +140,114 @@ impl FinishedBuild {
 /// lets kept memory go after a second without use.
 pub(crate) fn drive_jobs(
     mut terrains: Query<&mut TerrainJobs>,
-    mut pieces: Query<(&mut TerrainPiece, &PieceOf)>,
+    mut pieces: Query<&mut TerrainPiece>,
     mut pool: ResMut<PiecePool>,
     hooks: Res<PieceHooks>,
 ) {
-    collect_finished(&terrains, &mut pieces, &mut pool);
-    start_jobs(&mut terrains, &mut pieces, &mut pool, &hooks);
+    for mut jobs in &mut terrains {
+        collect_finished(&mut jobs, &mut pieces, &mut pool);
+        start_jobs(&mut jobs, &mut pieces, &mut pool, &hooks);
+    }
     pool.expire_buffers(std::time::Instant::now());
 }
 
-/// Takes in finished jobs: each waits on its piece (replacing an older waiting build, whose
-/// memory goes to the pool). Cancels the erosion of builds that newer parameters wait behind.
-fn collect_finished(
-    terrains: &Query<&mut TerrainJobs>,
-    pieces: &mut Query<(&mut TerrainPiece, &PieceOf)>,
-    pool: &mut PiecePool,
-) {
-    for (mut piece, of) in pieces.iter_mut() {
-        let Some(job) = piece.job.as_mut() else { continue };
-        let current = terrains.get(of.0).map_or(0, TerrainJobs::generation);
+/// Takes in a terrain's finished jobs: each waits on its piece (replacing an older waiting
+/// build, whose memory goes to the pool). Cancels the erosion of builds that newer parameters
+/// wait behind. Forgets jobs whose piece was despawned (by someone else).
+fn collect_finished(jobs: &mut TerrainJobs, pieces: &mut Query<&mut TerrainPiece>, pool: &mut PiecePool) {
+    let current = jobs.generation();
+    let mut building = std::mem::take(&mut jobs.building);
+    building.retain(|&entity| {
+        let Ok(mut piece) = pieces.get_mut(entity) else { return false };
+        let Some(job) = piece.job.as_mut() else { return false };
         // Newer parameters wait behind this build: stop its erosion (the rest finishes fast).
         if current > job.generation {
             job.control.cancel();
         }
-        let Some(result) = check_ready(&mut job.task) else { continue };
-        let Some(job) = piece.job.take() else { continue };
+        let Some(result) = check_ready(&mut job.task) else { return true };
+        let Some(job) = piece.job.take() else { return false };
+        let entry = jobs.index.get_mut(&piece.spec.key).filter(|e| e.entity == entity);
         match result {
             Ok(build) => {
                 let finished = FinishedBuild { build, params: job.params, generation: job.generation };
                 if let Some(mut older) = piece.ready.replace(Box::new(finished)) {
                     pool.keep_buffers(TerrainBuffers::from_unshown(&mut older.build));
                 }
+                if let Some(entry) = entry {
+                    entry.building = false;
+                }
+                jobs.attention.insert(entity);
             }
             // Newer parameters are queued: nothing to show, the next job starts later.
-            Err(BuildError::Cancelled) => {}
-            // Validation keeps sizes in range, so this is a bug; keep the last good piece.
-            Err(e) => error!("terrain piece failed to build, keeping the last one: {e}"),
+            Err(BuildError::Cancelled) => {
+                if let Some(entry) = entry {
+                    entry.building = false;
+                    entry.requested = None;
+                }
+            }
+            // Validation keeps sizes in range, so this is a bug; keep the last good piece (and
+            // do not start the same build again).
+            Err(e) => {
+                if let Some(entry) = entry {
+                    entry.building = false;
+                }
+                error!("terrain piece failed to build, keeping the last one: {e}");
+            }
         }
-    }
+        jobs.swap_due = true;
+        jobs.stats_due = true;
+        false
+    });
+    jobs.building = building;
 }
 
-/// Starts jobs for each terrain's nearest wanted pieces that are out of date (neither shown nor
+/// Starts jobs for a terrain's nearest wanted pieces that are out of date (neither shown nor
 /// waiting with the current generation, stitching and hooks), at most [`MAX_JOBS_IN_FLIGHT`]
-/// at a time per terrain.
+/// at a time. Touches only the pieces whose wanted build differs from their last job's.
 fn start_jobs(
-    terrains: &mut Query<&mut TerrainJobs>,
-    pieces: &mut Query<(&mut TerrainPiece, &PieceOf)>,
+    jobs: &mut TerrainJobs,
+    pieces: &mut Query<&mut TerrainPiece>,
     pool: &mut PiecePool,
     hooks: &PieceHooks,
 ) {
-    for mut jobs in terrains.iter_mut() {
-        let jobs = &mut *jobs;
-        let Some(current) = jobs.current.clone() else { continue };
-        // Counted, not tracked: a piece despawned by someone else takes its job with it.
-        jobs.in_flight =
-            jobs.index.values().filter(|&&e| pieces.get(e).is_ok_and(|p| p.0.job.is_some())).count();
-        jobs.queued = 0;
-        for desired in &jobs.desired {
-            let Some(&entity) = jobs.index.get(&desired.spec.key) else { continue };
-            let Ok((mut piece, _)) = pieces.get_mut(entity) else { continue };
-            let wanted = Shown {
-                generation: current.generation,
-                stitch: piece.spec.stitch,
-                hooks: hooks.wanted_by(desired),
-            };
-            if piece.job.is_some() || piece.next_shown() == Some(wanted) {
-                continue;
-            }
-            if jobs.in_flight >= MAX_JOBS_IN_FLIGHT {
-                jobs.queued += 1;
-                continue;
-            }
-            let (params, spec, reuse) = (current.params.clone(), piece.spec, pool.take_buffers());
-            let (control, hooks) = (Arc::new(BuildControl::new()), hooks.clone());
-            let (params_for_job, control_for_job) = (params.clone(), control.clone());
-            let task = AsyncComputeTaskPool::get().spawn(async move {
-                let mut build = build_piece(&params_for_job, spec, reuse, &control_for_job)?;
-                hooks.run(&mut build, &params_for_job, wanted.hooks);
-                Ok(build)
-            });
-            piece.job = Some(PieceJob { task, params, generation: current.generation, control });
-            jobs.in_flight += 1;
-            jobs.started += 1;
+    let Some(current) = jobs.current.clone() else { return };
+    jobs.in_flight = jobs.building.len();
+    let queued_before = jobs.queued;
+    jobs.queued = 0;
+    for desired in &jobs.desired {
+        let Some(entry) = jobs.index.get_mut(&desired.spec.key) else { continue };
+        let wanted =
+            Shown { generation: current.generation, stitch: entry.stitch, hooks: hooks.wanted_by(desired) };
+        // A piece has at most one job; a newer one waits for it.
+        if entry.requested == Some(wanted) || entry.building {
+            continue;
         }
+        let Ok(mut piece) = pieces.get_mut(entry.entity) else { continue };
+        if piece.next_shown() == Some(wanted) {
+            entry.requested = Some(wanted);
+            continue;
+        }
+        if jobs.in_flight >= MAX_JOBS_IN_FLIGHT {
+            jobs.queued += 1;
+            continue;
+        }
+        let (params, spec, reuse) = (current.params.clone(), piece.spec, pool.take_buffers());
+        let (control, hooks) = (Arc::new(BuildControl::new()), hooks.clone());
+        let (params_for_job, control_for_job) = (params.clone(), control.clone());
+        let task = AsyncComputeTaskPool::get().spawn(async move {
+            let mut build = build_piece(&params_for_job, spec, reuse, &control_for_job)?;
+            hooks.run(&mut build, &params_for_job, wanted.hooks);
+            Ok(build)
+        });
+        piece.job = Some(PieceJob { task, params, generation: current.generation, control });
+        entry.requested = Some(wanted);
+        entry.building = true;
+        jobs.building.push(entry.entity);
+        jobs.in_flight += 1;
+        jobs.started += 1;
+        jobs.stats_due = true;
+    }
+    if jobs.queued != queued_before {
+        jobs.stats_due = true;
     }
 }

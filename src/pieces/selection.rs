@@ -2,12 +2,11 @@
 //! pieces are spawned hidden with pooled assets, unwanted ones are marked retiring (they stay on
 //! screen until [`swap`](super::swap) replaces them).
 
-use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 
 use crate::layout::{TerrainFocus, desired_pieces};
 use crate::pieces::components::{PieceOf, Terrain, TerrainPiece};
-use crate::pieces::jobs::{Selection, TerrainJobs};
+use crate::pieces::jobs::{IndexedPiece, Selection, TerrainJobs};
 use crate::pieces::pool::{PieceAssetStores, PiecePool};
 
 /// The foci in a terrain entity's space, `(x, z)`.
@@ -43,6 +42,9 @@ pub(crate) fn select_pieces(
         for entity in std::mem::take(&mut jobs.retire) {
             if let Ok(mut piece) = pieces.get_mut(entity) {
                 piece.retiring = true;
+                jobs.attention.insert(entity);
+                jobs.swap_due = true;
+                jobs.stats_due = true;
             }
         }
         let params = &current.params;
@@ -57,23 +59,33 @@ pub(crate) fn select_pieces(
         }
         jobs.desired = desired_pieces(params, &now);
         jobs.selected_for = Some(Selection { generation: current.generation, foci: now });
-        let mut wanted: HashSet<_> =
-            HashSet::with_capacity_and_hasher(jobs.desired.len(), Default::default());
+        // The index is rebuilt from the wanted pieces; what is left of the old one is unwanted.
+        // Both maps keep their memory from frame to frame. Only pieces that change are touched.
+        let mut unwanted = std::mem::replace(&mut jobs.index, std::mem::take(&mut jobs.spare_index));
         for desired in &jobs.desired {
-            wanted.insert(desired.spec.key);
-            if let Some(mut piece) = jobs.index.get(&desired.spec.key).and_then(|&e| pieces.get_mut(e).ok()) {
-                piece.retiring = false;
-                piece.spec.stitch = desired.spec.stitch;
+            let key = desired.spec.key;
+            if let Some(mut entry) = unwanted.remove(&key)
+                && pieces.contains(entry.entity)
+            {
+                if entry.stitch != desired.spec.stitch
+                    && let Ok(mut piece) = pieces.get_mut(entry.entity)
+                {
+                    piece.spec.stitch = desired.spec.stitch;
+                    entry.stitch = desired.spec.stitch;
+                    jobs.swap_due = true;
+                    jobs.attention.insert(entry.entity);
+                }
+                jobs.index.insert(key, entry);
                 continue;
             }
             let assets = pool.take_assets().unwrap_or_else(|| stores.make());
-            let geometry = desired.spec.key.geometry(params);
+            let geometry = key.geometry(params);
             let translation = Vec3::new(geometry.translation[0] as f32, 0.0, geometry.translation[1] as f32);
             let mut piece = TerrainPiece::new(desired.spec, desired.bounds, assets.image);
             piece.material = assets.material.clone();
             let mut entity = commands.spawn((
                 piece,
-                Name::new(format!("Terrain piece {:?}", desired.spec.key)),
+                Name::new(format!("Terrain piece {key:?}")),
                 Mesh3d(assets.mesh),
                 Transform::from_translation(translation),
                 ChildOf(root),
@@ -82,17 +94,26 @@ pub(crate) fn select_pieces(
             if let Some(material) = assets.material {
                 entity.insert(MeshMaterial3d(material));
             }
-            jobs.index.insert(desired.spec.key, entity.id());
+            let entry = IndexedPiece {
+                entity: entity.id(),
+                stitch: desired.spec.stitch,
+                requested: None,
+                building: false,
+            };
+            jobs.index.insert(key, entry);
+            jobs.attention.insert(entry.entity);
+            jobs.swap_due = true;
         }
         // Pieces no longer wanted stay on screen until their replacements show.
-        for (key, &entity) in &jobs.index {
-            if !wanted.contains(key)
-                && let Ok(mut piece) = pieces.get_mut(entity)
-            {
+        for (_, entry) in unwanted.drain() {
+            if let Ok(mut piece) = pieces.get_mut(entry.entity) {
                 piece.retiring = true;
+                jobs.attention.insert(entry.entity);
+                jobs.swap_due = true;
             }
         }
-        jobs.index.retain(|key, _| wanted.contains(key));
+        jobs.spare_index = unwanted;
+        jobs.stats_due |= jobs.swap_due;
     }
 }
 

@@ -60,12 +60,16 @@ pub(crate) fn take_in_settings(mut params: ResMut<TerrainParams>, mut terrains: 
             Some(current) => {
                 if current.params.layout != used.layout {
                     // Other chunk sizes or another layout: every piece is replaced by new ones.
-                    jobs.retire.extend(std::mem::take(&mut jobs.index).into_values());
+                    jobs.retire
+                        .extend(std::mem::take(&mut jobs.index).into_values().map(|entry| entry.entity));
                 }
                 current.generation + 1
             }
             None => 1,
         };
         jobs.current = Some(CurrentParams { params: Arc::new(used), generation });
+        jobs.swap_due = true;
+        jobs.stats_due = true;
+        jobs.attention_all = true;
     }
 }

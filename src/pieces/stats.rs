@@ -13,7 +13,7 @@ use crate::pieces::jobs::TerrainJobs;
 /// What [`update_stats`] reads and changes on each terrain.
 type TerrainParts = (
     Entity,
-    &'static TerrainJobs,
+    &'static mut TerrainJobs,
     &'static mut TerrainStatus,
     Option<&'static TerrainPieces>,
     Has<DefaultTerrain>,
@@ -28,7 +28,7 @@ pub(crate) fn update_stats(
     (mut shown_stats, mut shown_validation): (ResMut<TerrainStats>, ResMut<TerrainValidation>),
 ) {
     let mut mirrored = false;
-    for (terrain, jobs, mut status, of_terrain, default) in &mut terrains {
+    for (terrain, mut jobs, mut status, of_terrain, default) in &mut terrains {
         if default && !mirrored {
             mirrored = true;
             if *shown_validation != status.validation {
@@ -36,6 +36,21 @@ pub(crate) fn update_stats(
             }
         }
         let Some(current) = &jobs.current else { continue };
+        if !jobs.stats_due {
+            // Nothing but the running erosion moved on: only its progress is read again.
+            let progress = jobs
+                .building
+                .iter()
+                .filter_map(|&e| pieces.get(e).ok()?.0.erosion_progress())
+                .reduce(f32::min);
+            if status.stats.erosion_progress != progress {
+                status.stats.erosion_progress = progress;
+            }
+            if default && *shown_stats != status.stats {
+                *shown_stats = status.stats.clone();
+            }
+            continue;
+        }
         let mut sum = PieceSum::default();
         for (piece, visibility, heights) in of_terrain.into_iter().flat_map(|p| pieces.iter_many(p.iter())) {
             sum.add(piece, *visibility, heights, current.generation);
@@ -67,6 +82,7 @@ pub(crate) fn update_stats(
         if status.stats != new {
             status.stats = new;
         }
+        jobs.stats_due = false;
     }
 }
 

@@ -60,11 +60,11 @@ fn touch(a: [f64; 4], b: [f64; 4]) -> bool {
     a[0] <= b[2] + eps && b[0] <= a[2] + eps && a[1] <= b[3] + eps && b[1] <= a[3] + eps
 }
 
-/// The groups of changing pieces (indices into `pieces`, one terrain's) that can land now at
-/// the terrain's current `generation`: every wanted piece in the group has a next build with
-/// its wanted stitching, all of one generation, which is `generation` unless the group holds
-/// every piece of the terrain.
-pub(crate) fn swap_groups(pieces: &[SwapView], generation: u64) -> Vec<Vec<usize>> {
+/// The groups of changing pieces (indices into `pieces`: all of one terrain's changing pieces,
+/// and any others) that can land now at the terrain's current `generation`: every wanted piece
+/// in the group has a next build with its wanted stitching, all of one generation, which is
+/// `generation` unless the group holds every piece of the terrain (it has `all` pieces).
+pub(crate) fn swap_groups(pieces: &[SwapView], generation: u64, all: usize) -> Vec<Vec<usize>> {
     let changing: Vec<usize> = (0..pieces.len()).filter(|&i| pieces[i].changing(generation)).collect();
     // Union-find over the changing pieces that touch.
     let mut parent: Vec<usize> = (0..changing.len()).collect();
@@ -93,7 +93,7 @@ pub(crate) fn swap_groups(pieces: &[SwapView], generation: u64) -> Vec<Vec<usize
         }
         groups[group_of_root[r]].push(i);
     }
-    let whole_terrain = |group: &[usize]| group.len() == pieces.len();
+    let whole_terrain = |group: &[usize]| group.len() == all;
     groups.retain(|group| {
         let mut generations = group
             .iter()
@@ -115,7 +115,7 @@ type PieceParts =
 /// lets go of waiting builds that nothing will show.
 pub(crate) fn swap_pieces(
     mut commands: Commands,
-    mut terrains: Query<(&mut TerrainJobs, &TerrainPieces)>,
+    mut terrains: Query<(&mut TerrainJobs, Ref<TerrainPieces>)>,
     mut pieces: Query<PieceParts>,
     mut stores: PieceAssetStores,
     mut pool: ResMut<PiecePool>,
@@ -123,8 +123,20 @@ pub(crate) fn swap_pieces(
 ) {
     let mut landed = 0;
     for (mut jobs, of_terrain) in &mut terrains {
+        // Nothing that decides what can land changed: nothing can.
+        if !jobs.swap_due {
+            continue;
+        }
+        jobs.swap_due = false;
+        jobs.stats_due = true;
         let generation = jobs.generation();
-        let entities: Vec<Entity> = of_terrain.iter().filter(|&e| pieces.contains(e)).collect();
+        // Only pieces that may change are looked at (all of them after a new generation).
+        let entities: Vec<Entity> = if std::mem::take(&mut jobs.attention_all) {
+            jobs.attention.clear();
+            of_terrain.iter().filter(|&e| pieces.contains(e)).collect()
+        } else {
+            jobs.attention.drain().filter(|&e| pieces.contains(e)).collect()
+        };
         let mut views = Vec::with_capacity(entities.len());
         for &entity in &entities {
             let (mut piece, ..) = pieces.get_mut(entity).expect("listed above");
@@ -158,8 +170,11 @@ pub(crate) fn swap_pieces(
             }
             views.push(view);
         }
-        for group in swap_groups(&views, generation) {
+        let mut gone = vec![false; entities.len()];
+        for group in swap_groups(&views, generation, of_terrain.len()) {
             if landed >= APPLY_BUDGET {
+                // The rest land in the next frames.
+                jobs.swap_due = true;
                 break;
             }
             for i in group {
@@ -173,13 +188,24 @@ pub(crate) fn swap_pieces(
                         material: piece.material.clone(),
                     });
                     commands.entity(entity).despawn();
+                    gone[i] = true;
                 } else if parts.0.ready.is_some() {
                     jobs.last_build_time = land(entity, parts, &mut commands, &mut stores, &mut pool, &hooks);
                     landed += 1;
                 }
             }
         }
-        jobs.waiting = entities.iter().filter(|&&e| pieces.get(e).is_ok_and(|p| p.0.ready.is_some())).count();
+        // What still changes or waits is looked at again.
+        jobs.waiting = 0;
+        for (i, &entity) in entities.iter().enumerate() {
+            let Ok((piece, ..)) = pieces.get(entity) else { continue };
+            let waiting = piece.ready.is_some();
+            jobs.waiting += usize::from(waiting);
+            let view = SwapView { shown: piece.shown, ..views[i] };
+            if !gone[i] && (waiting || view.changing(generation)) {
+                jobs.attention.insert(entity);
+            }
+        }
     }
 }
 
@@ -251,6 +277,11 @@ mod tests {
     use super::*;
     use noise_terrain_core::Side;
 
+    /// The groups, with every piece of the terrain among `pieces`.
+    fn groups(pieces: &[SwapView], generation: u64) -> Vec<Vec<usize>> {
+        swap_groups(pieces, generation, pieces.len())
+    }
+
     fn shown(generation: u64, stitch: Stitch) -> Option<Shown> {
         Some(Shown { generation, stitch, hooks: 0 })
     }
@@ -291,11 +322,11 @@ mod tests {
 
     #[test]
     fn a_restitched_neighbour_waits_for_the_pieces_it_meets() {
-        assert!(swap_groups(&split([false; 4], true), 1).is_empty(), "the neighbour alone would crack");
-        assert!(swap_groups(&split([true, true, true, false], true), 1).is_empty(), "one is missing");
-        assert!(swap_groups(&split([true; 4], false), 1).is_empty(), "the neighbour is not rebuilt");
-        let groups = swap_groups(&split([true; 4], true), 1);
-        assert_eq!(groups, vec![vec![0, 1, 2, 3, 4, 5]], "all of them at once, the far piece untouched");
+        assert!(groups(&split([false; 4], true), 1).is_empty(), "the neighbour alone would crack");
+        assert!(groups(&split([true, true, true, false], true), 1).is_empty(), "one is missing");
+        assert!(groups(&split([true; 4], false), 1).is_empty(), "the neighbour is not rebuilt");
+        let found = groups(&split([true; 4], true), 1);
+        assert_eq!(found, vec![vec![0, 1, 2, 3, 4, 5]], "all of them at once, the far piece untouched");
     }
 
     #[test]
@@ -305,15 +336,27 @@ mod tests {
         let mut far = settled([20.0, 20.0, 22.0, 22.0], Stitch::NONE);
         far.stitch = west();
         pieces.push(far);
-        assert_eq!(swap_groups(&pieces, 1), vec![vec![0, 1, 2, 3, 4, 5]]);
+        assert_eq!(groups(&pieces, 1), vec![vec![0, 1, 2, 3, 4, 5]]);
         // Once rebuilt, it lands too, apart.
         pieces[7].next = shown(1, west());
-        assert_eq!(swap_groups(&pieces, 1), vec![vec![0, 1, 2, 3, 4, 5], vec![7]]);
+        assert_eq!(groups(&pieces, 1), vec![vec![0, 1, 2, 3, 4, 5], vec![7]]);
         // A retiring piece with nothing to wait for goes at once.
         let mut lone = settled([40.0, 40.0, 41.0, 41.0], Stitch::NONE);
         lone.retiring = true;
         pieces.push(lone);
-        assert_eq!(swap_groups(&pieces, 1).len(), 3);
+        assert_eq!(groups(&pieces, 1).len(), 3);
+    }
+
+    #[test]
+    fn the_changing_pieces_alone_give_the_same_groups() {
+        let pieces = split([true; 4], true);
+        // The far settled piece is left out: the same group, of the same pieces.
+        let changing = &pieces[..6];
+        assert_eq!(swap_groups(changing, 1, pieces.len()), vec![vec![0, 1, 2, 3, 4, 5]]);
+        // At generation 2 their builds (of 1) land only as the whole terrain: not when a piece
+        // was left out.
+        assert!(swap_groups(changing, 2, pieces.len()).is_empty(), "older builds beside unseen pieces");
+        assert_eq!(swap_groups(changing, 2, changing.len()).len(), 1, "older builds of the whole terrain");
     }
 
     #[test]
@@ -334,17 +377,17 @@ mod tests {
             p.next = shown(generation, p.stitch);
             p
         };
-        assert!(swap_groups(&[rebuilt(a, 2), b], 2).is_empty(), "half the terrain");
-        assert_eq!(swap_groups(&[rebuilt(a, 2), rebuilt(b, 2)], 2), vec![vec![0, 1]]);
-        assert!(swap_groups(&[rebuilt(a, 2), rebuilt(b, 3)], 3).is_empty(), "two generations");
+        assert!(groups(&[rebuilt(a, 2), b], 2).is_empty(), "half the terrain");
+        assert_eq!(groups(&[rebuilt(a, 2), rebuilt(b, 2)], 2), vec![vec![0, 1]]);
+        assert!(groups(&[rebuilt(a, 2), rebuilt(b, 3)], 3).is_empty(), "two generations");
         // Complete builds of a generation in between land when the group is the whole terrain...
-        assert_eq!(swap_groups(&[rebuilt(a, 2), rebuilt(b, 2)], 3), vec![vec![0, 1]]);
+        assert_eq!(groups(&[rebuilt(a, 2), rebuilt(b, 2)], 3), vec![vec![0, 1]]);
         // ...but not beside a piece that shows the current one already.
         let c = SwapView {
             shown: shown(3, Stitch::NONE),
             next: shown(3, Stitch::NONE),
             ..settled([2.0, 0.0, 3.0, 1.0], Stitch::NONE)
         };
-        assert!(swap_groups(&[rebuilt(a, 2), rebuilt(b, 2), c], 3).is_empty());
+        assert!(groups(&[rebuilt(a, 2), rebuilt(b, 2), c], 3).is_empty());
     }
 }
