@@ -14,6 +14,13 @@
 //! 5. [`stats`]: each terrain's [`TerrainStats`] and [`TerrainGenerated`]; the default
 //!    terrain's are mirrored into the resources.
 //!
+//! A frame touches only the pieces that change: the index keeps each wanted piece's stitching
+//! and what its last job was for, finished builds are looked for among the running jobs, the
+//! swap looks at pieces that may change (new, stitched anew, retiring, with a finished build;
+//! all of them after a new generation) and runs only when one of those changed, and the stats
+//! are summed again only then. Reading every piece's components each frame cost more than the
+//! work itself (memory the chunk builds keep pushing out of the caches).
+//!
 //! Memory and assets of replaced pieces are reused ([`pool`]); plugins add work to the builds
 //! with [`hooks`] (colliders).
 
