@@ -1,7 +1,7 @@
 //! Which pieces of terrain should exist: the patch, or the chunks around the foci.
 
 use bevy::prelude::*;
-use noise_terrain_core::{Stitch, select_chunks};
+use noise_terrain_core::{ChunkSelector, Stitch};
 
 use crate::build::{PieceKey, PieceSpec};
 use crate::params::TerrainParams;
@@ -33,17 +33,29 @@ pub struct DesiredPiece {
 /// The pieces `params` (validated) wants around `foci` (`(x, z)` in the terrain entity's
 /// space), nearest first.
 pub fn desired_pieces(params: &TerrainParams, foci: &[[f64; 2]]) -> Vec<DesiredPiece> {
+    let mut pieces = Vec::new();
+    fill_desired_pieces(params, foci, &mut ChunkSelector::default(), &mut pieces);
+    pieces
+}
+
+/// [`desired_pieces`] into `pieces` (replacing what it held), with a kept `selector`: the memory
+/// of both is reused from frame to frame.
+pub fn fill_desired_pieces(
+    params: &TerrainParams,
+    foci: &[[f64; 2]],
+    selector: &mut ChunkSelector,
+    pieces: &mut Vec<DesiredPiece>,
+) {
+    pieces.clear();
     let Some(lod) = params.layout.lod_settings() else {
         let spec = PieceSpec { key: PieceKey::Patch, stitch: Stitch::NONE };
-        return vec![DesiredPiece { spec, distance: 0.0, bounds: spec.key.geometry(params).bounds() }];
+        pieces.push(DesiredPiece { spec, distance: 0.0, bounds: spec.key.geometry(params).bounds() });
+        return;
     };
-    select_chunks(foci, &lod)
-        .into_iter()
-        .map(|chunk| {
-            let spec = PieceSpec { key: PieceKey::Chunk(chunk.key), stitch: chunk.stitch };
-            DesiredPiece { spec, distance: chunk.distance, bounds: spec.key.geometry(params).bounds() }
-        })
-        .collect()
+    pieces.extend(selector.select(foci, &lod).iter().map(|chunk| {
+        let spec = PieceSpec { key: PieceKey::Chunk(chunk.key), stitch: chunk.stitch };
+        DesiredPiece { spec, distance: chunk.distance, bounds: spec.key.geometry(params).bounds() }
+    }));
 }
 
 /// Whether two squares `[min x, min z, max x, max z]` share more than an edge.

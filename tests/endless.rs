@@ -379,3 +379,19 @@ fn bad_layout_values_are_clamped_and_the_last_terrain_stays() {
     settle(&mut app);
     assert_eq!(app.world().resource::<TerrainStats>().pieces_shown, shown);
 }
+
+#[test]
+fn a_chunk_despawned_by_game_code_comes_back() {
+    let mut app = app_with(endless());
+    settle(&mut app);
+    let shown = app.world().resource::<TerrainStats>().pieces_shown;
+    let mut q = app.world_mut().query::<(Entity, &TerrainPiece)>();
+    let (victim, key) = q.iter(app.world()).map(|(e, p)| (e, p.spec.key)).next().expect("a piece");
+    app.world_mut().entity_mut(victim).despawn();
+    settle(&mut app);
+    let mut q = app.world_mut().query::<&TerrainPiece>();
+    let again: Vec<_> = q.iter(app.world()).filter(|p| p.spec.key == key).collect();
+    assert_eq!(again.len(), 1, "{key:?} is wanted: a new piece takes its place");
+    assert!(again[0].shown.is_some(), "and shows");
+    assert_eq!(app.world().resource::<TerrainStats>().pieces_shown, shown);
+}

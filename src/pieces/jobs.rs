@@ -8,7 +8,7 @@ use bevy::ecs::entity::EntityHashSet;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
-use noise_terrain_core::Stitch;
+use noise_terrain_core::{ChunkSelector, Stitch};
 
 use crate::build::{BuildControl, BuildError, PieceBuild, PieceKey, TerrainBuffers, build_piece};
 use crate::layout::DesiredPiece;
@@ -47,6 +47,8 @@ pub(crate) struct IndexedPiece {
     pub requested: Option<Shown>,
     /// Its job is running.
     pub building: bool,
+    /// The selection that last wanted it (see [`TerrainJobs::selections`]).
+    pub selected: u64,
 }
 
 /// A terrain's bookkeeping: its current parameters, the pieces by key, the wanted pieces and its
@@ -57,8 +59,10 @@ pub struct TerrainJobs {
     pub(crate) selected_for: Option<Selection>,
     pub(crate) desired: Vec<DesiredPiece>,
     pub(crate) index: HashMap<PieceKey, IndexedPiece>,
-    /// An empty map with memory, for the next selection's index.
-    pub(crate) spare_index: HashMap<PieceKey, IndexedPiece>,
+    /// How many selections were made; a piece not stamped with the latest is no longer wanted.
+    pub(crate) selections: u64,
+    /// The selection's working memory, kept from frame to frame.
+    pub(crate) selector: ChunkSelector,
     /// Pieces taken out of the index by a layout change, to be marked retiring.
     pub(crate) retire: Vec<Entity>,
     /// The pieces whose job is running (wanted or retiring).

@@ -49,13 +49,17 @@ use crate::TerrainSystems;
 /// Adds the piece systems to `Update`, in the plugin's sets.
 pub(crate) fn add_systems(app: &mut App) {
     // Few systems: each costs the executor a task and a sync point per frame.
-    app.add_observer(settings::adopt_default_terrain).add_systems(
-        Update,
-        (
-            (settings::take_in_settings, selection::select_pieces).chain().in_set(TerrainSystems::Queue),
-            (jobs::drive_jobs, swap::swap_pieces, stats::update_stats).chain().in_set(TerrainSystems::Apply),
-        ),
-    );
+    app.add_observer(settings::adopt_default_terrain)
+        .add_observer(selection::forget_removed_piece)
+        .add_systems(
+            Update,
+            (
+                (settings::take_in_settings, selection::select_pieces).chain().in_set(TerrainSystems::Queue),
+                (jobs::drive_jobs, swap::swap_pieces, stats::update_stats)
+                    .chain()
+                    .in_set(TerrainSystems::Apply),
+            ),
+        );
 }
 
 /// Spawns the default [`Terrain`] the pieces hang from.

@@ -4,7 +4,7 @@
 
 use bevy::prelude::*;
 
-use crate::layout::{TerrainFocus, desired_pieces};
+use crate::layout::{TerrainFocus, fill_desired_pieces};
 use crate::pieces::components::{PieceOf, Terrain, TerrainPiece};
 use crate::pieces::jobs::{IndexedPiece, Selection, TerrainJobs};
 use crate::pieces::pool::{PieceAssetStores, PiecePool};
@@ -57,16 +57,17 @@ pub(crate) fn select_pieces(
         if unchanged {
             continue;
         }
-        jobs.desired = desired_pieces(params, &now);
+        fill_desired_pieces(params, &now, &mut jobs.selector, &mut jobs.desired);
         jobs.selected_for = Some(Selection { generation: current.generation, foci: now });
-        // The index is rebuilt from the wanted pieces; what is left of the old one is unwanted.
-        // Both maps keep their memory from frame to frame. Only pieces that change are touched.
-        let mut unwanted = std::mem::replace(&mut jobs.index, std::mem::take(&mut jobs.spare_index));
+        // Wanted pieces are stamped with this selection; those left without are unwanted. Only
+        // pieces that change are touched (a piece despawned by someone else leaves the index
+        // through `forget_removed_piece`).
+        jobs.selections += 1;
+        let stamp = jobs.selections;
         for desired in &jobs.desired {
             let key = desired.spec.key;
-            if let Some(mut entry) = unwanted.remove(&key)
-                && pieces.contains(entry.entity)
-            {
+            if let Some(entry) = jobs.index.get_mut(&key) {
+                entry.selected = stamp;
                 if entry.stitch != desired.spec.stitch
                     && let Ok(mut piece) = pieces.get_mut(entry.entity)
                 {
@@ -75,7 +76,6 @@ pub(crate) fn select_pieces(
                     jobs.swap_due = true;
                     jobs.attention.insert(entry.entity);
                 }
-                jobs.index.insert(key, entry);
                 continue;
             }
             let assets = pool.take_assets().unwrap_or_else(|| stores.make());
@@ -99,21 +99,42 @@ pub(crate) fn select_pieces(
                 stitch: desired.spec.stitch,
                 requested: None,
                 building: false,
+                selected: stamp,
             };
             jobs.index.insert(key, entry);
             jobs.attention.insert(entry.entity);
             jobs.swap_due = true;
         }
         // Pieces no longer wanted stay on screen until their replacements show.
-        for (_, entry) in unwanted.drain() {
-            if let Ok(mut piece) = pieces.get_mut(entry.entity) {
-                piece.retiring = true;
-                jobs.attention.insert(entry.entity);
-                jobs.swap_due = true;
-            }
+        if jobs.index.len() > jobs.desired.len() {
+            jobs.index.retain(|_, entry| {
+                if entry.selected == stamp {
+                    return true;
+                }
+                if let Ok(mut piece) = pieces.get_mut(entry.entity) {
+                    piece.retiring = true;
+                    jobs.attention.insert(entry.entity);
+                    jobs.swap_due = true;
+                }
+                false
+            });
         }
-        jobs.spare_index = unwanted;
         jobs.stats_due |= jobs.swap_due;
+    }
+}
+
+/// Takes a despawned piece out of its terrain's index (when it is still there: someone else
+/// despawned it), so that the next selection spawns it anew.
+pub(crate) fn forget_removed_piece(
+    removed: On<Remove, TerrainPiece>,
+    pieces: Query<(&TerrainPiece, &PieceOf)>,
+    mut terrains: Query<&mut TerrainJobs>,
+) {
+    let Ok((piece, of)) = pieces.get(removed.entity) else { return };
+    let Ok(mut jobs) = terrains.get_mut(of.0) else { return };
+    if jobs.index.get(&piece.spec.key).is_some_and(|entry| entry.entity == removed.entity) {
+        jobs.index.remove(&piece.spec.key);
+        jobs.selected_for = None;
     }
 }
 

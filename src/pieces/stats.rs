@@ -5,38 +5,46 @@ use bevy::prelude::*;
 use noise_terrain_core::HeightStats;
 
 use crate::pieces::components::{
-    DefaultTerrain, PieceHeights, TerrainGenerated, TerrainPiece, TerrainPieces, TerrainStats, TerrainStatus,
+    DefaultTerrain, PieceHeights, PieceOf, TerrainGenerated, TerrainPiece, TerrainStats, TerrainStatus,
     TerrainValidation,
 };
 use crate::pieces::jobs::TerrainJobs;
 
 /// What [`update_stats`] reads and changes on each terrain.
-type TerrainParts = (
-    Entity,
-    &'static mut TerrainJobs,
-    &'static mut TerrainStatus,
-    Option<&'static TerrainPieces>,
-    Has<DefaultTerrain>,
-);
+type TerrainParts = (Entity, &'static mut TerrainJobs, &'static mut TerrainStatus, Has<DefaultTerrain>);
 
 /// Sums up each terrain's pieces into its [`TerrainStatus`]; shows the first default
 /// terrain's status in the [`TerrainStats`] and [`TerrainValidation`] resources.
 pub(crate) fn update_stats(
     mut terrains: Query<TerrainParts>,
-    pieces: Query<(&TerrainPiece, &Visibility, Option<&PieceHeights>)>,
+    pieces: Query<(&TerrainPiece, &Visibility, Option<&PieceHeights>, &PieceOf)>,
     mut generated: MessageWriter<TerrainGenerated>,
     (mut shown_stats, mut shown_validation): (ResMut<TerrainStats>, ResMut<TerrainValidation>),
 ) {
+    // The terrains whose figures changed, summed in one pass over every piece in memory order
+    // (faster than fetching each terrain's pieces one by one).
+    let due: Vec<(Entity, u64)> = terrains
+        .iter()
+        .filter(|(_, jobs, ..)| jobs.stats_due)
+        .filter_map(|(terrain, jobs, ..)| Some((terrain, jobs.current.as_ref()?.generation)))
+        .collect();
+    let mut sums: Vec<PieceSum> = due.iter().map(|_| PieceSum::default()).collect();
+    if !due.is_empty() {
+        for (piece, visibility, heights, of) in &pieces {
+            if let Some(i) = due.iter().position(|&(terrain, _)| terrain == of.0) {
+                sums[i].add(piece, *visibility, heights, due[i].1);
+            }
+        }
+    }
     let mut mirrored = false;
-    for (terrain, mut jobs, mut status, of_terrain, default) in &mut terrains {
+    for (terrain, mut jobs, mut status, default) in &mut terrains {
         if default && !mirrored {
             mirrored = true;
             if *shown_validation != status.validation {
                 *shown_validation = status.validation.clone();
             }
         }
-        let Some(current) = &jobs.current else { continue };
-        if !jobs.stats_due {
+        let Some(i) = due.iter().position(|&(t, _)| t == terrain) else {
             // Nothing but the running erosion moved on: only its progress is read again.
             let progress = jobs
                 .building
@@ -50,11 +58,8 @@ pub(crate) fn update_stats(
                 *shown_stats = status.stats.clone();
             }
             continue;
-        }
-        let mut sum = PieceSum::default();
-        for (piece, visibility, heights) in of_terrain.into_iter().flat_map(|p| pieces.iter_many(p.iter())) {
-            sum.add(piece, *visibility, heights, current.generation);
-        }
+        };
+        let sum = std::mem::take(&mut sums[i]);
         let old = &status.stats;
         let new = TerrainStats {
             heights: sum.heights.total().unwrap_or(old.heights),

@@ -99,8 +99,8 @@ pub use preset::terrain::{
     HEIGHT_SCALE_RANGE, RESOLUTION_RANGE, TerrainPreset, WATER_LEVEL_RANGE, WORLD_SIZE_RANGE,
 };
 pub use world::lod::{
-    ChunkKey, Corner, LodSettings, MAX_LOD_LEVELS, MAX_ROOTS_ACROSS, SPLIT_DISTANCE, SelectedChunk, Side,
-    Stitch, chunk_window, select_chunks,
+    ChunkKey, ChunkSelector, Corner, LodSettings, MAX_LOD_LEVELS, MAX_ROOTS_ACROSS, SPLIT_DISTANCE,
+    SelectedChunk, Side, Stitch, chunk_window, select_chunks,
 };
 
 /// What games do not need: the types behind the fields' exact gradients and fractal sums, and

@@ -269,63 +269,87 @@ pub struct SelectedChunk {
 /// and `A` would have been split too. With several foci the same holds for the focus that split
 /// `P`.
 pub fn select_chunks(foci: &[[f64; 2]], settings: &LodSettings) -> Vec<SelectedChunk> {
-    let s = settings.clamped();
-    let foci: Vec<[f64; 2]> = if foci.is_empty() {
-        vec![[0.0; 2]]
-    } else {
-        foci.iter().map(|f| [sane(f[0]), sane(f[1])]).collect()
-    };
-    // Distance to the nearest focus.
-    let distance_to =
-        |key: ChunkKey| foci.iter().map(|&f| key.distance_to(f, s.chunk_size)).fold(f64::INFINITY, f64::min);
-    let root_level = s.levels - 1;
-    let root_size = s.chunk_size * f64::from(1u32 << root_level);
-    let range = |c: f64| {
-        let lo = ((c - s.view_distance) / root_size).floor() as i64;
-        let hi = ((c + s.view_distance) / root_size).floor() as i64;
-        lo..=hi
-    };
-    let mut leaves = Vec::new();
-    let mut stack = Vec::new();
-    let mut roots = KeySet::default();
-    for focus in &foci {
-        for z in range(focus[1]) {
-            for x in range(focus[0]) {
-                if roots.insert((x, z)) {
-                    stack.push(ChunkKey { level: root_level, x, z });
+    ChunkSelector::default().select(foci, settings).to_vec()
+}
+
+/// [`select_chunks`] with its working memory kept from call to call: a streaming terrain selects
+/// nearly every frame while its focus moves, and fresh memory each time cost a third of it.
+#[derive(Clone, Debug, Default)]
+pub struct ChunkSelector {
+    foci: Vec<[f64; 2]>,
+    stack: Vec<ChunkKey>,
+    roots: KeySet<(i64, i64)>,
+    present: KeySet<ChunkKey>,
+    leaves: Vec<SelectedChunk>,
+}
+
+impl ChunkSelector {
+    /// The chunks around `foci`, exactly as [`select_chunks`] returns them.
+    pub fn select(&mut self, foci: &[[f64; 2]], settings: &LodSettings) -> &[SelectedChunk] {
+        let s = settings.clamped();
+        self.foci.clear();
+        if foci.is_empty() {
+            self.foci.push([0.0; 2]);
+        } else {
+            self.foci.extend(foci.iter().map(|f| [sane(f[0]), sane(f[1])]));
+        }
+        let foci = &self.foci;
+        // Distance to the nearest focus.
+        let distance_to = |key: ChunkKey| {
+            foci.iter().map(|&f| key.distance_to(f, s.chunk_size)).fold(f64::INFINITY, f64::min)
+        };
+        let root_level = s.levels - 1;
+        let root_size = s.chunk_size * f64::from(1u32 << root_level);
+        let range = |c: f64| {
+            let lo = ((c - s.view_distance) / root_size).floor() as i64;
+            let hi = ((c + s.view_distance) / root_size).floor() as i64;
+            lo..=hi
+        };
+        let (leaves, stack, roots, present) =
+            (&mut self.leaves, &mut self.stack, &mut self.roots, &mut self.present);
+        leaves.clear();
+        stack.clear();
+        roots.clear();
+        present.clear();
+        for focus in foci {
+            for z in range(focus[1]) {
+                for x in range(focus[0]) {
+                    if roots.insert((x, z)) {
+                        stack.push(ChunkKey { level: root_level, x, z });
+                    }
                 }
             }
         }
-    }
-    while let Some(key) = stack.pop() {
-        let distance = distance_to(key);
-        if distance >= s.view_distance {
-            continue;
-        }
-        if key.level > 0 && distance < SPLIT_DISTANCE * key.size(s.chunk_size) {
-            stack.extend(key.children());
-        } else {
-            leaves.push(SelectedChunk { key, distance, stitch: Stitch::NONE });
-        }
-    }
-    let present: KeySet<ChunkKey> = leaves.iter().map(|c| c.key).collect();
-    // The chunk at `key`'s place is one level coarser than `key`.
-    let coarser = |key: ChunkKey| !present.contains(&key) && present.contains(&key.parent());
-    for chunk in &mut leaves {
-        for side in Side::ALL {
-            chunk.stitch = chunk.stitch.with(side, coarser(chunk.key.neighbour(side)));
-        }
-        for corner in Corner::ALL {
-            let (x, z) = corner.sides();
-            let diagonal = chunk.key.neighbour(x).neighbour(z);
-            if coarser(diagonal) {
-                chunk.stitch = chunk.stitch.with_corner(corner, true);
+        while let Some(key) = stack.pop() {
+            let distance = distance_to(key);
+            if distance >= s.view_distance {
+                continue;
+            }
+            if key.level > 0 && distance < SPLIT_DISTANCE * key.size(s.chunk_size) {
+                stack.extend(key.children());
+            } else {
+                leaves.push(SelectedChunk { key, distance, stitch: Stitch::NONE });
             }
         }
+        present.extend(leaves.iter().map(|c| c.key));
+        // The chunk at `key`'s place is one level coarser than `key`.
+        let coarser = |key: ChunkKey| !present.contains(&key) && present.contains(&key.parent());
+        for chunk in leaves.iter_mut() {
+            for side in Side::ALL {
+                chunk.stitch = chunk.stitch.with(side, coarser(chunk.key.neighbour(side)));
+            }
+            for corner in Corner::ALL {
+                let (x, z) = corner.sides();
+                let diagonal = chunk.key.neighbour(x).neighbour(z);
+                if coarser(diagonal) {
+                    chunk.stitch = chunk.stitch.with_corner(corner, true);
+                }
+            }
+        }
+        // Keys are unique, so the order is total and an unstable sort gives the same one.
+        leaves.sort_unstable_by(|a, b| a.distance.total_cmp(&b.distance).then(a.key.cmp(&b.key)));
+        leaves
     }
-    // Keys are unique, so the order is total and an unstable sort gives the same one.
-    leaves.sort_unstable_by(|a, b| a.distance.total_cmp(&b.distance).then(a.key.cmp(&b.key)));
-    leaves
 }
 
 /// A fast hasher for the small integer keys of the selection's own sets (FxHash's step, with a
@@ -449,6 +473,19 @@ mod tests {
             assert!(!chunks.is_empty() && chunks.len() < 20_000, "{s:?}: {}", chunks.len());
         }
         assert!(!select_chunks(&[[f64::NAN, f64::INFINITY]], &settings()).is_empty());
+    }
+
+    #[test]
+    fn a_kept_selector_selects_what_a_fresh_one_does() {
+        let mut selector = ChunkSelector::default();
+        let wide = LodSettings { chunk_size: 16.0, view_distance: 700.0, levels: 5 };
+        for (i, s) in [settings(), wide, settings()].iter().enumerate() {
+            for focus in [[0.0, 0.0], [5000.0, -317.5], [-20.0, 9.0]] {
+                let foci = [focus, [focus[0] + 100.0 * i as f64, focus[1]]];
+                let foci = &foci[..1 + i % 2];
+                assert_eq!(selector.select(foci, s), select_chunks(foci, s).as_slice(), "{s:?} at {foci:?}");
+            }
+        }
     }
 
     #[test]
