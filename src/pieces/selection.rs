@@ -1,4 +1,4 @@
-//! Which pieces each terrain should have: the layout decides ([`desired_pieces`]); missing
+//! Which pieces each terrain should have: the layout decides ([`fill_desired_pieces`]); missing
 //! pieces are spawned hidden with pooled assets, unwanted ones are marked retiring (they stay on
 //! screen until [`swap`](super::swap) replaces them).
 
