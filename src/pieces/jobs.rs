@@ -78,7 +78,6 @@ pub struct TerrainJobs {
     /// Something the stats sum up changed since they were last summed.
     pub(crate) stats_due: bool,
     pub(crate) started: u64,
-    pub(crate) in_flight: usize,
     /// Wanted pieces that are out of date and wait for a free job slot.
     pub(crate) queued: usize,
     /// Pieces whose finished build waits for the pieces its edges depend on.
@@ -91,7 +90,7 @@ impl TerrainJobs {
     /// Whether a piece is being built, waits for a job or for its neighbours' builds, or the
     /// first parameters are not taken in yet.
     pub fn is_busy(&self) -> bool {
-        self.in_flight > 0 || self.queued > 0 || self.waiting > 0 || self.current.is_none()
+        !self.building.is_empty() || self.queued > 0 || self.waiting > 0 || self.current.is_none()
     }
 
     /// How many piece jobs this terrain has started.
@@ -215,7 +214,6 @@ fn start_jobs(
     hooks: &PieceHooks,
 ) {
     let Some(current) = jobs.current.clone() else { return };
-    jobs.in_flight = jobs.building.len();
     let queued_before = jobs.queued;
     jobs.queued = 0;
     for desired in &jobs.desired {
@@ -231,7 +229,7 @@ fn start_jobs(
             entry.requested = Some(wanted);
             continue;
         }
-        if jobs.in_flight >= MAX_JOBS_IN_FLIGHT {
+        if jobs.building.len() >= MAX_JOBS_IN_FLIGHT {
             jobs.queued += 1;
             continue;
         }
@@ -247,7 +245,6 @@ fn start_jobs(
         entry.requested = Some(wanted);
         entry.building = true;
         jobs.building.push(entry.entity);
-        jobs.in_flight += 1;
         jobs.started += 1;
         jobs.stats_due = true;
     }

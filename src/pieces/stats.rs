@@ -74,7 +74,7 @@ pub(crate) fn update_stats(
             triangle_count: sum.triangles,
             pieces_shown: sum.shown,
             pieces_queued: sum.queued,
-            pieces_building: jobs.in_flight,
+            pieces_building: jobs.building.len(),
             erosion_progress: sum.erosion_progress,
             generation: sum.complete_generation().max(old.generation),
         };
