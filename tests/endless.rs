@@ -395,3 +395,19 @@ fn a_chunk_despawned_by_game_code_comes_back() {
     assert!(again[0].shown.is_some(), "and shows");
     assert_eq!(app.world().resource::<TerrainStats>().pieces_shown, shown);
 }
+
+#[test]
+fn after_a_flight_faster_than_the_builds_the_terrain_settles() {
+    // At 40 units a frame most chunks retire before their builds land; a retiring piece that
+    // went with a build it never showed once kept the terrain "waiting" for ever.
+    let mut app = app_with(endless());
+    settle(&mut app);
+    for frame in 1..=50 {
+        move_focus(&mut app, Vec3::new(40.0 * frame as f32, 0.0, 7.0 * frame as f32));
+        app.update();
+    }
+    settle(&mut app);
+    let stats = app.world().resource::<TerrainStats>().clone();
+    assert_eq!(stats.pieces_shown, common::jobs(&mut app).desired().len());
+    assert_eq!((stats.pieces_queued, stats.pieces_building), (0, 0));
+}

@@ -199,7 +199,9 @@ pub(crate) fn swap_pieces(
         jobs.waiting = 0;
         for (i, &entity) in entities.iter().enumerate() {
             let Ok((piece, ..)) = pieces.get(entity) else { continue };
-            let waiting = piece.ready.is_some();
+            // A retiring piece that went this frame (its despawn is deferred) waits for nothing,
+            // even with a build it never showed.
+            let waiting = !gone[i] && piece.ready.is_some();
             jobs.waiting += usize::from(waiting);
             let view = SwapView { shown: piece.shown, ..views[i] };
             if !gone[i] && (waiting || view.changing(generation)) {
