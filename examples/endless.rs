@@ -5,8 +5,10 @@
 //! cargo run --example endless
 //! ```
 //!
-//! `-- --plain` starts without the erosion filter's gullies (smooth noise hills, to compare),
-//! `-- --low` with the camera low over a valley.
+//! Trees, rocks and reeds stand where their rules allow ([`ScatterLayer::landscape`]) and the sea
+//! fills the valleys. `-- --plain` starts without the erosion filter's gullies (smooth noise
+//! hills, to compare), `-- --bare` without trees, rocks and sea, `-- --low` with the camera low
+//! over a valley.
 //!
 //! Drag with the left button to pan over new ground (the ground under the cursor follows it),
 //! with the right button to orbit, scroll to zoom. The inspector's Layout section sets the chunk
@@ -29,7 +31,7 @@ const SKY: Color = Color::srgb(0.62, 0.76, 0.92);
 
 /// Mountains cut by water, valleys with lakes: gradient fBm with the erosion filter's branching
 /// gullies (the inspector's Erosion filter section turns them off), one map unit is 2 km.
-fn world(gullies: bool) -> TerrainParams {
+fn world(gullies: bool, things: bool) -> TerrainParams {
     TerrainParams {
         layout: TerrainLayout::ENDLESS,
         noise: NoiseSettings {
@@ -44,7 +46,9 @@ fn world(gullies: bool) -> TerrainParams {
         post: PostProcess { power: 1.5, ..default() },
         world_size: 2000.0,
         height_scale: 420.0,
-        water_level: 0.16,
+        water_level: 0.24,
+        scatter: if things { ScatterLayer::landscape() } else { Vec::new() },
+        sea: things,
         ..default()
     }
 }
@@ -76,27 +80,18 @@ fn main() -> AppExit {
             brightness: 500.0,
             ..default()
         })
-        .insert_resource(world(!flag("--plain")))
+        .insert_resource(world(!flag("--plain"), !flag("--bare")))
         .insert_resource(StartView(view))
         .add_plugins((TerrainPlugin::default(), TerrainInspectorPlugin::default(), TerrainCameraPlugin))
         .add_plugins(support::ScreenshotPlugin {
             ready: |world| world.resource::<TerrainStats>().generation > 0,
         })
         .add_systems(Startup, setup)
-        .add_systems(Update, (follow_view_distance, follow_focus).after(TerrainSystems::Apply))
+        .add_systems(Update, follow_view_distance.after(TerrainSystems::Apply))
         .run()
 }
 
-/// The water: a sheet at the water level under the camera's focus, as wide as the view.
-#[derive(Component)]
-struct Water;
-
-fn setup(
-    mut commands: Commands,
-    mut meshes: ResMut<Assets<Mesh>>,
-    mut materials: ResMut<Assets<StandardMaterial>>,
-    view: Res<StartView>,
-) {
+fn setup(mut commands: Commands, view: Res<StartView>) {
     let mut camera = TerrainCamera::new(view.0);
     camera.distance_limits = (5.0, 3000.0);
     commands.spawn((
@@ -111,18 +106,6 @@ fn setup(
         CascadeShadowConfigBuilder { maximum_distance: 1200.0, first_cascade_far_bound: 150.0, ..default() }
             .build(),
     ));
-    commands.spawn((
-        Water,
-        Mesh3d(meshes.add(Plane3d::default().mesh().size(1.0, 1.0))),
-        MeshMaterial3d(materials.add(StandardMaterial {
-            base_color: Color::srgba(0.12, 0.32, 0.55, 0.75),
-            alpha_mode: AlphaMode::Blend,
-            perceptual_roughness: 0.08,
-            reflectance: 0.6,
-            ..default()
-        })),
-        Transform::default(),
-    ));
 }
 
 /// The fog thickens over the second half of the view distance and is opaque where the chunks
@@ -133,20 +116,4 @@ fn follow_view_distance(jobs: Single<&TerrainJobs, With<DefaultTerrain>>, mut fo
     if !matches!(fog.falloff, FogFalloff::Linear { end, .. } if end == view_distance * 0.95) {
         fog.falloff = falloff;
     }
-}
-
-/// Keeps the water under the camera's focus, at the water level, as wide as the view.
-fn follow_focus(
-    jobs: Single<&TerrainJobs, With<DefaultTerrain>>,
-    camera: Single<&TerrainCamera>,
-    mut water: Single<&mut Transform, With<Water>>,
-) {
-    let Some(p) = jobs.params() else { return };
-    let view = match p.layout {
-        TerrainLayout::Endless { view_distance, .. } => view_distance,
-        TerrainLayout::Patch => p.world_size / 2.0,
-    };
-    let focus = camera.current.focus;
-    water.translation = Vec3::new(focus.x, p.water_level * p.height_scale, focus.z);
-    water.scale = Vec3::new(2.0 * view, 1.0, 2.0 * view);
 }

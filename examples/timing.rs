@@ -8,12 +8,16 @@
 //!   takes to reach every chunk within 250 units and all of them;
 //! - the same app without a terrain (what an update costs before any terrain work);
 //! - two endless terrains in one app (a second one, of another seed, 200 units below): the
-//!   main thread's update time at rest and at 200 units/s.
+//!   main thread's update time at rest and at 200 units/s;
+//! - scatter (`-- scatter` only): the endless example's world with its three layers (trees,
+//!   rocks, reeds) and without them, alternated, at rest and at 200 units/s, with the instance
+//!   count.
 //!
 //! ```text
 //! cargo run --example timing             # both
 //! cargo run --example timing -- endless  # only the endless layout
 //! cargo run --example timing -- two      # only the two endless terrains
+//! cargo run --example timing -- scatter  # only scatter on and off
 //! ```
 
 use std::collections::{HashMap, HashSet};
@@ -59,6 +63,10 @@ fn main() {
     let mode = std::env::args().nth(1);
     if mode.as_deref() == Some("two") {
         two_terrains();
+        return;
+    }
+    if mode.as_deref() == Some("scatter") {
+        scatter();
         return;
     }
     if mode.as_deref() != Some("endless") {
@@ -285,4 +293,51 @@ fn two_terrains() {
     println!(
         "| main-thread update, focus at 200 units/s (1800 frames) | {fly_median:.2} ms | {fly_p99:.2} ms |"
     );
+}
+
+/// The endless example's world (gradient fBm with the erosion filter, 2 km map units, 420 units
+/// high), with or without its scatter layers.
+fn example_world(things: bool) -> TerrainParams {
+    use bevy_noise_terrain::core::{ErosionFilter, PostProcess};
+    TerrainParams {
+        layout: TerrainLayout::ENDLESS,
+        noise: NoiseSettings {
+            octaves: 7,
+            frequency: 3.0,
+            seed: 11,
+            erosion_filter: ErosionFilter { enabled: true, scale: 8.0, octaves: 4, ..default() },
+            ..default()
+        },
+        post: PostProcess { power: 1.5, ..default() },
+        world_size: 2000.0,
+        height_scale: 420.0,
+        water_level: 0.24,
+        scatter: if things { ScatterLayer::landscape() } else { Vec::new() },
+        sea: things,
+        ..default()
+    }
+}
+
+/// Scatter on and off, alternated twice: update times at rest and flying, instances in view.
+fn scatter() {
+    println!();
+    println!("| endless example's world | instances | at rest median / p99 | 200 units/s median / p99 |");
+    println!("|---|---|---|---|");
+    for round in 0..4 {
+        let things = round % 2 == 0;
+        let mut app = streaming_app(TerrainPlugin::default(), example_world(things));
+        // Instances carry the shared mesh and material handles, as in a game.
+        app.init_asset::<StandardMaterial>();
+        until_generated(&mut app, 0);
+        let (idle, _) = fly(&mut app, 300, |_| 0.0);
+        let (flying, _) = fly(&mut app, 1800, |frame| frame as f32 * 200.0 / 60.0);
+        let mut q = app.world_mut().query::<&bevy_noise_terrain::ScatterInstance>();
+        let instances = q.iter(app.world()).count();
+        let (idle_median, idle_p99) = percentiles(idle);
+        let (fly_median, fly_p99) = percentiles(flying);
+        let name = if things { "three layers" } else { "no scatter" };
+        println!(
+            "| {name} | {instances} | {idle_median:.2} / {idle_p99:.2} ms | {fly_median:.2} / {fly_p99:.2} ms |"
+        );
+    }
 }

@@ -5,9 +5,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
-use noise_terrain_core::Frame;
 use noise_terrain_core::{ChunkKey, Stitch, chunk_window};
 use noise_terrain_core::{ErosionError, HeightStats, Heightmap, HeightmapError, erode};
+use noise_terrain_core::{Frame, GridPlacement};
 use noise_terrain_core::{GridWindow, NoiseSettings, fill_cut_depths};
 use noise_terrain_core::{Surface, SurfaceLayout, fold_stitched_edges};
 
@@ -60,6 +60,21 @@ impl PieceGeometry {
     /// Distance between neighbouring vertices.
     pub fn step(&self) -> f32 {
         self.size / (self.vertices.max(2) - 1) as f32
+    }
+
+    /// Its vertex grid placed in the terrain entity's space, for height queries and ray casts
+    /// over its heights (`height_range`: their lowest and highest, noise units).
+    pub fn placement(&self, height_scale: f32, height_range: [f32; 2]) -> GridPlacement {
+        let step = f64::from(self.step());
+        GridPlacement {
+            origin: [
+                self.translation[0] + f64::from(self.origin[0]),
+                self.translation[1] + f64::from(self.origin[1]),
+            ],
+            step: [step, step],
+            height_scale: f64::from(height_scale),
+            height_range,
+        }
     }
 }
 

@@ -4,7 +4,8 @@
 //! anything changes it: one patch, or endless chunks with levels of detail streamed around every
 //! [`TerrainFocus`] ([`TerrainLayout`]). Each piece of terrain is an entity ([`TerrainPiece`])
 //! built in the background on Bevy's `AsyncComputeTaskPool` into reused memory and assets;
-//! [`TerrainQuery`] answers ground heights and ray casts over all of them.
+//! [`TerrainQuery`] answers ground heights and ray casts over all of them. Trees, rocks and
+//! reeds stand on the pieces by rules ([`scatter`]), and a sea fills the water level ([`sea`]).
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -43,6 +44,8 @@ pub mod physics;
 pub mod pieces;
 pub mod pointer;
 pub mod query;
+pub mod scatter;
+pub mod sea;
 pub mod texture;
 
 pub use noise_terrain_core as core;
@@ -58,13 +61,18 @@ pub use pieces::{
     TerrainValidation,
 };
 pub use query::TerrainQuery;
+pub use scatter::{ScatterInstance, ScatterLooks, ScatterQuery};
+pub use sea::SeaSurface;
 
 /// The common imports for games.
 pub mod prelude {
-    pub use crate::core::{Basis, ColorRamp, Fade, Fractal, NoiseSettings};
+    pub use crate::core::{
+        Basis, ColorRamp, Fade, Fractal, NoiseSettings, ScatterLayer, ScatterRule, ScatterShape,
+    };
     pub use crate::{
-        DefaultTerrain, Terrain, TerrainFocus, TerrainGenerated, TerrainLayout, TerrainParams, TerrainPiece,
-        TerrainPlugin, TerrainQuery, TerrainSettings, TerrainStats, TerrainStatus, TerrainSystems,
+        DefaultTerrain, ScatterQuery, Terrain, TerrainFocus, TerrainGenerated, TerrainLayout, TerrainParams,
+        TerrainPiece, TerrainPlugin, TerrainQuery, TerrainSettings, TerrainStats, TerrainStatus,
+        TerrainSystems,
     };
 }
 
@@ -109,6 +117,8 @@ impl Plugin for TerrainPlugin {
             .add_message::<TerrainGenerated>()
             .configure_sets(Update, (TerrainSystems::Queue, TerrainSystems::Apply).chain());
         pieces::add_systems(app);
+        scatter::add_scatter(app);
+        sea::add_sea(app);
         if self.spawn_terrain {
             app.add_systems(Startup, pieces::spawn_terrain);
         }

@@ -4,7 +4,7 @@ use bevy::prelude::*;
 use bevy::reflect::reflect_remote;
 use noise_terrain_core::clamp_or;
 use noise_terrain_core::{
-    Clamped, ColorRamp, ColorRules, Erosion, NoiseSettings, PostProcess, TerrainPreset,
+    Clamped, ColorRamp, ColorRules, Erosion, NoiseSettings, PostProcess, ScatterLayer, TerrainPreset,
 };
 use noise_terrain_core::{LodSettings, MAX_LOD_LEVELS, MAX_OCTAVES, RESOLUTION_RANGE};
 
@@ -139,6 +139,13 @@ pub struct TerrainParams {
     pub colors: ColorRules,
     /// Paint heights above 1 orange (only reachable with normalisation off).
     pub show_overflow: bool,
+    /// Things on the ground: trees, rocks, reeds (none by default; [`ScatterLayer::landscape`]
+    /// has all three). Placed on every piece within each layer's view distance, the same points
+    /// whatever the pieces (see [`scatter`](crate::scatter)).
+    #[reflect(remote = ScatterLayersReflect)]
+    pub scatter: Vec<ScatterLayer>,
+    /// Show a sea surface at the water level (see [`sea`](crate::sea)).
+    pub sea: bool,
 }
 
 impl Default for TerrainParams {
@@ -162,6 +169,8 @@ impl TerrainParams {
             ramp,
             colors,
             show_overflow,
+            scatter,
+            sea,
         } = preset;
         Self {
             noise,
@@ -175,6 +184,8 @@ impl TerrainParams {
             ramp,
             colors,
             show_overflow,
+            scatter,
+            sea,
         }
     }
 
@@ -191,6 +202,8 @@ impl TerrainParams {
             ramp: self.ramp.clone(),
             colors: self.colors.clone(),
             show_overflow: self.show_overflow,
+            scatter: self.scatter.clone(),
+            sea: self.sea,
         }
     }
 
@@ -261,6 +274,13 @@ pub struct PostProcessReflect;
 #[reflect(opaque, Clone)]
 #[allow(missing_docs)]
 pub struct ErosionReflect;
+
+/// Reflection of the scatter layers as one opaque value.
+#[reflect_remote(Vec<ScatterLayer>)]
+#[derive(Clone)]
+#[reflect(opaque, Clone)]
+#[allow(missing_docs)]
+pub struct ScatterLayersReflect;
 
 /// Reflection of the core's [`ColorRamp`] as one opaque value.
 #[reflect_remote(ColorRamp)]

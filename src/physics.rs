@@ -8,6 +8,10 @@
 //! stand); a chunk that comes within the distance is rebuilt with one, nearest first, like any
 //! out-of-date piece.
 //!
+//! Solid scatter layers ([`ScatterLayer::solid`](noise_terrain_core::ScatterLayer::solid)): the
+//! things on a piece with a collider get static colliders of their own (a tree's trunk, a
+//! rock's ball, a custom mesh's box, reeds none), given and taken with the piece's collider.
+//!
 //! The collider lives on a child entity of the piece ([`TerrainCollider`]), centred on the
 //! piece, because avian's heightfield is centred on its entity while a chunk's entity sits at
 //! its corner. Its orientation and scale are pinned by tests: the outer `Vec` of heights runs
@@ -26,6 +30,9 @@ use crate::TerrainSystems;
 use crate::build::PieceGeometry;
 use crate::pieces::{HookOutput, PieceHeights, PieceHook, PieceHooks, PieceOf, Terrain, TerrainPiece};
 use crate::query::TerrainQuery;
+use crate::scatter::ScatterInstance;
+use bevy::camera::primitives::MeshAabb;
+use noise_terrain_core::ScatterShape;
 
 /// Adds colliders to the terrain pieces. Add avian's `PhysicsPlugins` yourself.
 #[derive(Debug, Clone)]
@@ -79,6 +86,7 @@ impl Plugin for TerrainPhysicsPlugin {
             .register_type::<TerrainColliders>()
             .register_type::<TerrainCollider>()
             .register_type::<KeepAboveTerrain>()
+            .add_observer(give_new_instance_a_collider)
             .add_systems(Update, follow_terrain_changes.after(TerrainSystems::Apply))
             .add_systems(
                 Update,
@@ -133,8 +141,10 @@ fn apply_collider(commands: &mut Commands, piece: Entity, output: Option<HookOut
 }
 
 /// Puts `collider` on the piece's collider child (spawned when there is none), or despawns the
-/// child when `None`.
+/// child when `None`; its solid scatter instances get their colliders or lose them with it.
 fn swap_collider(piece: &mut EntityWorldMut, collider: Option<(Collider, Vec3)>) {
+    let solid = collider.is_some();
+    set_instance_colliders(piece, solid);
     let id = piece.id();
     match (collider, piece.get::<PieceCollider>().map(|c| c.0)) {
         (Some((collider, centre)), Some(child)) => piece.world_scope(|world| {
@@ -157,6 +167,67 @@ fn swap_collider(piece: &mut EntityWorldMut, collider: Option<(Collider, Vec3)>)
             piece.remove::<PieceCollider>();
         }
         (None, None) => {}
+    }
+}
+
+/// Gives the piece's solid scatter instances their colliders (`solid`), or takes them away.
+fn set_instance_colliders(piece: &mut EntityWorldMut, solid: bool) {
+    let children: Vec<Entity> = piece.get::<Children>().map(|c| c.iter().collect()).unwrap_or_default();
+    piece.world_scope(|world| {
+        for child in children {
+            let Some(&instance) = world.get::<ScatterInstance>(child) else { continue };
+            let collider = if solid { instance_collider(world, child, instance) } else { None };
+            let Ok(mut entity) = world.get_entity_mut(child) else { continue };
+            match collider {
+                Some(collider) => {
+                    entity.insert((RigidBody::Static, collider));
+                }
+                None => {
+                    entity.remove::<(RigidBody, Collider)>();
+                }
+            }
+        }
+    });
+}
+
+/// The collider of a solid scatter instance, in its own (unscaled) space: avian scales it by
+/// the instance's transform. `None` for reeds and layers that are not solid.
+fn instance_collider(world: &World, entity: Entity, instance: ScatterInstance) -> Option<Collider> {
+    if !instance.solid {
+        return None;
+    }
+    let (centre, collider) = match instance.shape {
+        // The plugin's tree: a trunk 10 units tall; its rock: a ball about 2.2 across.
+        ScatterShape::Tree => (Vec3::Y * 5.0, Collider::cylinder(0.45, 10.0)),
+        ScatterShape::Rock => (Vec3::ZERO, Collider::sphere(1.1)),
+        ScatterShape::Reed => return None,
+        ScatterShape::Custom => {
+            let mesh = world.get::<Mesh3d>(entity)?;
+            let aabb = world.get_resource::<Assets<Mesh>>()?.get(&mesh.0)?.compute_aabb()?;
+            let size = Vec3::from(aabb.half_extents) * 2.0;
+            (Vec3::from(aabb.center), Collider::cuboid(size.x, size.y, size.z))
+        }
+    };
+    Some(Collider::compound(vec![(centre, Quat::IDENTITY, collider)]))
+}
+
+/// A solid instance spawned on a piece that has a collider gets its own.
+fn give_new_instance_a_collider(
+    add: On<Add, ScatterInstance>,
+    instances: Query<(&ScatterInstance, &ChildOf)>,
+    pieces: Query<(), With<PieceCollider>>,
+    mut commands: Commands,
+) {
+    let Ok((&instance, of)) = instances.get(add.entity) else { return };
+    if instance.solid && pieces.contains(of.parent()) {
+        let entity = add.entity;
+        commands.queue(move |world: &mut World| {
+            if let Some(collider) = instance_collider(world, entity, instance)
+                && let Ok(mut e) = world.get_entity_mut(entity)
+            {
+                e.insert((RigidBody::Static, collider));
+            }
+        });
     }
 }
 

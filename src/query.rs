@@ -36,14 +36,7 @@ pub struct OneTerrainQuery<'a, 'w, 's> {
 
 /// A piece's heights placed in the terrain entity's space.
 fn placement(h: &PieceHeights) -> GridPlacement {
-    let g = &h.geometry;
-    let step = f64::from(g.step());
-    GridPlacement {
-        origin: [g.translation[0] + f64::from(g.origin[0]), g.translation[1] + f64::from(g.origin[1])],
-        step: [step, step],
-        height_scale: f64::from(h.height_scale),
-        height_range: [h.stats.min, h.stats.max],
-    }
+    h.geometry.placement(h.height_scale, [h.stats.min, h.stats.max])
 }
 
 impl<'w, 's> TerrainQuery<'w, 's> {

@@ -315,3 +315,40 @@ fn the_terrain_chooser_shows_with_two_terrains_and_points_the_panel_at_the_one_p
     one.run();
     assert!(one.query_by_label_contains("terrain").is_none());
 }
+
+#[test]
+fn the_scatter_section_switches_the_sea_adds_layers_and_sets_their_limits() {
+    let mut h = harness(panel(TerrainParams::default(), folder("scatter")));
+    h.get_by_label("Scatter and sea").click();
+    h.run();
+    assert!(!h.state().params.sea && h.state().params.scatter.is_empty(), "off by default");
+    h.get_by_label("sea at the water level").click();
+    h.run();
+    assert!(h.state().params.sea);
+    h.get_by_label("trees, rocks, reeds").click();
+    h.run();
+    assert_eq!(h.state().params.scatter, bevy_noise_terrain::core::ScatterLayer::landscape());
+    h.get_by_label("no scatter").click();
+    h.run();
+    h.get_by_label("add scatter layer").click();
+    h.run();
+    assert_eq!(h.state().params.scatter.len(), 1);
+    h.get_by_label("rock").click();
+    h.run();
+    assert_eq!(h.state().params.scatter[0].shape, bevy_noise_terrain::core::ScatterShape::Rock);
+    let slider = |h: &Harness<'static, Panel>, label: &str| {
+        h.get(By::new().role(egui::accesskit::Role::Slider).label_contains(label)).rect()
+    };
+    let rail = slider(&h, "to slope");
+    drag_to(&mut h, rail.left_center() + egui::vec2(1.0, 0.0));
+    assert_eq!(h.state().params.scatter[0].rule.slopes[1], 0.0, "dragged to the left end");
+    let rail = slider(&h, "spacing");
+    drag_to(&mut h, rail.right_center() - egui::vec2(1.0, 0.0));
+    assert_eq!(h.state().params.scatter[0].rule.spacing, 50.0, "dragged to the right end");
+    h.get_by_label("layer 1").click();
+    h.run();
+    assert!(!h.state().params.scatter[0].rule.enabled, "its switch");
+    h.get_by_label("remove scatter layer").click();
+    h.run();
+    assert!(h.state().params.scatter.is_empty());
+}

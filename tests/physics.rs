@@ -245,3 +245,76 @@ fn a_thousand_regenerations_keep_the_collider_count_and_memory_flat() {
     let growth = resident_bytes().saturating_sub(memory_after_warmup);
     assert!(growth < 16 << 20, "memory grew by {} KiB", growth >> 10);
 }
+
+/// Each solid instance has a collider exactly when its piece has one.
+fn assert_instance_colliders_follow_their_pieces(app: &mut App) -> usize {
+    let mut q = app.world_mut().query::<(&bevy_noise_terrain::ScatterInstance, &ChildOf, Has<Collider>)>();
+    let list: Vec<_> = q.iter(app.world()).map(|(i, of, has)| (*i, of.parent(), has)).collect();
+    let mut with = 0;
+    for (instance, piece, has) in list {
+        let piece_has = app.world().get::<RigidBody>(piece).is_some();
+        let solid = instance.solid && instance.shape != bevy_noise_terrain::core::ScatterShape::Reed;
+        assert_eq!(has, solid && piece_has, "{instance:?}, piece collider {piece_has}");
+        with += usize::from(has);
+    }
+    with
+}
+
+#[test]
+fn solid_things_get_colliders_with_their_pieces_and_a_ball_rests_on_one() {
+    use bevy_noise_terrain::core::{ScatterLayer, ScatterRule, ScatterShape};
+    // Flat-topped crates (the game's own mesh: its box is the collider), and rocks and reeds.
+    let crates = ScatterLayer {
+        name: "crates".into(),
+        shape: ScatterShape::Custom,
+        solid: true,
+        rule: ScatterRule {
+            density: 0.005,
+            spacing: 6.0,
+            heights: [0.0, 10.0],
+            slopes: [0.0, 90.0],
+            scale: [1.0, 1.0],
+            ..default()
+        },
+        view_distance: 400.0,
+        ..default()
+    };
+    let rocks = ScatterLayer { name: "rocks".into(), shape: ScatterShape::Rock, ..crates.clone() };
+    let reeds = ScatterLayer { name: "reeds".into(), shape: ScatterShape::Reed, ..crates.clone() };
+    let layout =
+        TerrainLayout::Endless { chunk_size: 32.0, chunk_vertices: 17, view_distance: 300.0, lod_levels: 3 };
+    let params = TerrainParams { scatter: vec![crates, rocks, reeds], water_level: 0.0, ..gentle(layout) };
+    let mut app = app_with(params);
+    app.init_asset::<StandardMaterial>();
+    let mesh = app
+        .world_mut()
+        .resource_mut::<Assets<Mesh>>()
+        .add(Mesh::from(Cuboid::new(4.0, 2.0, 4.0)).translated_by(Vec3::Y));
+    let material =
+        app.world_mut().resource_mut::<Assets<StandardMaterial>>().add(StandardMaterial::default());
+    app.world_mut().resource_mut::<bevy_noise_terrain::ScatterLooks>().set_custom("crates", mesh, material);
+    settle(&mut app);
+    let near = assert_instance_colliders_follow_their_pieces(&mut app);
+    assert!(near > 20, "{near} things with colliders");
+    let mut q = app.world_mut().query::<(&bevy_noise_terrain::ScatterInstance, Has<Collider>)>();
+    assert!(q.iter(app.world()).all(|(i, has)| i.shape != ScatterShape::Reed || !has), "reeds never");
+    // A ball dropped on the crate nearest the origin rests on its top, 2 units up.
+    let mut q =
+        app.world_mut().query::<(&GlobalTransform, &bevy_noise_terrain::ScatterInstance, Has<Collider>)>();
+    let spot = q
+        .iter(app.world())
+        .filter(|(_, i, has)| i.shape == ScatterShape::Custom && *has)
+        .map(|(at, ..)| at.translation())
+        .min_by(|a, b| a.xz().length().total_cmp(&b.xz().length()))
+        .unwrap();
+    let ball = drop_balls(&mut app, &[spot.xz()], 0.5)[0];
+    app.world_mut().entity_mut(ball).remove::<KeepAboveTerrain>();
+    app.world_mut().entity_mut(ball).get_mut::<Transform>().unwrap().translation.y = spot.y + 4.0;
+    run_until_rest(&mut app, &[ball], 20.0);
+    let p = app.world().get::<Transform>(ball).unwrap().translation;
+    assert!((p.y - 0.5 - spot.y - 2.0).abs() < 0.3, "the ball at {p} is not on the crate at {spot}");
+    // Far away, the pieces there have no colliders and neither do their things.
+    common::move_focus(&mut app, Vec3::new(5000.0, 0.0, 0.0));
+    settle(&mut app);
+    assert_instance_colliders_follow_their_pieces(&mut app);
+}

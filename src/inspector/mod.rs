@@ -9,6 +9,7 @@
 //! panel instead of under it (see [`viewport`]).
 
 mod panel;
+mod scatter_section;
 mod tiles;
 pub mod viewport;
 

@@ -8,6 +8,7 @@ use noise_terrain_core::{
     MAX_RAMP_STOPS, NoiseSettings, RampStop, WorleyReturn,
 };
 
+use super::scatter_section::scatter_section;
 use super::tiles::{TILE_SIZE, octave_tile};
 use super::{InspectorState, OctaveTiles, StatusLine};
 use crate::files::{export_heightmap, list_presets, load_preset, save_preset};
@@ -107,7 +108,11 @@ fn chips<T: Copy + PartialEq>(
     });
 }
 
-fn slider<'a>(value: &'a mut f32, range: std::ops::RangeInclusive<f32>, text: &str) -> egui::Slider<'a> {
+pub(super) fn slider<'a>(
+    value: &'a mut f32,
+    range: std::ops::RangeInclusive<f32>,
+    text: &str,
+) -> egui::Slider<'a> {
     egui::Slider::new(value, range).text(text).clamping(egui::SliderClamping::Never)
 }
 
@@ -334,6 +339,7 @@ fn terrain_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     });
     ramp_section(ui, &mut p.ramp);
     colour_rules_section(ui, p);
+    scatter_section(ui, p);
 }
 
 /// The ramp's stops: position and colour of each, and stops added or removed. Stops may be

@@ -112,6 +112,12 @@ impl TerrainJobs {
     pub fn desired(&self) -> &[DesiredPiece] {
         &self.desired
     }
+
+    /// The foci `(x, z)`, in the terrain entity's space, that the pieces were last chosen
+    /// around (empty before the first selection).
+    pub fn foci(&self) -> &[[f64; 2]] {
+        self.selected_for.as_ref().map_or(&[], |s| &s.foci)
+    }
 }
 
 /// A piece's running build, with the parameters and the generation it was started with (a

@@ -16,6 +16,9 @@
 //!   coarser neighbours ([`SurfaceLayout`], [`Stitch`]).
 //! - [`select_chunks`]: which chunks ([`ChunkKey`]) of an endless terrain exist around a focus,
 //!   at which level of detail; [`chunk_window`] says where a chunk samples the field.
+//! - [`ScatterRule`] and [`scatter_points`]: things placed on the ground by height, slope and
+//!   erosion cut, the same points however the world is cut into pieces; [`WorldGround`] is an
+//!   endless terrain's ground at any point.
 //! - [`GridPlacement`] and [`raycast_grid`]: height queries and ray casts against a height grid's
 //!   triangles.
 //!
@@ -30,6 +33,7 @@
 //!   and thermal erosion (`map/erosion/`), the [`Surface`] arrays, ray casts.
 //! - `world/`: the endless world's chunks and levels of detail.
 //! - `color/`: the height ramp and the colour rules.
+//! - `scatter/`: rules that place things on the ground, and the ground they see.
 //! - `preset/`: the settings every front end shares ([`TerrainPreset`]), reading a preset file
 //!   with a bound, writing files atomically.
 //! - [`advanced`]: what games do not need (the derivative types, filling uninitialised memory).
@@ -57,6 +61,7 @@ mod grid;
 mod isa;
 mod map;
 mod preset;
+mod scatter;
 #[cfg(test)]
 mod test_support;
 mod world;
@@ -97,6 +102,12 @@ pub use preset::file::{
 };
 pub use preset::terrain::{
     HEIGHT_SCALE_RANGE, RESOLUTION_RANGE, TerrainPreset, WATER_LEVEL_RANGE, WORLD_SIZE_RANGE,
+};
+pub use scatter::ground::WorldGround;
+pub use scatter::layer::{MAX_SCATTER_LAYERS, SCATTER_VIEW_DISTANCE_RANGE, ScatterLayer, ScatterShape};
+pub use scatter::points::{MAX_SCATTER_CELLS, ScatterError, ScatterLevels, ScatterPoint, scatter_points};
+pub use scatter::rule::{
+    Ground, SCATTER_DENSITY_RANGE, SCATTER_SCALE_RANGE, SCATTER_SPACING_RANGE, ScatterRule,
 };
 pub use world::lod::{
     ChunkKey, ChunkSelector, Corner, LodSettings, MAX_LOD_LEVELS, MAX_ROOTS_ACROSS, SPLIT_DISTANCE,

@@ -228,6 +228,17 @@ impl PostProcess {
         }
     }
 
+    /// One height with its gradient per map unit, at map point `at`, through the steps of
+    /// [`apply_in_world_with_gradients`](Self::apply_in_world_with_gradients): what a grid sample
+    /// at that point gets. `bounds` are the field's computed bounds.
+    pub fn apply_at_world_point(&self, height: Dual, at: [f64; 2], bounds: (f32, f32)) -> Dual {
+        let s = self.clamped();
+        if !s.is_active() {
+            return height;
+        }
+        s.shape(height, bounds, [at[0] as f32, at[1] as f32], [1.0, 1.0])
+    }
+
     /// One height through every step of these (clamped) settings: `(lo, hi)` is stretched to
     /// `[0, 1]`; `[u, w]` is the position relative to the island's centre, in units of the
     /// island's diameter, which moves by `per_unit` per map unit along x and y. A plain height

@@ -3,7 +3,8 @@
 //! defaults and ranges written once.
 
 use crate::clamp::clamp_or;
-use crate::{Clamped, ColorRamp, ColorRules, Erosion, NoiseSettings, PostProcess};
+use crate::scatter::layer::clamped_layers;
+use crate::{Clamped, ColorRamp, ColorRules, Erosion, NoiseSettings, PostProcess, ScatterLayer};
 
 /// Vertices per side of a patch: at least 2; at most 2048 (2048² vertices is about 170 MB of
 /// vertex data, texture and heights).
@@ -43,6 +44,11 @@ pub struct TerrainPreset {
     pub colors: ColorRules,
     /// Paint heights above 1 orange (only reachable with normalisation off).
     pub show_overflow: bool,
+    /// Things placed on the ground (none by default), at most
+    /// [`MAX_SCATTER_LAYERS`](crate::MAX_SCATTER_LAYERS).
+    pub scatter: Vec<ScatterLayer>,
+    /// Show a sea surface at the water level (off by default).
+    pub sea: bool,
 }
 
 impl Default for TerrainPreset {
@@ -58,6 +64,8 @@ impl Default for TerrainPreset {
             ramp: ColorRamp::terrain(),
             colors: ColorRules::landscape(),
             show_overflow: true,
+            scatter: Vec::new(),
+            sea: false,
         }
     }
 }
@@ -77,6 +85,7 @@ impl TerrainPreset {
             world_size: clamp_or(self.world_size, WORLD_SIZE_RANGE, default.world_size),
             height_scale: clamp_or(self.height_scale, HEIGHT_SCALE_RANGE, default.height_scale),
             water_level: clamp_or(self.water_level, WATER_LEVEL_RANGE, default.water_level),
+            scatter: clamped_layers(&self.scatter),
             ..self.clone()
         };
         let mut note = |field, given: String, now: String| {
@@ -88,6 +97,7 @@ impl TerrainPreset {
         note("erosion", format!("{:?}", self.erosion), format!("{:?}", used.erosion));
         note("colors", format!("{:?}", self.colors), format!("{:?}", used.colors));
         note("ramp", format!("{:?}", self.ramp), format!("{:?}", used.ramp));
+        note("scatter", format!("{:?}", self.scatter), format!("{:?}", used.scatter));
         note("resolution", self.resolution.to_string(), used.resolution.to_string());
         note("world_size", self.world_size.to_string(), used.world_size.to_string());
         note("height_scale", self.height_scale.to_string(), used.height_scale.to_string());

@@ -1,0 +1,49 @@
+//! Things on the ground: each [`ScatterLayer`](noise_terrain_core::ScatterLayer) of
+//! [`TerrainParams::scatter`](crate::TerrainParams::scatter) places trees, rocks or reeds on
+//! every piece within its view distance.
+//!
+//! Where things stand comes from the core's [`scatter_points`](noise_terrain_core::scatter_points):
+//! cells hashed in world space and filtered by the ground's height, slope and erosion cut, so the
+//! points of a region are the same whatever chunks, at whatever level of detail, cover it, on
+//! every run. In the endless layout the ground a rule sees is the field itself
+//! ([`WorldGround`](noise_terrain_core::WorldGround)); on the patch, the patch's heights (after
+//! erosion). Each instance stands on the triangles of its piece's mesh.
+//!
+//! The points are placed in the piece's background build (a [`PieceHook`](crate::PieceHook)) and
+//! spawned as children of the piece ([`ScatterInstance`]) in the frame its mesh lands: they come
+//! and go with their pieces, and a parameter change swaps them with the new terrain, never a
+//! frame without them. Far chunks carry fewer: a chunk at level of detail `L` keeps
+//! `far_share^L` of its layer's points, a subset of what its finer children carry. All instances
+//! of a layer share one mesh and material ([`ScatterLooks`]), so Bevy batches them.
+//!
+//! [`ScatterQuery`] gives game code the points of a layer in a rectangle.
+
+mod looks;
+mod place;
+mod query;
+
+use std::sync::Arc;
+
+use bevy::prelude::*;
+
+pub use looks::ScatterLooks;
+pub use place::ScatterInstance;
+pub use query::{ScatterQuery, ScatterQueryError};
+
+use crate::pieces::{PieceHook, PieceHooks};
+
+/// Adds scatter to the terrain pieces ([`TerrainPlugin`](crate::TerrainPlugin) adds it).
+pub(crate) fn add_scatter(app: &mut App) {
+    app.init_resource::<ScatterLooks>()
+        .register_type::<ScatterInstance>()
+        .add_systems(Startup, looks::make_shapes);
+    let hook = PieceHook {
+        // Every piece: each layer's view distance is applied per level of detail in the build.
+        within: f32::INFINITY,
+        build: Arc::new(place::place_on_piece),
+        apply: Arc::new(place::apply_to_piece),
+    };
+    if app.world_mut().resource_mut::<PieceHooks>().add(hook).is_none() {
+        warn!("more than {} terrain build hooks: no scatter", PieceHooks::MAX);
+    }
+}

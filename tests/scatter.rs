@@ -1,0 +1,283 @@
+//! Scatter and sea in a headless app: instances stand on the drawn ground where their rules
+//! allow, are exactly the points the query gives, come and go with their pieces frame by frame,
+//! share their assets, and the sea follows its switch and the focus.
+
+mod common;
+
+use bevy::platform::collections::HashSet;
+use bevy::prelude::*;
+use bevy_noise_terrain::core::{ScatterLayer, ScatterRule, ScatterShape, slope_degrees};
+use bevy_noise_terrain::prelude::*;
+use bevy_noise_terrain::{PieceHeights, PieceKey, ScatterInstance, ScatterLooks, SeaSurface};
+use common::{app_with_focus, default_terrain, move_focus, settle};
+
+fn layers() -> Vec<ScatterLayer> {
+    let trees = ScatterLayer {
+        name: "trees".into(),
+        rule: ScatterRule {
+            seed: 5,
+            density: 0.02,
+            spacing: 2.0,
+            heights: [0.0, 0.8],
+            slopes: [0.0, 35.0],
+            ..default()
+        },
+        view_distance: 250.0,
+        ..default()
+    };
+    let rocks = ScatterLayer {
+        name: "rocks".into(),
+        rule: ScatterRule {
+            seed: 6,
+            density: 0.01,
+            spacing: 3.0,
+            heights: [0.0, 10.0],
+            slopes: [15.0, 90.0],
+            ..default()
+        },
+        shape: ScatterShape::Rock,
+        align_to_ground: true,
+        view_distance: 120.0,
+        ..default()
+    };
+    vec![trees, rocks]
+}
+
+fn endless() -> TerrainParams {
+    TerrainParams {
+        layout: TerrainLayout::Endless {
+            chunk_size: 32.0,
+            chunk_vertices: 17,
+            view_distance: 300.0,
+            lod_levels: 3,
+        },
+        noise: NoiseSettings { octaves: 5, frequency: 3.0, seed: 3, ..default() },
+        world_size: 400.0,
+        height_scale: 60.0,
+        water_level: 0.3,
+        scatter: layers(),
+        sea: true,
+        ..default()
+    }
+}
+
+fn app(params: TerrainParams) -> App {
+    let mut app = app_with_focus(params);
+    app.init_asset::<StandardMaterial>();
+    app
+}
+
+/// Each instance: its world position, layer and piece.
+fn instances(app: &mut App) -> Vec<(Vec3, u8, Entity)> {
+    let mut q = app.world_mut().query::<(&GlobalTransform, &ScatterInstance, &ChildOf)>();
+    q.iter(app.world()).map(|(at, i, of)| (at.translation(), i.layer, of.parent())).collect()
+}
+
+/// The shown pieces: entity, key, bounds.
+fn shown_pieces(app: &mut App) -> Vec<(Entity, PieceKey, [f64; 4])> {
+    let mut q = app.world_mut().query::<(Entity, &TerrainPiece, &Visibility)>();
+    q.iter(app.world())
+        .filter(|(_, _, v)| **v != Visibility::Hidden)
+        .map(|(e, p, _)| (e, p.spec.key, p.bounds))
+        .collect()
+}
+
+/// The layer's points in `rect` from the query, `(x, z)` as `f32`.
+fn queried(app: &mut App, layer: usize, rect: [f32; 4]) -> Vec<[f32; 2]> {
+    let terrain = default_terrain(app);
+    let mut state = bevy::ecs::system::SystemState::<ScatterQuery>::new(app.world_mut());
+    let query = state.get(app.world()).unwrap();
+    let points = query.points(terrain, layer, rect).expect("a terrain with that layer");
+    points.iter().map(|p| [p.position[0] as f32, p.position[2] as f32]).collect()
+}
+
+/// Whether two point sets are the same, to the rounding of a piece's `f32` translation.
+fn same_points(a: &[[f32; 2]], b: &[[f32; 2]]) -> bool {
+    let near = |p: &[f32; 2], q: &[f32; 2]| (p[0] - q[0]).abs() < 1e-3 && (p[1] - q[1]).abs() < 1e-3;
+    a.len() == b.len() && a.iter().all(|p| b.iter().any(|q| near(p, q)))
+}
+
+/// Every instance is the child of a shown piece, inside it, on its drawn ground.
+fn check_instances_on_shown_pieces(app: &mut App) -> usize {
+    let pieces = shown_pieces(app);
+    let list = instances(app);
+    let mut q = app.world_mut().query::<&PieceHeights>();
+    for &(at, _, piece) in &list {
+        let Some(&(_, _, b)) = pieces.iter().find(|(e, ..)| *e == piece) else {
+            panic!("an instance of a piece that is not shown");
+        };
+        let (x, z) = (f64::from(at.x), f64::from(at.z));
+        assert!(
+            x >= b[0] - 1e-3 && x <= b[2] + 1e-3 && z >= b[1] - 1e-3 && z <= b[3] + 1e-3,
+            "{at} outside {b:?}"
+        );
+        let h = q.get(app.world(), piece).unwrap();
+        let ground = h.geometry.placement(h.height_scale, [h.stats.min, h.stats.max]).height_at(&h.map, x, z);
+        let ground = ground.expect("on its piece") as f32;
+        assert!((ground - at.y).abs() < 1e-3, "{at} over ground {ground}");
+    }
+    list.len()
+}
+
+#[test]
+fn instances_stand_where_their_rules_allow_and_are_the_querys_points() {
+    let mut app = app(endless());
+    settle(&mut app);
+    let list = instances(&mut app);
+    let trees = list.iter().filter(|i| i.1 == 0).count();
+    let rocks = list.iter().filter(|i| i.1 == 1).count();
+    assert!(trees > 200 && rocks > 10, "{trees} trees, {rocks} rocks");
+    check_instances_on_shown_pieces(&mut app);
+    // On the finest chunks every point of the rule stands, and nothing else.
+    let pieces = shown_pieces(&mut app);
+    for layer in [0u8, 1] {
+        for &(piece, key, b) in pieces.iter().filter(|p| matches!(p.1, PieceKey::Chunk(k) if k.level == 0)) {
+            let shown: Vec<_> =
+                list.iter().filter(|i| i.2 == piece && i.1 == layer).map(|i| [i.0.x, i.0.z]).collect();
+            let rect = [b[0] as f32, b[1] as f32, b[2] as f32, b[3] as f32];
+            let expected = queried(&mut app, usize::from(layer), rect);
+            assert!(same_points(&shown, &expected), "layer {layer} on {key:?}: {shown:?} {expected:?}");
+        }
+    }
+    // The rules' limits hold for every queried point: on land, slopes in range.
+    let terrain = default_terrain(&mut app);
+    let mut state = bevy::ecs::system::SystemState::<ScatterQuery>::new(app.world_mut());
+    let query = state.get(app.world()).unwrap();
+    for (layer, slopes) in [(0, [0.0, 35.0]), (1, [15.0, 90.0])] {
+        let points = query.points(terrain, layer, [-200.0, -200.0, 200.0, 200.0]).unwrap();
+        assert!(points.len() > 100, "layer {layer}: {}", points.len());
+        for p in &points {
+            let slope = slope_degrees(p.normal[1]);
+            assert!(slope >= slopes[0] && slope <= slopes[1], "{slope}");
+            assert!(p.position[1] > f64::from(0.3f32 * 60.0), "under water: {:?}", p.position);
+        }
+    }
+    // Rocks beyond their view distance stand on no piece.
+    let far_rocks =
+        list.iter().filter(|i| i.1 == 1 && i.0.xz().length() > 120.0 + 3.0 * 32.0 * 1.5 * 2.0).count();
+    assert_eq!(far_rocks, 0);
+}
+
+#[test]
+fn instances_come_and_go_with_their_pieces_in_every_frame_of_a_flight() {
+    let mut app = app(endless());
+    settle(&mut app);
+    let assets = |app: &App| {
+        (
+            app.world().resource::<Assets<Mesh>>().len(),
+            app.world().resource::<Assets<StandardMaterial>>().len(),
+        )
+    };
+    let mut counts = Vec::new();
+    let mut mesh_counts = Vec::new();
+    let mut entity_counts = Vec::new();
+    // 10 km at 40 units a frame, with a look at every frame.
+    for frame in 1..=250 {
+        move_focus(&mut app, Vec3::new(40.0 * frame as f32, 0.0, 7.0 * frame as f32));
+        app.update();
+        let n = check_instances_on_shown_pieces(&mut app);
+        if frame % 50 == 0 {
+            settle(&mut app);
+            counts.push(check_instances_on_shown_pieces(&mut app));
+            mesh_counts.push(assets(&app));
+            entity_counts.push(app.world().entities().count_spawned() as usize);
+        }
+        assert!(n > 0, "frame {frame}: no instance");
+    }
+    // Steady: the count moves with the ground under the view, not with the distance flown.
+    let (lo, hi) = counts.iter().fold((usize::MAX, 0), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+    assert!(lo > 0 && hi < lo * 3, "{counts:?}");
+    let (lo, hi) = entity_counts.iter().fold((usize::MAX, 0), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+    assert!(hi < lo * 3, "entities {entity_counts:?}");
+    // Mesh and material assets do not grow with the instances: one per shape, the terrain's pool.
+    let first = mesh_counts[0];
+    assert!(mesh_counts.iter().all(|&m| m.0 <= first.0 + 8 && m.1 <= first.1 + 8), "{mesh_counts:?}");
+    let mut q = app.world_mut().query_filtered::<&Mesh3d, With<ScatterInstance>>();
+    let handles: HashSet<_> = q.iter(app.world()).map(|m| m.0.id()).collect();
+    assert_eq!(handles.len(), 2, "one mesh per layer's shape");
+}
+
+#[test]
+fn a_parameter_change_swaps_the_instances_without_a_frame_without_them() {
+    let mut app = app(endless());
+    settle(&mut app);
+    let before = instances(&mut app).len();
+    app.world_mut().resource_mut::<TerrainParams>().noise.seed = 77;
+    let mut frames = 0;
+    loop {
+        app.update();
+        frames += 1;
+        let n = check_instances_on_shown_pieces(&mut app);
+        assert!(n > before / 3, "frame {frames}: {n} instances, {before} before");
+        if common::settled(&mut app) || frames > 2000 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(300));
+    }
+    // The new ground's points, not the old ones.
+    let pieces = shown_pieces(&mut app);
+    let list = instances(&mut app);
+    let &(piece, _, b) = pieces.iter().find(|p| matches!(p.1, PieceKey::Chunk(k) if k.level == 0)).unwrap();
+    let shown: Vec<_> = list.iter().filter(|i| i.2 == piece && i.1 == 0).map(|i| [i.0.x, i.0.z]).collect();
+    let rect = [b[0] as f32, b[1] as f32, b[2] as f32, b[3] as f32];
+    let expected = queried(&mut app, 0, rect);
+    assert!(!expected.is_empty() && same_points(&shown, &expected));
+}
+
+#[test]
+fn custom_layers_use_the_games_look_and_the_patch_carries_every_layer() {
+    let mut params = TerrainParams {
+        resolution: 64,
+        world_size: 200.0,
+        height_scale: 30.0,
+        water_level: 0.3,
+        ..default()
+    };
+    let custom = ScatterLayer {
+        name: "crystals".into(),
+        shape: ScatterShape::Custom,
+        rule: ScatterRule { density: 0.01, heights: [0.0, 10.0], slopes: [0.0, 90.0], ..default() },
+        ..default()
+    };
+    params.scatter = vec![custom, layers()[0].clone()];
+    let mut app = app(params);
+    let mesh = app.world_mut().resource_mut::<Assets<Mesh>>().add(Cuboid::new(1.0, 1.0, 1.0));
+    let material =
+        app.world_mut().resource_mut::<Assets<StandardMaterial>>().add(StandardMaterial::default());
+    app.world_mut().resource_mut::<ScatterLooks>().set_custom("crystals", mesh.clone(), material.clone());
+    settle(&mut app);
+    check_instances_on_shown_pieces(&mut app);
+    let mut q = app.world_mut().query::<(&ScatterInstance, &Mesh3d, &MeshMaterial3d<StandardMaterial>)>();
+    let crystals: Vec<_> = q.iter(app.world()).filter(|(i, ..)| i.layer == 0).collect();
+    // About density · area of the 200-unit patch above water.
+    assert!(crystals.len() > 40, "{}", crystals.len());
+    assert!(crystals.iter().all(|(_, m, mat)| m.0 == mesh && mat.0 == material));
+    let on_patch = instances(&mut app).len();
+    let expected = queried(&mut app, 0, [-100.0, -100.0, 100.0, 100.0]).len()
+        + queried(&mut app, 1, [-100.0, -100.0, 100.0, 100.0]).len();
+    assert_eq!(on_patch, expected);
+}
+
+#[test]
+fn the_sea_follows_its_switch_the_water_level_and_the_focus() {
+    let mut app = app(endless());
+    settle(&mut app);
+    let sea = |app: &mut App| {
+        let mut q = app.world_mut().query_filtered::<&Transform, With<SeaSurface>>();
+        q.iter(app.world()).copied().collect::<Vec<_>>()
+    };
+    let s = sea(&mut app);
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].translation.y, 0.3 * 60.0);
+    assert_eq!(s[0].scale.x, 600.0, "twice the view distance");
+    move_focus(&mut app, Vec3::new(500.0, 0.0, -250.0));
+    settle(&mut app);
+    let s = sea(&mut app);
+    assert!((s[0].translation.x - 500.0).abs() < 1.0 && (s[0].translation.z + 250.0).abs() < 1.0, "{s:?}");
+    app.world_mut().resource_mut::<TerrainParams>().water_level = 0.5;
+    settle(&mut app);
+    assert_eq!(sea(&mut app)[0].translation.y, 0.5 * 60.0);
+    app.world_mut().resource_mut::<TerrainParams>().sea = false;
+    settle(&mut app);
+    assert!(sea(&mut app).is_empty());
+}
