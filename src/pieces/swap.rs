@@ -75,9 +75,20 @@ pub(crate) fn swap_groups(pieces: &[SwapView], generation: u64, all: usize) -> V
         }
         i
     }
-    for a in 0..changing.len() {
-        for b in a + 1..changing.len() {
-            if touch(pieces[changing[a]].bounds, pieces[changing[b]].bounds) {
+    // Sweep along x: each piece meets only those that start before it ends (a flight keeps
+    // hundreds of pieces changing; every pair cost most of the swap).
+    let mut by_x: Vec<usize> = (0..changing.len()).collect();
+    by_x.sort_unstable_by(|&a, &b| pieces[changing[a]].bounds[0].total_cmp(&pieces[changing[b]].bounds[0]));
+    for (k, &a) in by_x.iter().enumerate() {
+        let ba = pieces[changing[a]].bounds;
+        // At least `touch`'s tolerance.
+        let end = ba[2] + 1e-6 * (ba[2] - ba[0]).abs().max(1e-9);
+        for &b in &by_x[k + 1..] {
+            let bb = pieces[changing[b]].bounds;
+            if bb[0] > end {
+                break;
+            }
+            if touch(ba, bb) {
                 let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
                 parent[ra.max(rb)] = ra.min(rb);
             }
@@ -320,6 +331,54 @@ mod tests {
             new([3.0, 1.0, 4.0, 2.0], built[3]),
             settled([10.0, 10.0, 12.0, 12.0], west()),
         ]
+    }
+
+    /// The sweep finds the groups every pair of pieces gives: squares of three sizes on a grid,
+    /// half of them new without a build (their groups stay), the rest new with one.
+    #[test]
+    fn the_sweep_joins_what_every_pair_joins() {
+        let mut state = 7u32;
+        let mut next = |n: u32| {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) % n
+        };
+        let pieces: Vec<SwapView> = (0..300)
+            .map(|_| {
+                let side = f64::from(1 << next(3));
+                let (x, z) = (f64::from(next(40)) * side, f64::from(next(40)) * side);
+                new([x, z, x + side, z + side], next(2) == 0)
+            })
+            .collect();
+        // Every pair, by hand: a union-find over all touching pairs.
+        let mut parent: Vec<usize> = (0..pieces.len()).collect();
+        fn root(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                i = parent[i];
+            }
+            i
+        }
+        for a in 0..pieces.len() {
+            for b in a + 1..pieces.len() {
+                if touch(pieces[a].bounds, pieces[b].bounds) {
+                    let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+                    parent[ra.max(rb)] = ra.min(rb);
+                }
+            }
+        }
+        let mut expected: Vec<Vec<usize>> = Vec::new();
+        for i in 0..pieces.len() {
+            let r = root(&mut parent, i);
+            match expected.iter_mut().find(|g| root(&mut parent, g[0]) == r) {
+                Some(g) => g.push(i),
+                None => expected.push(vec![i]),
+            }
+        }
+        expected.retain(|g| g.iter().all(|&i| pieces[i].next.is_some()));
+        let mut found = swap_groups(&pieces, 1, usize::MAX);
+        found.sort();
+        expected.sort();
+        assert!(!expected.is_empty() && expected.len() < pieces.len() / 2);
+        assert_eq!(found, expected);
     }
 
     #[test]
