@@ -175,14 +175,15 @@ fn instances_come_and_go_with_their_pieces_in_every_frame_of_a_flight() {
     for frame in 1..=250 {
         move_focus(&mut app, Vec3::new(40.0 * frame as f32, 0.0, 7.0 * frame as f32));
         app.update();
-        let n = check_instances_on_shown_pieces(&mut app);
+        // In flight new ground may wait for its first build (the focus outruns the builds
+        // here); every instance shown stands on a shown piece, in every frame.
+        check_instances_on_shown_pieces(&mut app);
         if frame % 50 == 0 {
             settle(&mut app);
             counts.push(check_instances_on_shown_pieces(&mut app));
             mesh_counts.push(assets(&app));
             entity_counts.push(app.world().entities().count_spawned() as usize);
         }
-        assert!(n > 0, "frame {frame}: no instance");
     }
     // Steady: the count moves with the ground under the view, not with the distance flown.
     let (lo, hi) = counts.iter().fold((usize::MAX, 0), |(lo, hi), &c| (lo.min(c), hi.max(c)));
