@@ -9,7 +9,7 @@
 //! ([`WorldGround`](noise_terrain_core::WorldGround)); on the patch, the patch's heights (after
 //! erosion). Each instance stands on the triangles of its piece's mesh.
 //!
-//! The points are placed in the piece's background build (a [`PieceHook`](crate::PieceHook)) and
+//! The points are placed in the piece's background build (a [`PieceHook`]) and
 //! spawned as children of the piece ([`ScatterInstance`]) in the frame its mesh lands: they come
 //! and go with their pieces, and a parameter change swaps them with the new terrain, never a
 //! frame without them. Far chunks carry fewer: a chunk at level of detail `L` keeps
