@@ -61,7 +61,7 @@ pub use pieces::{
     TerrainValidation,
 };
 pub use query::TerrainQuery;
-pub use scatter::{ScatterInstance, ScatterLooks, ScatterQuery};
+pub use scatter::{ScatterInstance, ScatterLooks, ScatterOf, ScatterOnPiece, ScatterQuery};
 pub use sea::SeaSurface;
 
 /// The common imports for games.

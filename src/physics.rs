@@ -30,7 +30,7 @@ use crate::TerrainSystems;
 use crate::build::PieceGeometry;
 use crate::pieces::{HookOutput, PieceHeights, PieceHook, PieceHooks, PieceOf, Terrain, TerrainPiece};
 use crate::query::TerrainQuery;
-use crate::scatter::ScatterInstance;
+use crate::scatter::{ScatterInstance, ScatterOf, ScatterOnPiece};
 use bevy::camera::primitives::MeshAabb;
 use noise_terrain_core::ScatterShape;
 
@@ -172,9 +172,9 @@ fn swap_collider(piece: &mut EntityWorldMut, collider: Option<(Collider, Vec3)>)
 
 /// Gives the piece's solid scatter instances their colliders (`solid`), or takes them away.
 fn set_instance_colliders(piece: &mut EntityWorldMut, solid: bool) {
-    let children: Vec<Entity> = piece.get::<Children>().map(|c| c.iter().collect()).unwrap_or_default();
+    let things: Vec<Entity> = piece.get::<ScatterOnPiece>().map(|on| on.iter().collect()).unwrap_or_default();
     piece.world_scope(|world| {
-        for child in children {
+        for child in things {
             let Some(&instance) = world.get::<ScatterInstance>(child) else { continue };
             let collider = if solid { instance_collider(world, child, instance) } else { None };
             let Ok(mut entity) = world.get_entity_mut(child) else { continue };
@@ -214,12 +214,12 @@ fn instance_collider(world: &World, entity: Entity, instance: ScatterInstance) -
 /// A solid instance spawned on a piece that has a collider gets its own.
 fn give_new_instance_a_collider(
     add: On<Add, ScatterInstance>,
-    instances: Query<(&ScatterInstance, &ChildOf)>,
+    instances: Query<(&ScatterInstance, &ScatterOf)>,
     pieces: Query<(), With<PieceCollider>>,
     mut commands: Commands,
 ) {
     let Ok((&instance, of)) = instances.get(add.entity) else { return };
-    if instance.solid && pieces.contains(of.parent()) {
+    if instance.solid && pieces.contains(of.0) {
         let entity = add.entity;
         commands.queue(move |world: &mut World| {
             if let Some(collider) = instance_collider(world, entity, instance)

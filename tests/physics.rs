@@ -248,8 +248,10 @@ fn a_thousand_regenerations_keep_the_collider_count_and_memory_flat() {
 
 /// Each solid instance has a collider exactly when its piece has one.
 fn assert_instance_colliders_follow_their_pieces(app: &mut App) -> usize {
-    let mut q = app.world_mut().query::<(&bevy_noise_terrain::ScatterInstance, &ChildOf, Has<Collider>)>();
-    let list: Vec<_> = q.iter(app.world()).map(|(i, of, has)| (*i, of.parent(), has)).collect();
+    let mut q =
+        app.world_mut()
+            .query::<(&bevy_noise_terrain::ScatterInstance, &bevy_noise_terrain::ScatterOf, Has<Collider>)>();
+    let list: Vec<_> = q.iter(app.world()).map(|(i, of, has)| (*i, of.0, has)).collect();
     let mut with = 0;
     for (instance, piece, has) in list {
         let piece_has = app.world().get::<RigidBody>(piece).is_some();

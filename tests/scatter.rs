@@ -8,7 +8,7 @@ use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use bevy_noise_terrain::core::{ScatterLayer, ScatterRule, ScatterShape, slope_degrees};
 use bevy_noise_terrain::prelude::*;
-use bevy_noise_terrain::{PieceHeights, PieceKey, ScatterInstance, ScatterLooks, SeaSurface};
+use bevy_noise_terrain::{PieceHeights, PieceKey, ScatterInstance, ScatterLooks, ScatterOf, SeaSurface};
 use common::{app_with_focus, default_terrain, move_focus, settle};
 
 fn layers() -> Vec<ScatterLayer> {
@@ -69,8 +69,8 @@ fn app(params: TerrainParams) -> App {
 
 /// Each instance: its world position, layer and piece.
 fn instances(app: &mut App) -> Vec<(Vec3, u8, Entity)> {
-    let mut q = app.world_mut().query::<(&GlobalTransform, &ScatterInstance, &ChildOf)>();
-    q.iter(app.world()).map(|(at, i, of)| (at.translation(), i.layer, of.parent())).collect()
+    let mut q = app.world_mut().query::<(&GlobalTransform, &ScatterInstance, &ScatterOf)>();
+    q.iter(app.world()).map(|(at, i, of)| (at.translation(), i.layer, of.0)).collect()
 }
 
 /// The shown pieces: entity, key, bounds.
@@ -97,7 +97,7 @@ fn same_points(a: &[[f32; 2]], b: &[[f32; 2]]) -> bool {
     a.len() == b.len() && a.iter().all(|p| b.iter().any(|q| near(p, q)))
 }
 
-/// Every instance is the child of a shown piece, inside it, on its drawn ground.
+/// Every instance stands on a shown piece, inside it, on its drawn ground.
 fn check_instances_on_shown_pieces(app: &mut App) -> usize {
     let pieces = shown_pieces(app);
     let list = instances(app);
@@ -196,6 +196,52 @@ fn instances_come_and_go_with_their_pieces_in_every_frame_of_a_flight() {
     let mut q = app.world_mut().query_filtered::<&Mesh3d, With<ScatterInstance>>();
     let handles: HashSet<_> = q.iter(app.world()).map(|m| m.0.id()).collect();
     assert_eq!(handles.len(), 2, "one mesh per layer's shape");
+}
+
+/// Every instance stands where its terrain entity's transform puts its place in the terrain,
+/// with the visibility `visibility`; returns how many there are.
+fn check_instances_follow_the_terrain(app: &mut App, visibility: Visibility) -> usize {
+    let terrain = default_terrain(app);
+    let frame = *app.world().get::<GlobalTransform>(terrain).unwrap();
+    let mut q = app.world_mut().query::<(&GlobalTransform, &Transform, &Visibility, &ScatterInstance)>();
+    let mut n = 0;
+    for (global, transform, seen, thing) in q.iter(app.world()) {
+        let expected = frame.mul_transform(thing.in_terrain);
+        assert!(global.translation().distance(expected.translation()) < 1e-2, "{global:?} vs {expected:?}");
+        assert!(transform.translation.distance(expected.translation()) < 1e-2);
+        for axis in [Vec3::X, Vec3::Y] {
+            assert!((global.rotation() * axis).distance(expected.rotation() * axis) < 1e-4);
+        }
+        assert_eq!(*seen, visibility);
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn things_move_and_hide_with_their_terrain_entity() {
+    let mut app = app(endless());
+    settle(&mut app);
+    assert!(check_instances_follow_the_terrain(&mut app, Visibility::Inherited) > 100);
+    let terrain = default_terrain(&mut app);
+    let moved = Transform::from_xyz(300.0, -20.0, -150.0).with_rotation(Quat::from_rotation_y(0.7));
+    app.world_mut().entity_mut(terrain).insert(moved);
+    // In the frame the terrain moves, its things stand where it put them.
+    app.update();
+    check_instances_follow_the_terrain(&mut app, Visibility::Inherited);
+    app.world_mut().entity_mut(terrain).insert(Visibility::Hidden);
+    app.update();
+    check_instances_follow_the_terrain(&mut app, Visibility::Hidden);
+    // Things placed while it is hidden and moved are hidden and moved too; shown again, all are.
+    for frame in 1..=40 {
+        move_focus(&mut app, Vec3::new(40.0 * frame as f32, 0.0, 0.0));
+        app.update();
+        check_instances_follow_the_terrain(&mut app, Visibility::Hidden);
+    }
+    settle(&mut app);
+    app.world_mut().entity_mut(terrain).insert(Visibility::Inherited);
+    app.update();
+    assert!(check_instances_follow_the_terrain(&mut app, Visibility::Inherited) > 100);
 }
 
 #[test]

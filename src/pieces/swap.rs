@@ -142,12 +142,31 @@ pub(crate) fn swap_pieces(
         jobs.stats_due = true;
         let generation = jobs.generation();
         // Only pieces that may change are looked at (all of them after a new generation).
-        let entities: Vec<Entity> = if std::mem::take(&mut jobs.attention_all) {
+        let mut entities: Vec<Entity> = if std::mem::take(&mut jobs.attention_all) {
             jobs.attention.clear();
             of_terrain.iter().filter(|&e| pieces.contains(e)).collect()
         } else {
             jobs.attention.drain().filter(|&e| pieces.contains(e)).collect()
         };
+        // A retiring piece that never showed covers nothing: it goes at once. Kept, it tied the
+        // pieces around it into one group that waited for every new piece of a flight (and its
+        // build took a job slot): pieces piled up to three times the view's.
+        entities.retain(|&entity| {
+            let Ok((mut piece, mesh, ..)) = pieces.get_mut(entity) else { return false };
+            if !piece.retiring || piece.shown.is_some() {
+                return true;
+            }
+            if let Some(mut unshown) = piece.ready.take() {
+                pool.keep_buffers(TerrainBuffers::from_unshown(&mut unshown.build));
+            }
+            pool.keep_assets(PieceAssets {
+                mesh: mesh.0.clone(),
+                image: piece.image.clone(),
+                material: piece.material.clone(),
+            });
+            commands.entity(entity).despawn();
+            false
+        });
         let mut views = Vec::with_capacity(entities.len());
         for &entity in &entities {
             let (mut piece, ..) = pieces.get_mut(entity).expect("listed above");

@@ -10,8 +10,8 @@
 //! erosion). Each instance stands on the triangles of its piece's mesh.
 //!
 //! The points are placed in the piece's background build (a [`PieceHook`]) and
-//! spawned as children of the piece ([`ScatterInstance`]) in the frame its mesh lands: they come
-//! and go with their pieces, and a parameter change swaps them with the new terrain, never a
+//! spawned standing on the piece ([`ScatterInstance`], [`ScatterOf`]) in the frame its mesh
+//! lands: they come and go with their pieces, and a parameter change swaps them with the new terrain, never a
 //! frame without them. Far chunks carry fewer: a chunk at level of detail `L` keeps
 //! `far_share^L` of its layer's points, a subset of what its finer children carry. All instances
 //! of a layer share one mesh and material ([`ScatterLooks`]), so Bevy batches them.
@@ -27,7 +27,7 @@ use std::sync::Arc;
 use bevy::prelude::*;
 
 pub use looks::ScatterLooks;
-pub use place::ScatterInstance;
+pub use place::{ScatterInstance, ScatterOf, ScatterOnPiece};
 pub use query::{ScatterQuery, ScatterQueryError};
 
 use crate::pieces::{PieceHook, PieceHooks};
@@ -36,7 +36,13 @@ use crate::pieces::{PieceHook, PieceHooks};
 pub(crate) fn add_scatter(app: &mut App) {
     app.init_resource::<ScatterLooks>()
         .register_type::<ScatterInstance>()
-        .add_systems(Startup, looks::make_shapes);
+        .add_systems(Startup, looks::make_shapes)
+        .add_systems(
+            PostUpdate,
+            place::follow_terrains
+                .after(bevy::transform::TransformSystems::Propagate)
+                .before(bevy::camera::visibility::VisibilitySystems::VisibilityPropagate),
+        );
     let hook = PieceHook {
         // Every piece: each layer's view distance is applied per level of detail in the build.
         within: f32::INFINITY,

@@ -1,6 +1,7 @@
 //! The scatter hook: each piece's instances are placed in its background build and spawned as
 //! its children in the frame its mesh lands.
 
+use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
 use noise_terrain_core::{
     Ground, Heightmap, ScatterLayer, ScatterLevels, ScatterPoint, ScatterShape, WorldGround, scatter_points,
@@ -8,11 +9,15 @@ use noise_terrain_core::{
 
 use crate::build::{PieceBuild, PieceGeometry, PieceKey};
 use crate::params::{TerrainLayout, TerrainParams};
-use crate::pieces::HookOutput;
+use crate::pieces::{HookOutput, PieceOf, Terrain, TerrainPieces};
 use crate::scatter::looks::ScatterLooks;
 
-/// Marks one placed thing: a child entity of its piece, despawned with it.
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Reflect)]
+/// Marks one placed thing. Its entity stands on a piece ([`ScatterOf`]) and is despawned with
+/// it, but is not its child: its [`Transform`] is in world space (its terrain's transform times
+/// [`in_terrain`](Self::in_terrain)), kept so when the terrain entity moves, and it is hidden
+/// when the terrain entity's own [`Visibility`] is `Hidden`. Out of the transform hierarchy, thousands of things cost the transform
+/// propagation nothing when nothing about them changes.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct ScatterInstance {
     /// Its layer's index in [`TerrainParams::scatter`].
@@ -22,10 +27,22 @@ pub struct ScatterInstance {
     pub shape: ScatterShape,
     /// Whether its layer is [`solid`](ScatterLayer::solid).
     pub solid: bool,
+    /// Where it stands in its terrain entity's space.
+    pub in_terrain: Transform,
 }
 
-/// What one piece's build placed: per layer, its look and the instances' transforms relative to
-/// the piece's entity.
+/// The piece a [`ScatterInstance`] stands on; it is despawned with the piece.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+#[relationship(relationship_target = ScatterOnPiece)]
+pub struct ScatterOf(pub Entity);
+
+/// The [`ScatterInstance`]s standing on a piece (see [`ScatterOf`]).
+#[derive(Component, Debug, Default)]
+#[relationship_target(relationship = ScatterOf, linked_spawn)]
+pub struct ScatterOnPiece(Vec<Entity>);
+
+/// What one piece's build placed: per layer, its look and the instances' transforms in the
+/// terrain entity's space.
 #[derive(Debug, Default)]
 pub(crate) struct PieceScatter {
     layers: Vec<PlacedLayer>,
@@ -123,11 +140,7 @@ pub(crate) fn place_on_piece(build: &PieceBuild, params: &TerrainParams) -> Hook
             .iter()
             .filter_map(|p| {
                 let y = mesh.height_at(&build.heights, p.position[0], p.position[2])?;
-                Some(instance_transform(
-                    layer,
-                    p,
-                    [p.position[0] - g.translation[0], y, p.position[2] - g.translation[1]],
-                ))
+                Some(instance_transform(layer, p, [p.position[0], y, p.position[2]]))
             })
             .collect();
         placed.layers.push(PlacedLayer {
@@ -140,7 +153,7 @@ pub(crate) fn place_on_piece(build: &PieceBuild, params: &TerrainParams) -> Hook
     Box::new(placed)
 }
 
-/// Where one instance stands relative to its piece: turned about the vertical, tilted to the
+/// Where one instance stands in its terrain's space: turned about the vertical, tilted to the
 /// ground when the layer says so, scaled.
 fn instance_transform(layer: &ScatterLayer, p: &ScatterPoint, local: [f64; 3]) -> Transform {
     let turn = Quat::from_rotation_y(p.rotation);
@@ -162,30 +175,95 @@ pub(crate) fn apply_to_piece(commands: &mut Commands, piece: Entity, output: Opt
     commands.queue(move |world: &mut World| swap_instances(world, piece, placed));
 }
 
-/// Despawns the piece's old instances and spawns the new ones, in one batch per layer.
+/// Despawns the piece's old instances and spawns the new ones, in one batch per layer, where its
+/// terrain's transform and visibility put them.
 fn swap_instances(world: &mut World, piece: Entity, placed: PieceScatter) {
     let Ok(entity) = world.get_entity(piece) else { return };
-    let old: Vec<Entity> = entity
-        .get::<Children>()
-        .map(|children| children.iter().filter(|&c| world.get::<ScatterInstance>(c).is_some()).collect())
-        .unwrap_or_default();
-    for child in old {
-        world.despawn(child);
+    let old: Vec<Entity> = entity.get::<ScatterOnPiece>().map(|on| on.iter().collect()).unwrap_or_default();
+    let terrain = entity.get::<PieceOf>().map(|of| of.0);
+    let (frame, visibility) =
+        terrain.map_or((GlobalTransform::IDENTITY, Visibility::Inherited), |t| terrain_frame(world, t));
+    for instance in old {
+        world.despawn(instance);
     }
     for (index, layer) in placed.layers.into_iter().enumerate() {
         if layer.transforms.is_empty() {
             continue;
         }
         let look = world.resource_mut::<ScatterLooks>().look_for(layer.shape, &layer.name);
-        let instance = ScatterInstance { layer: index as u8, shape: layer.shape, solid: layer.solid };
+        let instance = move |in_terrain: Transform| {
+            let thing =
+                ScatterInstance { layer: index as u8, shape: layer.shape, solid: layer.solid, in_terrain };
+            (thing, in_world(frame, in_terrain), visibility, ScatterOf(piece))
+        };
         match look {
             Some((mesh, material)) => {
-                world.spawn_batch(layer.transforms.into_iter().map(move |t| {
-                    (instance, t, Mesh3d(mesh.clone()), MeshMaterial3d(material.clone()), ChildOf(piece))
-                }));
+                world.spawn_batch(
+                    layer
+                        .transforms
+                        .into_iter()
+                        .map(move |t| (instance(t), Mesh3d(mesh.clone()), MeshMaterial3d(material.clone()))),
+                );
             }
             None => {
-                world.spawn_batch(layer.transforms.into_iter().map(move |t| (instance, t, ChildOf(piece))));
+                world.spawn_batch(layer.transforms.into_iter().map(instance));
+            }
+        }
+    }
+}
+
+/// A transform in a terrain's space placed in the world by the terrain's transform `frame`
+/// (exactly itself for a terrain at the origin).
+fn in_world(frame: GlobalTransform, in_terrain: Transform) -> Transform {
+    if frame == GlobalTransform::IDENTITY {
+        in_terrain
+    } else {
+        frame.mul_transform(in_terrain).compute_transform()
+    }
+}
+
+/// The visibility things take from their terrain entity's own [`Visibility`] (not from its
+/// ancestors': hide the terrain itself to hide its things).
+fn things_visibility(terrain: Option<&Visibility>) -> Visibility {
+    match terrain {
+        Some(Visibility::Hidden) => Visibility::Hidden,
+        Some(Visibility::Inherited | Visibility::Visible) | None => Visibility::Inherited,
+    }
+}
+
+/// The terrain entity's world transform and the visibility its things take from it.
+fn terrain_frame(world: &World, terrain: Entity) -> (GlobalTransform, Visibility) {
+    let frame = world.get::<GlobalTransform>(terrain).copied().unwrap_or_default();
+    (frame, things_visibility(world.get::<Visibility>(terrain)))
+}
+
+/// What [`follow_terrains`] reads of a terrain.
+type TerrainFrameParts =
+    (Entity, &'static GlobalTransform, Option<&'static Visibility>, &'static TerrainPieces);
+
+/// Things follow their terrain entity: when it moves, or is hidden or shown, so are they (after
+/// the transform propagation, so in the same frame). `last` is where each terrain's things
+/// stand now: a root's `GlobalTransform` is written, so flagged as changed, whenever anything
+/// under it changes.
+pub(crate) fn follow_terrains(
+    terrains: Query<TerrainFrameParts, (With<Terrain>, Without<ScatterInstance>)>,
+    pieces: Query<&ScatterOnPiece>,
+    mut instances: Query<(&ScatterInstance, &mut Transform, &mut GlobalTransform, &mut Visibility)>,
+    mut last: Local<EntityHashMap<(GlobalTransform, Visibility)>>,
+) {
+    last.retain(|&terrain, _| terrains.contains(terrain));
+    for (terrain, &frame, visibility, terrain_pieces) in &terrains {
+        let now = (frame, things_visibility(visibility));
+        if last.insert(terrain, now) == Some(now) {
+            continue;
+        }
+        for on in pieces.iter_many(terrain_pieces.iter()) {
+            let mut things = instances.iter_many_mut(on.iter());
+            while let Some((thing, mut transform, mut global, mut visibility)) = things.fetch_next() {
+                let at = in_world(frame, thing.in_terrain);
+                global.set_if_neq(GlobalTransform::from(at));
+                transform.set_if_neq(at);
+                visibility.set_if_neq(now.1);
             }
         }
     }
