@@ -1,5 +1,5 @@
-//! The scatter hook: each piece's instances are placed in its background build and spawned as
-//! its children in the frame its mesh lands.
+//! The scatter hook: each piece's instances are placed in its background build and spawned on
+//! it in the frame its mesh lands; they follow their terrain entity's transform and visibility.
 
 use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
@@ -15,8 +15,8 @@ use crate::scatter::looks::ScatterLooks;
 /// Marks one placed thing. Its entity stands on a piece ([`ScatterOf`]) and is despawned with
 /// it, but is not its child: its [`Transform`] is in world space (its terrain's transform times
 /// [`in_terrain`](Self::in_terrain)), kept so when the terrain entity moves, and it is hidden
-/// when the terrain entity's own [`Visibility`] is `Hidden`. Out of the transform hierarchy, thousands of things cost the transform
-/// propagation nothing when nothing about them changes.
+/// when the terrain entity's own [`Visibility`] is `Hidden`. Out of the transform hierarchy,
+/// thousands of things cost the transform propagation nothing while nothing about them changes.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct ScatterInstance {
