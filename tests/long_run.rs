@@ -156,5 +156,7 @@ fn ten_minutes_of_flight_keep_assets_bounded_and_memory_flat() {
         resident_bytes().saturating_sub(memory_after_warmup.1) >> 10
     );
     assert!(jobs_started(&mut app) > 10_000);
-    assert!(growth < 4 << 20, "live heap grew by {} KiB over 33,000 frames", growth >> 10);
+    // Room for the pool's spare job memory (up to a job slot's worth of chunk arrays, kept for a
+    // second), which either moment may hold; a leak of 100 bytes a job would pass 8 MiB.
+    assert!(growth < 8 << 20, "live heap grew by {} KiB over 33,000 frames", growth >> 10);
 }
