@@ -159,12 +159,7 @@ pub(crate) fn swap_pieces(
             if let Some(mut unshown) = piece.ready.take() {
                 pool.keep_buffers(TerrainBuffers::from_unshown(&mut unshown.build));
             }
-            pool.keep_assets(PieceAssets {
-                mesh: mesh.0.clone(),
-                image: piece.image.clone(),
-                material: piece.material.clone(),
-            });
-            commands.entity(entity).despawn();
+            let_go(entity, &piece, mesh, &mut commands, &mut pool);
             false
         });
         let mut views = Vec::with_capacity(entities.len());
@@ -212,12 +207,7 @@ pub(crate) fn swap_pieces(
                 let parts = pieces.get_mut(entity).expect("listed above");
                 if views[i].retiring {
                     let (piece, mesh, ..) = parts;
-                    pool.keep_assets(PieceAssets {
-                        mesh: mesh.0.clone(),
-                        image: piece.image.clone(),
-                        material: piece.material.clone(),
-                    });
-                    commands.entity(entity).despawn();
+                    let_go(entity, &piece, mesh, &mut commands, &mut pool);
                     gone[i] = true;
                 } else if parts.0.ready.is_some() {
                     jobs.last_build_time = land(entity, parts, &mut commands, &mut stores, &mut pool, &hooks);
@@ -239,6 +229,22 @@ pub(crate) fn swap_pieces(
             }
         }
     }
+}
+
+/// Despawns a retiring piece; its assets go to the pool.
+fn let_go(
+    entity: Entity,
+    piece: &TerrainPiece,
+    mesh: &Mesh3d,
+    commands: &mut Commands,
+    pool: &mut PiecePool,
+) {
+    pool.keep_assets(PieceAssets {
+        mesh: mesh.0.clone(),
+        image: piece.image.clone(),
+        material: piece.material.clone(),
+    });
+    commands.entity(entity).despawn();
 }
 
 /// Writes a piece's waiting build into its assets and components and shows it; the replaced
