@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use noise_terrain_core::{ChunkKey, Stitch, chunk_window};
-use noise_terrain_core::{ErosionError, HeightStats, Heightmap, HeightmapError, erode};
-use noise_terrain_core::{Frame, GridPlacement};
+use noise_terrain_core::{Drainage, ErosionError, HeightStats, Heightmap, HeightmapError, erode};
+use noise_terrain_core::{Frame, GridPlacement, MapWorld};
 use noise_terrain_core::{GridWindow, NoiseSettings, fill_cut_depths};
 use noise_terrain_core::{Surface, SurfaceLayout, fold_stitched_edges};
 
@@ -143,6 +143,9 @@ pub struct PieceBuild {
     /// What each [`PieceHook`](crate::PieceHook) made for it, in the hooks' order (`None`
     /// where the piece did not want one; empty without hooks).
     pub hook_outputs: Vec<Option<HookOutput>>,
+    /// Where water goes on the patch after stream power (one cell per vertex): drainage, lakes
+    /// and rivers; `None` without stream power and for chunks.
+    pub drainage: Option<Drainage>,
 }
 
 impl PieceBuild {
@@ -287,7 +290,8 @@ pub fn build_piece(
                 // The settings describe a map 512 cells across: scaled to this resolution, a patch erodes
                 // alike at any resolution.
                 let settings = params.erosion.for_map(n);
-                let eroded = erode(&mut padded, &settings, &report, &control.cancel);
+                let world = MapWorld::patch(params.world_size, n, params.height_scale, params.water_level);
+                let eroded = erode(&mut padded, &settings, &world, &report, &control.cancel);
                 control.progress.store(u32::MAX, Ordering::Relaxed);
                 match eroded {
                     Ok(maps) => erosion_maps = Some(maps.crop(Frame { x: 1, y: 1, width: n, height: n })?),
@@ -356,6 +360,7 @@ pub fn build_piece(
         image,
         elapsed: start.elapsed(),
         hook_outputs: Vec::new(),
+        drainage: erosion_maps.and_then(|maps| maps.drainage),
     })
 }
 

@@ -5,7 +5,8 @@
 //! [`TerrainFocus`] ([`TerrainLayout`]). Each piece of terrain is an entity ([`TerrainPiece`])
 //! built in the background on Bevy's `AsyncComputeTaskPool` into reused memory and assets;
 //! [`TerrainQuery`] answers ground heights and ray casts over all of them. Trees, rocks and
-//! reeds stand on the pieces by rules ([`scatter`]), and a sea fills the water level ([`sea`]).
+//! reeds stand on the pieces by rules ([`scatter`]), a sea fills the water level ([`sea`]), and
+//! the patch's rivers (stream power) are data for game code and water ([`rivers`]).
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -44,6 +45,7 @@ pub mod physics;
 pub mod pieces;
 pub mod pointer;
 pub mod query;
+pub mod rivers;
 pub mod scatter;
 pub mod sea;
 pub mod texture;
@@ -61,6 +63,7 @@ pub use pieces::{
     TerrainValidation,
 };
 pub use query::TerrainQuery;
+pub use rivers::{RiverLine, RiverVertex, RiverWater, TerrainRivers};
 pub use scatter::{ScatterInstance, ScatterLooks, ScatterOf, ScatterOnPiece, ScatterQuery};
 pub use sea::SeaSurface;
 
@@ -71,8 +74,8 @@ pub mod prelude {
     };
     pub use crate::{
         DefaultTerrain, ScatterQuery, Terrain, TerrainFocus, TerrainGenerated, TerrainLayout, TerrainParams,
-        TerrainPiece, TerrainPlugin, TerrainQuery, TerrainSettings, TerrainStats, TerrainStatus,
-        TerrainSystems,
+        TerrainPiece, TerrainPlugin, TerrainQuery, TerrainRivers, TerrainSettings, TerrainStats,
+        TerrainStatus, TerrainSystems,
     };
 }
 
@@ -119,6 +122,7 @@ impl Plugin for TerrainPlugin {
         pieces::add_systems(app);
         scatter::add_scatter(app);
         sea::add_sea(app);
+        rivers::add_rivers(app);
         if self.spawn_terrain {
             app.add_systems(Startup, pieces::spawn_terrain);
         }

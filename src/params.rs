@@ -112,10 +112,11 @@ pub struct TerrainParams {
     /// Whole-map post-processing: stretch, redistribution, island, terraces.
     #[reflect(remote = PostProcessReflect)]
     pub post: PostProcess,
-    /// Hydraulic and thermal erosion after post-processing (off by default), described for a
-    /// map 512 cells across and scaled to the patch's resolution ([`Erosion::for_map`]), so a
-    /// patch looks alike at any resolution. The patch only: erosion needs the whole map, so the
-    /// endless layout ignores it.
+    /// Stream power (rivers), hydraulic and thermal erosion after post-processing (off by
+    /// default). Droplets and scree are described for a map 512 cells across and scaled to the
+    /// patch's resolution ([`Erosion::for_map`]), so a patch looks alike at any resolution;
+    /// stream power's rates are in world units. The patch only: erosion needs the whole map,
+    /// so the endless layout ignores it.
     #[reflect(remote = ErosionReflect)]
     pub erosion: Erosion,
     /// Which pieces of terrain exist: one patch (the default) or endless chunks.
@@ -146,6 +147,9 @@ pub struct TerrainParams {
     pub scatter: Vec<ScatterLayer>,
     /// Show a sea surface at the water level (see [`sea`](crate::sea)).
     pub sea: bool,
+    /// Show the patch's rivers (stream power) as water ribbons over their channels (see
+    /// [`rivers`](crate::rivers)); the texture paints them either way.
+    pub river_water: bool,
 }
 
 impl Default for TerrainParams {
@@ -171,6 +175,7 @@ impl TerrainParams {
             show_overflow,
             scatter,
             sea,
+            river_water,
         } = preset;
         Self {
             noise,
@@ -186,6 +191,7 @@ impl TerrainParams {
             show_overflow,
             scatter,
             sea,
+            river_water,
         }
     }
 
@@ -204,6 +210,7 @@ impl TerrainParams {
             show_overflow: self.show_overflow,
             scatter: self.scatter.clone(),
             sea: self.sea,
+            river_water: self.river_water,
         }
     }
 

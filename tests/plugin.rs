@@ -300,7 +300,7 @@ fn a_terrain_despawned_mid_job_and_spawned_again_is_rebuilt() {
 
 #[test]
 fn erosion_reaches_the_patch_and_a_change_cancels_a_running_one() {
-    use bevy_noise_terrain::core::{Erosion, Frame, Hydraulic, erode};
+    use bevy_noise_terrain::core::{Erosion, Frame, Hydraulic, MapWorld, erode};
     // The settings are for a map 512 wide: at 128 a sixteenth of the droplets fall (6,250).
     // The plain ramp: what differs from it is the erosion's tint.
     let mut params = TerrainParams { resolution: 128, colors: ColorRules::plain(), ..default() };
@@ -312,7 +312,8 @@ fn erosion_reaches_the_patch_and_a_change_cancels_a_running_one() {
     let mut padded = Heightmap::generate_region(&params.noise, [-1, -1], n + 2, n + 2, f64::from(n)).unwrap();
     params.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: n, height: n });
     let never = std::sync::atomic::AtomicBool::new(false);
-    erode(&mut padded, &params.erosion.for_map(n), &|_| {}, &never).unwrap();
+    let world = MapWorld::patch(params.world_size, n, params.height_scale, params.water_level);
+    erode(&mut padded, &params.erosion.for_map(n), &world, &|_| {}, &never).unwrap();
     let expected = padded.crop(Frame { x: 1, y: 1, width: n, height: n }).unwrap();
     assert_eq!(patch(&app).2.map.samples(), expected.samples());
     let plain = Heightmap::generate(&params.noise, n, n).unwrap();

@@ -3,7 +3,7 @@
 
 use bevy_egui::egui;
 use noise_terrain_core::{
-    Basis, ColorLayer, ColorRamp, ColorRules, DistanceMetric, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE,
+    Basis, Border, ColorLayer, ColorRamp, ColorRules, DistanceMetric, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE,
     FILTER_STRENGTH_RANGE, Fade, Fractal, GradientKernel, IslandShape, MAX_COLOR_LAYERS, MAX_FILTER_OCTAVES,
     MAX_RAMP_STOPS, NoiseSettings, RampStop, WorleyReturn,
 };
@@ -268,6 +268,31 @@ fn layout_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     });
 }
 
+/// Stream power: every parameter, in world units.
+fn rivers_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
+    egui::CollapsingHeader::new("Rivers (stream power)").show(ui, |ui| {
+        if matches!(p.layout, TerrainLayout::Endless { .. }) {
+            ui.label("Stream power needs the whole map: the patch layout only.");
+        }
+        ui.label("Rivers cut into rising ground (dh/dt = U - K A^m S^n + D lap h), in world units.");
+        let s = &mut p.erosion.stream_power;
+        ui.add(egui::Slider::new(&mut s.steps, 0..=1000).text("time steps (0: off)"));
+        ui.add(slider(&mut s.time_step, 0.1..=20.0, "time step").logarithmic(true));
+        ui.add(slider(&mut s.erodibility, 0.001..=0.5, "erodibility K").logarithmic(true));
+        ui.add(slider(&mut s.area_exponent, 0.0..=1.5, "area exponent m"));
+        ui.add(slider(&mut s.slope_exponent, 0.5..=4.0, "slope exponent n"));
+        ui.add(slider(&mut s.diffusion, 0.0..=0.1, "hillslope diffusion D"));
+        ui.add(slider(&mut s.uplift, 0.0..=0.5, "uplift U"));
+        let mut closed = s.border == Border::Closed;
+        if ui.checkbox(&mut closed, "closed border (drain to the sea only)").changed() {
+            s.border = if closed { Border::Closed } else { Border::Open };
+        }
+        ui.add(slider(&mut s.rivers.min_area, 1.0..=1000.0, "river start area").logarithmic(true));
+        ui.add(slider(&mut s.rivers.width, 0.0..=0.1, "river width factor"));
+        ui.checkbox(&mut p.river_water, "rivers as water");
+    });
+}
+
 fn erosion_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     egui::CollapsingHeader::new("Erosion").show(ui, |ui| {
         if matches!(p.layout, TerrainLayout::Endless { .. }) {
@@ -331,6 +356,7 @@ fn erosion_filter_section(ui: &mut egui::Ui, n: &mut NoiseSettings) {
 fn terrain_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     layout_section(ui, p);
     erosion_filter_section(ui, &mut p.noise);
+    rivers_section(ui, p);
     erosion_section(ui, p);
     egui::CollapsingHeader::new("Mesh and colours").default_open(true).show(ui, |ui| {
         ui.add(slider(&mut p.height_scale, 0.0..=100.0, "height scale"));

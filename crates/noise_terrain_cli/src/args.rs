@@ -7,6 +7,10 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, error::ErrorKind};
 use glam::DVec2;
 use noise_terrain_core::{
+    AREA_EXPONENT_RANGE, Border, DIFFUSION_RANGE, ERODIBILITY_RANGE, MAX_STREAM_POWER_STEPS, MapWorld,
+    RIVER_AREA_RANGE, RIVER_WIDTH_RANGE, SLOPE_EXPONENT_RANGE, TIME_STEP_RANGE, UPLIFT_RANGE,
+};
+use noise_terrain_core::{
     Basis, CAPACITY_RANGE, DAMPING_RANGE, DistanceMetric, EROSION_RADIUS_RANGE, EROSION_SCALE_RANGE, Erosion,
     ErosionMaps, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE, FILTER_STRENGTH_RANGE, FRACTAL_OFFSET_RANGE,
     FREQUENCY_RANGE, Fade, Fractal, GAIN_RANGE, GRAVITY_RANGE, GradientKernel, Heightmap, Hydraulic,
@@ -331,6 +335,49 @@ pub struct ErosionArgs {
     /// droplet parameters suit gentle slopes, 1 to 3 [default: 2].
     #[arg(long, value_name = "CELLS", value_parser = within(EROSION_SCALE_RANGE.0, EROSION_SCALE_RANGE.1), help_heading = "Erosion")]
     pub erosion_scale: Option<f32>,
+    /// Time steps of stream-power landscape evolution (rivers, before the droplets), 0..=5000; 0
+    /// is off. Its rates are in world units (the map's world width and height scale) [default: the
+    /// preset's, else 0].
+    #[arg(long, value_name = "STEPS", value_parser = clap::value_parser!(u32).range(0..=MAX_STREAM_POWER_STEPS as i64), help_heading = "Rivers")]
+    pub stream_power: Option<u32>,
+    /// Length of a stream-power step, in the time unit of the rates, [0.001, 1e6] [default: 2].
+    #[arg(long, value_name = "T", value_parser = within(TIME_STEP_RANGE.0, TIME_STEP_RANGE.1), help_heading = "Rivers")]
+    pub time_step: Option<f32>,
+    /// Erodibility K: how fast a river cuts, world units^(1-2m) per time unit, [0, 100] [default: 0.02].
+    #[arg(long, value_name = "K", value_parser = within(ERODIBILITY_RANGE.0, ERODIBILITY_RANGE.1), help_heading = "Rivers")]
+    pub erodibility: Option<f32>,
+    /// Drainage area exponent m, [0, 1.5] [default: 0.5].
+    #[arg(long, value_name = "M", value_parser = within(AREA_EXPONENT_RANGE.0, AREA_EXPONENT_RANGE.1), help_heading = "Rivers")]
+    pub area_exponent: Option<f32>,
+    /// Slope exponent n, [0.5, 4]; 1 is exact in one division, others by Newton [default: 1].
+    #[arg(long, value_name = "N", value_parser = within(SLOPE_EXPONENT_RANGE.0, SLOPE_EXPONENT_RANGE.1), help_heading = "Rivers")]
+    pub slope_exponent: Option<f32>,
+    /// Hillslope diffusion D, world units^2 per time unit, [0, 10000] [default: 0.004].
+    #[arg(long, value_name = "D", value_parser = within(DIFFUSION_RANGE.0, DIFFUSION_RANGE.1), help_heading = "Rivers")]
+    pub diffusion: Option<f32>,
+    /// Uplift where the map is highest, world units per time unit (the uplift map is the height
+    /// above the water level), [0, 10000] [default: 0.04].
+    #[arg(long, value_name = "U", value_parser = within(UPLIFT_RANGE.0, UPLIFT_RANGE.1), help_heading = "Rivers")]
+    pub uplift: Option<f32>,
+    /// No water leaves through the map's edge: everything drains to the sea (without sea, to
+    /// the lowest cell) [default: an open edge at base level].
+    #[arg(long, help_heading = "Rivers")]
+    pub closed_border: bool,
+    /// Drainage area where a river starts, world units^2, [1e-6, 1e12] [default: 25].
+    #[arg(long, value_name = "A", value_parser = within(RIVER_AREA_RANGE.0, RIVER_AREA_RANGE.1), help_heading = "Rivers")]
+    pub river_area: Option<f32>,
+    /// River width = W x sqrt(drainage area), [0, 10] [default: 0.02].
+    #[arg(long, value_name = "W", value_parser = within(RIVER_WIDTH_RANGE.0, RIVER_WIDTH_RANGE.1), help_heading = "Rivers")]
+    pub river_width: Option<f32>,
+    /// Write the river network as GeoJSON (needs --stream-power): one LineString per river,
+    /// coordinates [x, y, height] in world units (x east, y south from the map's first sample),
+    /// with per-vertex drainage areas and widths in its properties.
+    #[arg(long, value_name = "FILE.geojson", help_heading = "Rivers")]
+    pub rivers: Option<PathBuf>,
+    /// Write the drainage area as a 16-bit greyscale PNG (needs --stream-power): the logarithm of
+    /// the area from one cell (black) to the map's largest (white).
+    #[arg(long, value_name = "FILE.png", help_heading = "Rivers")]
+    pub drainage: Option<PathBuf>,
 }
 
 impl ErosionArgs {
@@ -346,19 +393,43 @@ impl ErosionArgs {
             gravity => h.gravity, lifetime => h.lifetime, erosion_seed => h.seed,
             thermal_iterations => t.iterations, talus_angle => t.talus_angle, thermal_amount => t.amount,
         }
-        Erosion { hydraulic: h, thermal: t, scale: self.erosion_scale.unwrap_or(preset.scale) }
+        let mut sp = preset.stream_power;
+        set! {
+            stream_power => sp.steps, time_step => sp.time_step, erodibility => sp.erodibility,
+            area_exponent => sp.area_exponent, slope_exponent => sp.slope_exponent,
+            diffusion => sp.diffusion, uplift => sp.uplift, river_area => sp.rivers.min_area,
+            river_width => sp.rivers.width,
+        }
+        if self.closed_border {
+            sp.border = Border::Closed;
+        }
+        Erosion {
+            stream_power: sp,
+            hydraulic: h,
+            thermal: t,
+            scale: self.erosion_scale.unwrap_or(preset.scale),
+        }
     }
 
-    /// Erodes `map` with these settings (given for a map 512 cells wide and scaled to `map`'s
-    /// width, see [`Erosion::for_map`]); the flow and deposition maps, or `None` when nothing
-    /// erodes.
-    pub fn apply(&self, preset: &Erosion, map: &mut Heightmap) -> Option<ErosionMaps> {
+    /// Erodes `map`, which lies in the world as `world` says, with these settings (droplets
+    /// given for a map 512 cells wide and scaled to `map`'s width, see [`Erosion::for_map`]);
+    /// the erosion's maps, or `None` when nothing erodes.
+    pub fn apply(&self, preset: &Erosion, map: &mut Heightmap, world: &MapWorld) -> Option<ErosionMaps> {
         let settings = self.settings(preset).for_map(map.width());
         let never = std::sync::atomic::AtomicBool::new(false);
         // Never cancelled, so it cannot fail.
         settings
             .is_active()
-            .then(|| noise_terrain_core::erode(map, &settings, &|_| {}, &never).ok())
+            .then(|| noise_terrain_core::erode(map, &settings, world, &|_| {}, &never).ok())
             .flatten()
+    }
+
+    /// Writes the files `--rivers` and `--drainage` ask for, from the erosion's `drainage`.
+    pub fn write_river_files(
+        &self,
+        drainage: Option<&noise_terrain_core::Drainage>,
+        height_scale: f32,
+    ) -> Result<(), crate::Failure> {
+        crate::rivers::write_outputs(self.rivers.as_deref(), self.drainage.as_deref(), drainage, height_scale)
     }
 }

@@ -12,6 +12,7 @@ mod info;
 mod maps;
 mod output;
 mod preset;
+mod rivers;
 mod tiles;
 
 use std::process::ExitCode;

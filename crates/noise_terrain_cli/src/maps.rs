@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use clap::Args;
 use glam::Vec3;
-use noise_terrain_core::{ErosionMaps, Frame, Heightmap, OVERFLOW_COLOR};
+use noise_terrain_core::{ErosionMaps, Frame, Heightmap, MapWorld, OVERFLOW_COLOR};
 
 use crate::args::{ErosionArgs, Field, NoiseArgs};
 use crate::output::{HeightFormat, encode_rgb_png, write_atomically};
@@ -43,9 +43,9 @@ pub struct ReliefArgs {
     /// World height of a noise height of 1, [0, 1e5] [default: the preset's, else 24].
     #[arg(long, value_name = "H", value_parser = crate::args::within(0.0, 1e5))]
     height_scale: Option<f32>,
-    /// World width of the map, [0.01, 1e6] [default: 100, the plugin's patch].
-    #[arg(long, value_name = "W", value_parser = crate::args::within(0.01, 1e6), default_value_t = 100.0)]
-    world_size: f32,
+    /// World width of the map, [0.01, 1e6] [default: the preset's, else 100, the plugin's patch].
+    #[arg(long, value_name = "W", value_parser = crate::args::within(0.01, 1e6))]
+    world_size: Option<f32>,
 }
 
 /// `normals`' flags.
@@ -98,6 +98,8 @@ struct ReliefMap {
     erosion: Option<ErosionMaps>,
     /// The world height of a noise height of 1.
     height_scale: f32,
+    /// The map's world width.
+    world_size: f32,
     start: Instant,
 }
 
@@ -105,9 +107,10 @@ impl ReliefMap {
     /// The map the flags describe, checking first that `map.out` is a PNG.
     fn new(
         noise: &NoiseArgs,
-        erosion: &ErosionArgs,
+        erosion_args: &ErosionArgs,
         map: &MapArgs,
         relief: &ReliefArgs,
+        water_level: Option<f32>,
     ) -> Result<Self, Failure> {
         check_png(&map.out)?;
         let field = noise.field()?;
@@ -117,13 +120,18 @@ impl ReliefMap {
             .map_err(|e| e.to_string())?;
         field.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: w, height: h });
         let interior = Frame { x: 1, y: 1, width: w, height: h };
-        let erosion = match erosion.apply(&field.preset.erosion, &mut padded) {
+        let height_scale = relief.height_scale.unwrap_or(field.preset.height_scale);
+        let world_size = relief.world_size.unwrap_or(field.preset.world_size);
+        let sea = water_level.unwrap_or(field.preset.water_level);
+        let world = MapWorld::patch(world_size, w, height_scale, sea);
+        let erosion = match erosion_args.apply(&field.preset.erosion, &mut padded, &world) {
             Some(maps) => Some(maps.crop(interior).map_err(|e| e.to_string())?),
             None => None,
         };
+        let drainage = erosion.as_ref().and_then(|e| e.drainage.as_ref());
+        erosion_args.write_river_files(drainage, height_scale)?;
         let heights = padded.crop(interior).map_err(|e| e.to_string())?;
-        let height_scale = relief.height_scale.unwrap_or(field.preset.height_scale);
-        Ok(Self { field, size: (w, h), padded, heights, erosion, height_scale, start })
+        Ok(Self { field, size: (w, h), padded, heights, erosion, height_scale, world_size, start })
     }
 
     /// Writes `rgb` as a PNG to `path` and prints the summary line.
@@ -168,15 +176,19 @@ pub fn heightmap(a: &HeightmapArgs) -> Result<(), Failure> {
     let field = a.noise.field()?;
     let (w, h) = size_of(&a.map, &field);
     let start = Instant::now();
-    let map = match a.octave {
-        Some(k) => Heightmap::generate_octave(&field.noise, k, w, h),
+    let (map, erosion) = match a.octave {
+        Some(k) => Heightmap::generate_octave(&field.noise, k, w, h).map(|map| (map, None)),
         None => Heightmap::generate(&field.noise, w, h).map(|mut map| {
             field.post.apply(&mut map);
-            let _ = a.erosion.apply(&field.preset.erosion, &mut map);
-            map
+            let p = &field.preset;
+            let world = MapWorld::patch(p.world_size, w, p.height_scale, p.water_level);
+            let maps = a.erosion.apply(&p.erosion, &mut map, &world);
+            (map, maps)
         }),
     }
     .map_err(|e| e.to_string())?;
+    let drainage = erosion.as_ref().and_then(|e| e.drainage.as_ref());
+    a.erosion.write_river_files(drainage, field.preset.height_scale)?;
     write_atomically(&a.map.out, &format.encode(&map)?)?;
     println!("{}", summary(w.into(), h.into(), map.stats(), start.elapsed().as_secs_f64() * 1e3));
     Ok(())
@@ -184,9 +196,9 @@ pub fn heightmap(a: &HeightmapArgs) -> Result<(), Failure> {
 
 /// `normals`.
 pub fn normals(a: &NormalsArgs) -> Result<(), Failure> {
-    let map = ReliefMap::new(&a.noise, &a.erosion, &a.map, &a.relief)?;
+    let map = ReliefMap::new(&a.noise, &a.erosion, &a.map, &a.relief, None)?;
     let flip = if a.directx { -1.0 } else { 1.0 };
-    let rgb: Vec<u8> = normals_of(&map.padded, map.height_scale, a.relief.world_size)
+    let rgb: Vec<u8> = normals_of(&map.padded, map.height_scale, map.world_size)
         .into_iter()
         .flat_map(|n| {
             // Tangent space: x east, y north (OpenGL) or south (DirectX), z out of the surface.
@@ -199,7 +211,7 @@ pub fn normals(a: &NormalsArgs) -> Result<(), Failure> {
 
 /// `color`.
 pub fn color(a: &ColorArgs) -> Result<(), Failure> {
-    let map = ReliefMap::new(&a.noise, &a.erosion, &a.map, &a.relief)?;
+    let map = ReliefMap::new(&a.noise, &a.erosion, &a.map, &a.relief, a.water_level)?;
     let preset = &map.field.preset;
     let water = a.water_level.unwrap_or(preset.water_level);
     let mut texels = preset.ramp.paint_heights(&map.heights, water, !a.no_overflow_color);
@@ -209,7 +221,7 @@ pub fn color(a: &ColorArgs) -> Result<(), Failure> {
     if a.hillshade {
         // Light from the north-west (x west, y north in image space), 45 degrees up.
         let light = Vec3::new(-1.0, -1.0, 2.0_f32.sqrt()).normalize();
-        let normals = normals_of(&map.padded, map.height_scale, a.relief.world_size);
+        let normals = normals_of(&map.padded, map.height_scale, map.world_size);
         for ((texel, n), &h) in texels.chunks_exact_mut(4).zip(normals).zip(map.heights.samples()) {
             let shade = 0.35 + 0.65 * n.dot(light).max(0.0) / light.z;
             // Water is flat: only the land is shaded.

@@ -385,3 +385,68 @@ fn erosion_changes_the_map_and_gives_the_same_bytes_every_run() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn stream_power_writes_rivers_as_geojson_and_drainage_as_16_bit_png_the_same_every_run() {
+    let dir = folder("rivers");
+    let args = |n: &str| {
+        let (out, rivers, drainage) = (
+            dir.join(format!("{n}.png")),
+            dir.join(format!("{n}.geojson")),
+            dir.join(format!("{n}_area.png")),
+        );
+        let outputs = [s(&out).to_owned(), s(&rivers).to_owned(), s(&drainage).to_owned()];
+        (outputs, [out, rivers, drainage])
+    };
+    let (a, a_paths) = args("a");
+    let (b, b_paths) = args("b");
+    for o in [&a, &b] {
+        run(&[
+            "color",
+            "--size",
+            "80",
+            "--hillshade",
+            "--stream-power",
+            "40",
+            "--uplift",
+            "0.05",
+            "--rivers",
+            &o[1],
+            "--drainage",
+            &o[2],
+            "--out",
+            &o[0],
+        ]);
+    }
+    for (x, y) in a_paths.iter().zip(&b_paths) {
+        assert_eq!(
+            std::fs::read(x).unwrap(),
+            std::fs::read(y).unwrap(),
+            "{} differs between runs",
+            x.display()
+        );
+    }
+    let json = std::fs::read_to_string(&a_paths[1]).unwrap();
+    assert!(json.starts_with("{\"type\":\"FeatureCollection\""));
+    let lines = json.matches("\"type\":\"LineString\"").count();
+    assert!(lines > 3, "{lines} rivers");
+    assert_eq!(json.matches("\"end\":").count(), lines);
+    assert!(json.contains("\"end\":\"confluence\"") && json.contains("\"area\":["));
+    // Brackets balance and no number is NaN: it parses as JSON would.
+    assert_eq!(json.matches('[').count(), json.matches(']').count());
+    assert!(!json.contains("NaN") && !json.contains("inf"));
+    let (w, h, colour, depth, pixels) = read_png(&a_paths[2]);
+    assert_eq!((w, h, colour, depth), (80, 80, png::ColorType::Grayscale, png::BitDepth::Sixteen));
+    let levels: Vec<u16> = pixels.chunks(2).map(|p| u16::from_be_bytes([p[0], p[1]])).collect();
+    assert_eq!(levels.iter().max(), Some(&u16::MAX), "the largest area is white");
+    assert!(levels.iter().filter(|&&l| l == 0).count() > 80, "single cells are black");
+    // Asked for without stream power: a usage error naming the flag, and nothing written.
+    let out = dir.join("none.png");
+    let output = tool()
+        .args(["color", "--size", "32", "--rivers", s(&dir.join("x.geojson")), "--out", s(&out)])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--rivers"));
+    assert!(!out.exists());
+}

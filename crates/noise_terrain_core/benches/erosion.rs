@@ -1,11 +1,18 @@
 //! Erosion of a 1024 x 1024 map: 250,000 droplets (one thread and two), and 100 thermal
-//! iterations (one thread).
+//! iterations (one thread). Stream power: 20 time steps of the default patch's rivers at 256²
+//! and 512² (one thread and two), the cost of a step being what grows with the map.
 
 use std::hint::black_box;
 use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use noise_terrain_core::{Erosion, Heightmap, Hydraulic, NoiseSettings, Thermal, erode};
+use noise_terrain_core::{
+    Erosion, Heightmap, Hydraulic, MapWorld, NoiseSettings, StreamPower, StreamPowerMaps, Thermal, erode,
+    evolve_landscape,
+};
+
+/// The default patch's geometry (100 world units across, 24 tall, sea at 0.42) at 1024 cells.
+const WORLD: MapWorld = MapWorld { cell_size: 100.0 / 1023.0, height_scale: 24.0, sea_level: 0.42 };
 
 fn erosion(c: &mut Criterion) {
     let map = Heightmap::generate(&NoiseSettings { octaves: 6, ..Default::default() }, 1024, 1024).unwrap();
@@ -25,12 +32,40 @@ fn erosion(c: &mut Criterion) {
         group.bench_function(name, |b| {
             b.iter(|| {
                 let mut eroded = map.clone();
-                pool.install(|| black_box(erode(&mut eroded, &settings, &|_| {}, &cancel).unwrap()));
+                pool.install(|| black_box(erode(&mut eroded, &settings, &WORLD, &|_| {}, &cancel).unwrap()));
             })
         });
     }
     group.finish();
 }
 
-criterion_group!(benches, erosion);
+fn stream_power(c: &mut Criterion) {
+    let settings = StreamPower { steps: 20, ..Default::default() };
+    let cancel = AtomicBool::new(false);
+    let mut group = c.benchmark_group("stream_power_20_steps");
+    group.sample_size(10);
+    for n in [256, 512] {
+        let noise = NoiseSettings { octaves: 6, frequency: 3.0, ..Default::default() };
+        let map = Heightmap::generate(&noise, n, n).unwrap();
+        let world = MapWorld::patch(100.0, n, 24.0, 0.42);
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            group.bench_function(format!("{n}_{threads}_thread"), |b| {
+                b.iter(|| {
+                    let mut evolved = map.clone();
+                    let maps = StreamPowerMaps::default();
+                    pool.install(|| {
+                        black_box(
+                            evolve_landscape(&mut evolved, &settings, &world, maps, &|_| {}, &cancel)
+                                .unwrap(),
+                        )
+                    });
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, erosion, stream_power);
 criterion_main!(benches);

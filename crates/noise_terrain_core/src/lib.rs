@@ -9,6 +9,8 @@
 //!   seed with lattice coordinates.
 //! - [`Heightmap`]: a grid of heights with statistics and encodings; [`fill_grid`] fills any
 //!   [`GridWindow`] of a field's pixel lattice on all cores, bit for bit what point sampling gives.
+//! - [`erode`]: droplet and thermal erosion, and [`evolve_landscape`]: rivers carved by the
+//!   stream-power law, with the [`Drainage`] they leave (areas, lakes, [`River`] polylines).
 //! - [`PostProcess`]: stretch, redistribution, island mask, terraces, over a [`Frame`] or in world
 //!   space.
 //! - [`ColorRamp`]: heights to colours, water through meadow to snow.
@@ -30,7 +32,8 @@
 //! - `grid/`: filling a whole grid of a field at once, the heights' and the gradients' row paths
 //!   (`rows.rs` holds what both share); `isa.rs` picks the instruction-set level they run at.
 //! - `map/`: what is done with a whole map: [`Heightmap`], [`Frame`], post-processing, droplet
-//!   and thermal erosion (`map/erosion/`), the [`Surface`] arrays, ray casts.
+//!   and thermal erosion and stream-power rivers (`map/erosion/`), the [`Surface`] arrays, ray
+//!   casts.
 //! - `world/`: the endless world's chunks and levels of detail.
 //! - `color/`: the height ramp and the colour rules.
 //! - `scatter/`: rules that place things on the ground, and the ground they see.
@@ -88,9 +91,13 @@ pub use field::{
 pub use grid::gradients::fill_grid_with_gradients;
 pub use grid::{GridWindow, fill_grid};
 pub use map::erosion::{
-    CAPACITY_RANGE, EROSION_RADIUS_RANGE, EROSION_REFERENCE_CELLS, EROSION_SCALE_RANGE, Erosion,
-    ErosionError, ErosionMaps, ErosionTotals, GRAVITY_RANGE, Hydraulic, INERTIA_RANGE, LIFETIME_RANGE,
-    MAX_DROPLETS, MAX_THERMAL_ITERATIONS, TALUS_ANGLE_RANGE, Thermal, erode,
+    AREA_EXPONENT_RANGE, Border, CAPACITY_RANGE, DIFFUSION_RANGE, Drainage, ERODIBILITY_RANGE,
+    EROSION_RADIUS_RANGE, EROSION_REFERENCE_CELLS, EROSION_SCALE_RANGE, Erosion, ErosionError, ErosionMaps,
+    ErosionTotals, GRAVITY_RANGE, Hydraulic, INERTIA_RANGE, LIFETIME_RANGE, MAX_DIFFUSION_SUBSTEPS,
+    MAX_DROPLETS, MAX_STREAM_POWER_STEPS, MAX_THERMAL_ITERATIONS, MapWorld, RIVER_AREA_RANGE, RIVER_WATER,
+    RIVER_WIDTH_RANGE, River, RiverEnd, RiverPoint, RiverSettings, SLOPE_EXPONENT_RANGE, StreamPower,
+    StreamPowerMaps, TALUS_ANGLE_RANGE, TIME_STEP_RANGE, Thermal, UPLIFT_RANGE, drainage_of, erode,
+    evolve_landscape,
 };
 pub use map::frame::Frame;
 pub use map::heightmap::{HeightStats, Heightmap, HeightmapError, MAX_SAMPLES};

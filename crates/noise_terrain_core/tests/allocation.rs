@@ -84,7 +84,8 @@ fn erosion_needs_at_most_three_times_the_map_including_its_outputs() {
     };
     let never = std::sync::atomic::AtomicBool::new(false);
     let peak = peak_of(|| {
-        let maps = erode(&mut map, &settings, &|_| {}, &never).unwrap();
+        let world = noise_terrain_core::MapWorld { cell_size: 1.0, height_scale: 1.0, sea_level: 0.0 };
+        let maps = erode(&mut map, &settings, &world, &|_| {}, &never).unwrap();
         assert!(maps.totals.eroded > 0.0);
     });
     // The flow and deposition maps are two of the three; the droplets' tiles and the thermal

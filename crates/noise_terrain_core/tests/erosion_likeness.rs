@@ -14,7 +14,8 @@ fn height_change(n: u32, settings: &Erosion) -> Vec<f32> {
     let noise = NoiseSettings { octaves: 7, frequency: 2.5, seed: 5, ..Default::default() };
     let before = Heightmap::generate(&noise, n, n).unwrap();
     let mut after = before.clone();
-    erode(&mut after, settings, &|_| {}, &AtomicBool::new(false)).unwrap();
+    let world = noise_terrain_core::MapWorld { cell_size: 1.0, height_scale: 1.0, sea_level: 0.0 };
+    erode(&mut after, settings, &world, &|_| {}, &AtomicBool::new(false)).unwrap();
     after.samples().iter().zip(before.samples()).map(|(a, b)| a - b).collect()
 }
 

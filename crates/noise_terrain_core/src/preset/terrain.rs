@@ -27,8 +27,9 @@ pub struct TerrainPreset {
     pub noise: NoiseSettings,
     /// Whole-map post-processing.
     pub post: PostProcess,
-    /// Droplet and thermal erosion after post-processing (off by default), for a map 512 cells
-    /// across ([`Erosion::for_map`] scales it).
+    /// Stream power, droplet and thermal erosion after post-processing (off by default);
+    /// droplets and scree for a map 512 cells across ([`Erosion::for_map`] scales them), stream
+    /// power in world units.
     pub erosion: Erosion,
     /// Vertices per side of a patch (and texels of its texture), [`RESOLUTION_RANGE`].
     pub resolution: u32,
@@ -49,6 +50,9 @@ pub struct TerrainPreset {
     pub scatter: Vec<ScatterLayer>,
     /// Show a sea surface at the water level (off by default).
     pub sea: bool,
+    /// Show the rivers of stream power as water over their channels (off by default; the
+    /// texture paints them either way).
+    pub river_water: bool,
 }
 
 impl Default for TerrainPreset {
@@ -66,6 +70,7 @@ impl Default for TerrainPreset {
             show_overflow: true,
             scatter: Vec::new(),
             sea: false,
+            river_water: false,
         }
     }
 }

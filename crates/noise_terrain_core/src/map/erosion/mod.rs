@@ -1,5 +1,5 @@
-//! Hydraulic erosion by droplets and thermal erosion (scree), deterministic on any number of
-//! threads.
+//! Landscape evolution by stream power (rivers, see `stream_power`), hydraulic erosion by
+//! droplets and thermal erosion (scree), deterministic on any number of threads.
 //!
 //! Hydraulic erosion follows Hans Theobald Beyer's thesis "Implementation of a method for
 //! hydraulic erosion" (2015): a droplet rolls downhill with some inertia, picks up sediment
@@ -24,8 +24,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::Heightmap;
 use crate::clamp::clamp_or;
 
+mod drainage;
 mod droplets;
+mod rivers;
+mod stream_power;
 mod thermal;
+
+pub use drainage::Border;
+pub use rivers::{Drainage, RIVER_AREA_RANGE, RIVER_WIDTH_RANGE, River, RiverEnd, RiverPoint, RiverSettings};
+pub use stream_power::{
+    AREA_EXPONENT_RANGE, DIFFUSION_RANGE, ERODIBILITY_RANGE, MAX_DIFFUSION_SUBSTEPS, MAX_STREAM_POWER_STEPS,
+    MapWorld, SLOPE_EXPONENT_RANGE, StreamPower, StreamPowerMaps, TIME_STEP_RANGE, UPLIFT_RANGE, drainage_of,
+    evolve_landscape,
+};
 
 /// The most droplets one erosion simulates; more are clamped (and reported by
 /// [`Erosion::validate`]).
@@ -102,11 +113,15 @@ impl Default for Thermal {
     }
 }
 
-/// Hydraulic erosion followed by thermal erosion. The default erodes nothing.
+/// Stream power (rivers), then droplets (detail), then thermal erosion. The default erodes
+/// nothing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serialize", serde(default))]
 pub struct Erosion {
+    /// Rivers: landscape evolution by the stream-power law, in world units (not scaled by
+    /// [`for_map`](Self::for_map): its parameters are already the same at any resolution).
+    pub stream_power: StreamPower,
     /// Droplets.
     pub hydraulic: Hydraulic,
     /// Scree.
@@ -118,7 +133,12 @@ pub struct Erosion {
 
 impl Default for Erosion {
     fn default() -> Self {
-        Self { hydraulic: Hydraulic::default(), thermal: Thermal::default(), scale: 2.0 }
+        Self {
+            stream_power: StreamPower::default(),
+            hydraulic: Hydraulic::default(),
+            thermal: Thermal::default(),
+            scale: 2.0,
+        }
     }
 }
 
@@ -132,6 +152,9 @@ pub struct ErosionMaps {
     pub deposition: Heightmap,
     /// Totals for checking the mass balance, in noise heights summed over cells.
     pub totals: ErosionTotals,
+    /// Where water goes after stream power: drainage, lakes and rivers (`None` when stream
+    /// power is off).
+    pub drainage: Option<Drainage>,
 }
 
 /// Sums over the whole hydraulic run (noise heights).
@@ -161,12 +184,14 @@ impl ErosionMaps {
             flow: self.flow.crop(frame)?,
             deposition: self.deposition.crop(frame)?,
             totals: self.totals,
+            drainage: self.drainage.as_ref().map(|d| d.crop(frame)).transpose()?,
         })
     }
 
     /// Tints RGBA8 `texels` of the eroded `heights` (one texel per cell): land where much water
     /// ran is darker (wet channels, by the logarithm of the flow against the map's largest), and
-    /// land where sediment settled turns toward the colour of silt (fans). Water (below
+    /// land where sediment settled turns toward the colour of silt (fans); lakes and rivers of
+    /// stream power are painted in [`RIVER_WATER`] (see [`Drainage::paint`]). Water (below
     /// `water_level`) is left alone.
     pub fn tint(&self, texels: &mut [u8], heights: &Heightmap, water_level: f32) {
         const SILT: [f32; 3] = [176.0, 160.0, 120.0];
@@ -186,8 +211,15 @@ impl ErosionMaps {
                 *c = (mixed * darken).round().clamp(0.0, 255.0) as u8;
             }
         }
+        // Water over the tinted ground: lakes and rivers show whole, over silt too.
+        if let Some(drainage) = &self.drainage {
+            drainage.paint(texels, heights, water_level, RIVER_WATER);
+        }
     }
 }
+
+/// The colour [`ErosionMaps::tint`] paints rivers and lakes in.
+pub const RIVER_WATER: [u8; 3] = [46, 92, 142];
 
 /// A droplet's brush radius in cells (of a map 512 across).
 pub const EROSION_RADIUS_RANGE: (f32, f32) = (0.5, 64.0);
@@ -210,6 +242,7 @@ impl Erosion {
         let (h, d) = (self.hydraulic, Hydraulic::default());
         let (t, dt) = (self.thermal, Thermal::default());
         Erosion {
+            stream_power: self.stream_power.clamped(),
             hydraulic: Hydraulic {
                 droplets: h.droplets.min(MAX_DROPLETS),
                 radius: clamp_or(h.radius, EROSION_RADIUS_RANGE, d.radius),
@@ -250,6 +283,7 @@ impl Erosion {
         let per_step = |share: f32| 1.0 - (1.0 - share).powf(1.0 / k);
         let count = |n: u32, factor: f32| (n as f32 * factor).round().clamp(1.0, u32::MAX as f32) as u32;
         Erosion {
+            stream_power: s.stream_power,
             hydraulic: Hydraulic {
                 droplets: if h.droplets == 0 { 0 } else { count(h.droplets, k * k) },
                 radius: h.radius * k,
@@ -272,7 +306,7 @@ impl Erosion {
     /// Whether anything erodes.
     pub fn is_active(&self) -> bool {
         let c = self.clamped();
-        c.hydraulic.droplets > 0 || c.thermal.iterations > 0
+        c.stream_power.is_active() || c.hydraulic.droplets > 0 || c.thermal.iterations > 0
     }
 
     /// What [`clamped`](Self::clamped) changes, as `(field, given, used)` lines for logs.
@@ -287,29 +321,43 @@ impl Erosion {
     }
 }
 
-/// Erodes `map` (heights in noise units) with `settings`: hydraulic erosion, then thermal. A
-/// height of 1 is `settings.scale` cells tall. `progress` is called with the share done, from 0
-/// to 1; when `cancel` is set the function returns [`ErosionError::Cancelled`] promptly, with
-/// `map` half eroded (in noise units still; erode a copy where the original must survive).
+/// Erodes `map` (heights in noise units) with `settings`: stream power (in the world units of
+/// `world`), then droplets, then thermal erosion. For droplets and scree a height of 1 is
+/// `settings.scale` cells tall. `progress` is called with the share done, from 0 to 1; when
+/// `cancel` is set the function returns [`ErosionError::Cancelled`] promptly, with `map` half
+/// eroded (in noise units still; erode a copy where the original must survive).
 pub fn erode(
     map: &mut Heightmap,
     settings: &Erosion,
+    world: &MapWorld,
     progress: &(dyn Fn(f32) + Sync),
     cancel: &AtomicBool,
 ) -> Result<ErosionMaps, ErosionError> {
     let s = settings.clamped();
-    let scale = s.scale;
     let (width, height) = (map.width() as usize, map.height() as usize);
+    let (h, t, sp) = (s.hydraulic, s.thermal, s.stream_power);
+    let thermal_step_work = (width * height) as f64 / 64.0;
+    // A stream-power step costs about as much as one droplet per 40 cells of the map.
+    let stream_step_work = (width * height) as f64 / 40.0;
+    let total_work = (f64::from(h.droplets)
+        + f64::from(t.iterations) * thermal_step_work
+        + f64::from(sp.steps) * stream_step_work)
+        .max(1.0);
+    let mut drainage = None;
+    if sp.is_active() {
+        let report = |share: f32| {
+            progress((f64::from(share) * f64::from(sp.steps) * stream_step_work / total_work) as f32)
+        };
+        drainage = Some(evolve_landscape(map, &sp, world, StreamPowerMaps::default(), &report, cancel)?);
+    }
+    let mut done = f64::from(sp.steps) * stream_step_work;
+    let scale = s.scale;
     // The simulation works on the map itself, in cells; the outputs are the only extra memory.
     let cells = map.samples_mut();
     cells.iter_mut().for_each(|h| *h *= scale);
     let mut flow = vec![0.0f32; cells.len()];
     let mut deposition = vec![0.0f32; cells.len()];
     let mut totals = [0.0f64; 3];
-    let (h, t) = (s.hydraulic, s.thermal);
-    let thermal_step_work = (cells.len() as f64 / 64.0).max(1.0);
-    let total_work = f64::from(h.droplets) + f64::from(t.iterations) * thermal_step_work;
-    let mut done = 0.0f64;
     let big_enough = width >= 2 && height >= 2;
     let mut simulate = || -> Result<(), ErosionError> {
         if h.droplets > 0 && big_enough {
@@ -344,6 +392,12 @@ pub fn erode(
     // Back to noise units, also when cancelled: the map is then half eroded, but in its units.
     cells.iter_mut().for_each(|h| *h /= scale);
     simulated?;
+    // Droplets and scree moved the ground under the rivers: route the water over what they left.
+    if let Some(d) = &mut drainage
+        && (h.droplets > 0 || t.iterations > 0)
+    {
+        *d = drainage_of(map, world, sp.border, None, &sp.rivers);
+    }
     progress(1.0);
     let to_map = |values: Vec<f32>| {
         Heightmap::from_samples(width as u32, height as u32, values).expect("the map's size")
@@ -358,6 +412,7 @@ pub fn erode(
             deposited: totals[1] / f64::from(scale),
             carried_away: totals[2] / f64::from(scale),
         },
+        drainage,
     })
 }
 
@@ -365,6 +420,9 @@ pub fn erode(
 mod tests {
     use super::*;
     use crate::NoiseSettings;
+
+    /// Droplets and scree do not use the world's geometry.
+    const WORLD: MapWorld = MapWorld { cell_size: 1.0, height_scale: 1.0, sea_level: 0.0 };
 
     fn terrain(n: u32) -> Heightmap {
         Heightmap::generate(&NoiseSettings { octaves: 6, ..Default::default() }, n, n).unwrap()
@@ -375,7 +433,7 @@ mod tests {
     }
 
     fn run(map: &mut Heightmap, settings: &Erosion, scale: f32) -> ErosionMaps {
-        erode(map, &Erosion { scale, ..*settings }, &|_| {}, &AtomicBool::new(false)).unwrap()
+        erode(map, &Erosion { scale, ..*settings }, &WORLD, &|_| {}, &AtomicBool::new(false)).unwrap()
     }
 
     #[test]
@@ -590,7 +648,7 @@ mod tests {
             cancelled_at.lock().unwrap().get_or_insert_with(std::time::Instant::now);
             cancel.store(true, Ordering::Relaxed);
         };
-        let result = erode(&mut map, &settings, &report, &cancel);
+        let result = erode(&mut map, &settings, &WORLD, &report, &cancel);
         let since_cancel = cancelled_at.lock().unwrap().expect("a progress report").elapsed();
         assert_eq!(result, Err(ErosionError::Cancelled));
         // Half eroded, but in noise units: the heights stay near their range.

@@ -1,0 +1,229 @@
+//! Rivers on the patch: the stream-power network as data for game code ([`TerrainRivers`] on the
+//! patch's piece entity) and, when [`TerrainParams::river_water`] is on, as water ribbons over
+//! the channels painted into the texture.
+//!
+//! Both come from a build hook: the polylines are placed and the ribbon mesh is built in the
+//! patch's background job, and they land in the frame its mesh does. The endless layout runs no
+//! stream power (it needs the whole map, like droplets), so its chunks carry no rivers.
+
+use std::sync::Arc;
+
+use bevy::asset::RenderAssetUsages;
+use bevy::mesh::{Indices, PrimitiveTopology};
+use bevy::prelude::*;
+use noise_terrain_core::{Drainage, RiverEnd};
+
+use crate::build::{PieceBuild, PieceGeometry};
+use crate::params::TerrainParams;
+use crate::pieces::{HookOutput, PieceHook, PieceHooks};
+use crate::sea::SeaLook;
+
+/// One vertex of a river, in the terrain entity's space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RiverVertex {
+    /// The water surface at the vertex (x, height, z).
+    pub position: Vec3,
+    /// Area draining through it, world units².
+    pub area: f32,
+    /// Estimated width, world units.
+    pub width: f32,
+}
+
+/// One river, downstream.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RiverLine {
+    /// Its vertices, one per map cell, from the source (or where it enters the patch) down.
+    pub vertices: Vec<RiverVertex>,
+    /// Whether it ends in the sea, at the edge, in a sink or on a larger river (whose line has
+    /// the same last vertex).
+    pub end: RiverEnd,
+}
+
+/// The river network of the patch, on its piece entity while the shown build has one (stream
+/// power on). Positions are in the terrain entity's space: world space for a terrain at the
+/// origin; use the terrain's `GlobalTransform` otherwise.
+#[derive(Component, Clone, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component, Default)]
+pub struct TerrainRivers {
+    /// The rivers; a line's last vertex lies on the line it joins (not reflected: the core's
+    /// types carry no reflection).
+    #[reflect(ignore)]
+    pub lines: Vec<RiverLine>,
+}
+
+impl TerrainRivers {
+    /// The rivers of `drainage` (the patch's map, one cell per vertex) placed on the piece.
+    pub fn from_drainage(drainage: &Drainage, geometry: &PieceGeometry, height_scale: f32) -> TerrainRivers {
+        let step = geometry.step();
+        let at = |x: u32, y: u32, height: f32| {
+            let tx = geometry.translation[0] as f32 + geometry.origin[0];
+            let tz = geometry.translation[1] as f32 + geometry.origin[1];
+            Vec3::new(tx + x as f32 * step, height * height_scale, tz + y as f32 * step)
+        };
+        let lines = drainage
+            .rivers
+            .iter()
+            .map(|river| RiverLine {
+                vertices: river
+                    .points
+                    .iter()
+                    .map(|p| RiverVertex { position: at(p.x, p.y, p.height), area: p.area, width: p.width })
+                    .collect(),
+                end: river.end,
+            })
+            .collect();
+        TerrainRivers { lines }
+    }
+
+    /// The nearest river vertex to `point` (x and z, terrain space), with the distance, for
+    /// gameplay such as fishing spots or "is the player at a river".
+    pub fn nearest(&self, point: Vec2) -> Option<(&RiverVertex, f32)> {
+        self.lines
+            .iter()
+            .flat_map(|l| &l.vertices)
+            .map(|v| (v, v.position.xz().distance(point)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
+
+/// Marks a patch's river-water entity (a child of the piece).
+#[derive(Component, Debug, Default, Clone, Copy, Reflect)]
+#[reflect(Component, Default)]
+pub struct RiverWater;
+
+/// The piece's river-water child, on the piece.
+#[derive(Component, Debug, Clone, Copy)]
+struct PieceRiverWater(Entity);
+
+/// What the hook makes in the background for the patch.
+struct RiverOutput {
+    rivers: TerrainRivers,
+    ribbons: Option<Mesh>,
+}
+
+/// Adds the rivers' build hook.
+pub(crate) fn add_rivers(app: &mut App) {
+    app.init_resource::<PieceHooks>().register_type::<TerrainRivers>().register_type::<RiverWater>();
+    let hook = PieceHook {
+        // The patch always gets hook outputs; chunks (never eroded) none.
+        within: 0.0,
+        build: Arc::new(build_rivers),
+        apply: Arc::new(apply_rivers),
+    };
+    if app.world_mut().resource_mut::<PieceHooks>().add(hook).is_none() {
+        warn!("more than {} terrain build hooks: the patch's rivers are left out", PieceHooks::MAX);
+    }
+}
+
+/// The hook's `build`: the patch's rivers, and their ribbons when asked for.
+fn build_rivers(build: &PieceBuild, params: &TerrainParams) -> HookOutput {
+    let Some(drainage) = &build.drainage else {
+        return Box::new(None::<RiverOutput>);
+    };
+    let rivers = TerrainRivers::from_drainage(drainage, &build.geometry, params.height_scale);
+    let [x, z] = build.geometry.translation.map(|t| t as f32);
+    let origin = Vec3::new(x, 0.0, z);
+    let ribbons =
+        params.river_water.then(|| ribbon_mesh(&rivers, origin, build.geometry.step(), params.height_scale));
+    Box::new(Some(RiverOutput { rivers, ribbons }))
+}
+
+/// The hook's `apply`: gives the piece its rivers and ribbons, or takes old ones away.
+fn apply_rivers(commands: &mut Commands, piece: Entity, output: Option<HookOutput>) {
+    let output = output.and_then(|o| o.downcast::<Option<RiverOutput>>().ok()).and_then(|o| *o);
+    commands.entity(piece).queue(move |mut piece: EntityWorldMut| {
+        let (rivers, ribbons) = match output {
+            Some(RiverOutput { rivers, ribbons }) => (Some(rivers), ribbons),
+            None => (None, None),
+        };
+        match rivers {
+            Some(rivers) => piece.insert(rivers),
+            None => piece.remove::<TerrainRivers>(),
+        };
+        let old = piece.get::<PieceRiverWater>().map(|w| w.0);
+        let id = piece.id();
+        piece.world_scope(|world| {
+            if let Some(old) = old {
+                world.despawn(old);
+            }
+        });
+        piece.remove::<PieceRiverWater>();
+        let Some(mesh) = ribbons else { return };
+        let child = piece.world_scope(|world| {
+            let mesh = world.get_resource_mut::<Assets<Mesh>>().map(|mut m| m.add(mesh));
+            let material = world.get_resource::<SeaLook>().and_then(|l| l.material.clone());
+            let mut child = world.spawn((RiverWater, Transform::default(), ChildOf(id)));
+            if let Some(mesh) = mesh {
+                child.insert(Mesh3d(mesh));
+            }
+            if let Some(material) = material {
+                child.insert(MeshMaterial3d(material));
+            }
+            child.id()
+        });
+        piece.insert(PieceRiverWater(child));
+    });
+}
+
+/// A flat ribbon along every river, as wide as its width estimate (at least `cell` world
+/// units), lifted a little over the water surface so that it shows above the painted channel.
+/// Positions are relative to `origin` (the piece entity's translation).
+pub fn ribbon_mesh(rivers: &TerrainRivers, origin: Vec3, cell: f32, height_scale: f32) -> Mesh {
+    let lift = 0.002 * height_scale + 0.05 * cell;
+    let (mut positions, mut indices) = (Vec::<[f32; 3]>::new(), Vec::<u32>::new());
+    for line in &rivers.lines {
+        let v = &line.vertices;
+        if v.len() < 2 {
+            continue;
+        }
+        let first = positions.len() as u32;
+        for i in 0..v.len() {
+            let (a, b) = (v[i.saturating_sub(1)].position, v[(i + 1).min(v.len() - 1)].position);
+            let along = (b - a).xz().normalize_or(Vec2::X);
+            let side = Vec3::new(-along.y, 0.0, along.x) * (0.5 * v[i].width.max(cell));
+            let centre = v[i].position - origin + Vec3::Y * lift;
+            positions.push((centre - side).to_array());
+            positions.push((centre + side).to_array());
+        }
+        for k in 0..v.len() as u32 - 1 {
+            let (l0, r0, l1, r1) = (first + 2 * k, first + 2 * k + 1, first + 2 * k + 2, first + 2 * k + 3);
+            indices.extend([l0, r0, l1, r0, r1, l1]);
+        }
+    }
+    let normals = vec![[0.0, 1.0, 0.0]; positions.len()];
+    Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default())
+        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
+        .with_inserted_indices(Indices::U32(indices))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ribbon_has_two_vertices_per_river_vertex_and_faces_up() {
+        let vertex = |x: f32, z: f32| RiverVertex { position: Vec3::new(x, 1.0, z), area: 10.0, width: 0.4 };
+        let rivers = TerrainRivers {
+            lines: vec![RiverLine {
+                vertices: vec![vertex(0.0, 0.0), vertex(1.0, 0.0), vertex(2.0, 1.0)],
+                end: RiverEnd::Sea,
+            }],
+        };
+        let mesh = ribbon_mesh(&rivers, Vec3::ZERO, 0.5, 10.0);
+        let positions = mesh.attribute(Mesh::ATTRIBUTE_POSITION).unwrap().as_float3().unwrap();
+        assert_eq!(positions.len(), 6);
+        // The first pair straddles the first vertex across the flow, as far apart as the larger
+        // of its width and a cell (0.5).
+        let (l, r) = (Vec3::from(positions[0]), Vec3::from(positions[1]));
+        assert!((l.distance(r) - 0.5).abs() < 1e-5 && (l.x - r.x).abs() < 1e-6);
+        assert!(l.y > 1.0, "lifted over the water surface");
+        let Some(Indices::U32(indices)) = mesh.indices() else { panic!("u32 indices") };
+        assert_eq!(indices.len(), 12);
+        // Every triangle's winding faces up (+y), as its normals say.
+        for t in indices.chunks(3) {
+            let [a, b, c] = [t[0], t[1], t[2]].map(|i| Vec3::from(positions[i as usize]));
+            assert!((b - a).cross(c - a).y > 0.0, "triangle {t:?} faces down");
+        }
+    }
+}
