@@ -246,6 +246,37 @@ fn the_erosion_filter_section_turns_gullies_on_and_sets_their_depth_and_branchin
 }
 
 #[test]
+fn the_rivers_section_turns_stream_power_on_and_sets_its_rates_border_and_water() {
+    let mut h = harness(panel(TerrainParams::default(), folder("rivers")));
+    assert_eq!(h.state().params.erosion.stream_power.steps, 0, "off by default");
+    h.get_by_label("Rivers (stream power)").click();
+    h.run();
+    let slider = |h: &Harness<'static, Panel>, label: &str| {
+        h.get(By::new().role(egui::accesskit::Role::Slider).label_contains(label)).rect()
+    };
+    let rail = slider(&h, "time steps");
+    drag_to(&mut h, rail.right_center() - egui::vec2(2.0, 0.0));
+    assert_eq!(h.state().params.erosion.stream_power.steps, 1000, "dragged to the right end");
+    let rail = slider(&h, "erodibility");
+    drag_to(&mut h, rail.left_center() + egui::vec2(2.0, 0.0));
+    assert_eq!(h.state().params.erosion.stream_power.erodibility, 0.001, "dragged to the left end");
+    let rail = slider(&h, "slope exponent");
+    drag_to(&mut h, rail.right_center() - egui::vec2(2.0, 0.0));
+    assert_eq!(h.state().params.erosion.stream_power.slope_exponent, 4.0);
+    h.get_by_label("closed border (drain to the sea only)").click();
+    h.run();
+    assert_eq!(h.state().params.erosion.stream_power.border, bevy_noise_terrain::core::Border::Closed);
+    h.get_by_label("rivers as water").click();
+    h.run();
+    assert!(h.state().params.river_water);
+    // The endless layout says it runs no stream power.
+    assert!(h.query_by_label_contains("Stream power needs the whole map").is_none());
+    h.get_by_label("endless").click();
+    h.run();
+    assert!(h.query_by_label_contains("Stream power needs the whole map").is_some());
+}
+
+#[test]
 fn ramp_stops_and_colour_layers_are_added_moved_and_removed() {
     let mut h = harness(panel(TerrainParams::default(), folder("ramp")));
     h.get_by_label("Colour ramp").click();

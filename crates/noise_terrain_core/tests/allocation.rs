@@ -93,3 +93,28 @@ fn erosion_needs_at_most_three_times_the_map_including_its_outputs() {
     assert!(peak <= 3 * bytes, "peak {} KiB for a {} KiB map", peak >> 10, bytes >> 10);
     assert!(peak >= 2 * bytes, "the two output maps are counted: {} KiB", peak >> 10);
 }
+
+#[test]
+fn stream_power_needs_at_most_twenty_maps_including_its_outputs() {
+    use noise_terrain_core::{MapWorld, StreamPower, StreamPowerMaps, evolve_landscape};
+    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let noise = NoiseSettings { octaves: 6, frequency: 3.0, ..Default::default() };
+    let mut map = Heightmap::generate(&noise, 256, 256).unwrap();
+    let bytes = map.samples().len() * 4;
+    let settings = StreamPower { steps: 5, ..Default::default() };
+    let world = MapWorld::patch(100.0, 256, 24.0, 0.42);
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let mut rivers = 0;
+    let peak = peak_of(|| {
+        let drainage =
+            evolve_landscape(&mut map, &settings, &world, StreamPowerMaps::default(), &|_| {}, &never)
+                .unwrap();
+        rivers = drainage.rivers.len();
+    });
+    // The routing's arrays (water surface, spill levels, order, receivers, areas, donors, flags),
+    // the ground in world units and as it started, the uplift, diffusion's copy, the flood's heap
+    // and the outputs (areas, lake depths, rivers). Measured: 15.0 maps at 256².
+    println!("stream power: peak {:.1} maps", peak as f64 / bytes as f64);
+    assert!(peak <= 20 * bytes, "peak {} KiB for a {} KiB map", peak >> 10, bytes >> 10);
+    assert!(peak >= 8 * bytes && rivers > 0, "the routing's arrays are counted: {} KiB", peak >> 10);
+}
