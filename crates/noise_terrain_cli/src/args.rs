@@ -340,7 +340,7 @@ pub struct ErosionArgs {
     /// preset's, else 0].
     #[arg(long, value_name = "STEPS", value_parser = clap::value_parser!(u32).range(0..=MAX_STREAM_POWER_STEPS as i64), help_heading = "Rivers")]
     pub stream_power: Option<u32>,
-    /// Length of a stream-power step, in the time unit of the rates, [0.001, 1e6] [default: 2].
+    /// Length of a stream-power step, in the time unit of the rates, [0.001, 1e6] [default: 7.5].
     #[arg(long, value_name = "T", value_parser = within(TIME_STEP_RANGE.0, TIME_STEP_RANGE.1), help_heading = "Rivers")]
     pub time_step: Option<f32>,
     /// Erodibility K: how fast a river cuts, world units^(1-2m) per time unit, [0, 100] [default: 0.02].

@@ -93,11 +93,11 @@ pub use grid::{GridWindow, fill_grid};
 pub use map::erosion::{
     AREA_EXPONENT_RANGE, Border, CAPACITY_RANGE, DIFFUSION_RANGE, Drainage, ERODIBILITY_RANGE,
     EROSION_RADIUS_RANGE, EROSION_REFERENCE_CELLS, EROSION_SCALE_RANGE, Erosion, ErosionError, ErosionMaps,
-    ErosionTotals, GRAVITY_RANGE, Hydraulic, INERTIA_RANGE, LIFETIME_RANGE, MAX_DIFFUSION_SUBSTEPS,
-    MAX_DROPLETS, MAX_STREAM_POWER_STEPS, MAX_THERMAL_ITERATIONS, MapWorld, RIVER_AREA_RANGE, RIVER_WATER,
-    RIVER_WIDTH_RANGE, River, RiverEnd, RiverPoint, RiverSettings, SLOPE_EXPONENT_RANGE, StreamPower,
-    StreamPowerMaps, TALUS_ANGLE_RANGE, TIME_STEP_RANGE, Thermal, UPLIFT_RANGE, drainage_of, erode,
-    evolve_landscape,
+    ErosionTotals, GRAVITY_RANGE, Hydraulic, INERTIA_RANGE, LIFETIME_RANGE, LandscapeBudget,
+    MAX_DIFFUSION_SUBSTEPS, MAX_DROPLETS, MAX_STREAM_POWER_STEPS, MAX_THERMAL_ITERATIONS, MapWorld,
+    RIVER_AREA_RANGE, RIVER_WATER, RIVER_WIDTH_RANGE, River, RiverEnd, RiverPoint, RiverSettings,
+    SLOPE_EXPONENT_RANGE, StreamPower, StreamPowerMaps, TALUS_ANGLE_RANGE, TIME_STEP_RANGE, Thermal,
+    UPLIFT_RANGE, drainage_of, erode, evolve_landscape,
 };
 pub use map::frame::Frame;
 pub use map::heightmap::{HeightStats, Heightmap, HeightmapError, MAX_SAMPLES};

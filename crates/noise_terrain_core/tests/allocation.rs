@@ -95,26 +95,28 @@ fn erosion_needs_at_most_three_times_the_map_including_its_outputs() {
 }
 
 #[test]
-fn stream_power_needs_at_most_twenty_maps_including_its_outputs() {
+fn stream_power_needs_at_most_six_maps_including_its_outputs() {
     use noise_terrain_core::{MapWorld, StreamPower, StreamPowerMaps, evolve_landscape};
     let _one = ONE_AT_A_TIME.lock().unwrap();
     let noise = NoiseSettings { octaves: 6, frequency: 3.0, ..Default::default() };
-    let mut map = Heightmap::generate(&noise, 256, 256).unwrap();
-    let bytes = map.samples().len() * 4;
-    let settings = StreamPower { steps: 5, ..Default::default() };
-    let world = MapWorld::patch(100.0, 256, 24.0, 0.42);
-    let never = std::sync::atomic::AtomicBool::new(false);
-    let mut rivers = 0;
-    let peak = peak_of(|| {
-        let drainage =
-            evolve_landscape(&mut map, &settings, &world, StreamPowerMaps::default(), &|_| {}, &never)
-                .unwrap();
-        rivers = drainage.rivers.len();
-    });
-    // The routing's arrays (water surface, spill levels, order, receivers, areas, donors, flags),
-    // the ground in world units and as it started, the uplift, diffusion's copy, the flood's heap
-    // and the outputs (areas, lake depths, rivers). Measured: 15.0 maps at 256².
-    println!("stream power: peak {:.1} maps", peak as f64 / bytes as f64);
-    assert!(peak <= 20 * bytes, "peak {} KiB for a {} KiB map", peak >> 10, bytes >> 10);
-    assert!(peak >= 8 * bytes && rivers > 0, "the routing's arrays are counted: {} KiB", peak >> 10);
+    for n in [256u32, 1024] {
+        let mut map = Heightmap::generate(&noise, n, n).unwrap();
+        let bytes = map.samples().len() * 4;
+        let settings = StreamPower { steps: 5, ..Default::default() };
+        let world = MapWorld::patch(100.0, n, 24.0, 0.42);
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let mut rivers = 0;
+        let peak = peak_of(|| {
+            let drainage =
+                evolve_landscape(&mut map, &settings, &world, StreamPowerMaps::default(), &|_| {}, &never)
+                    .unwrap();
+            rivers = drainage.rivers.len();
+        });
+        // The routing's 14 bytes a cell (direction, flags, order, areas, spill levels), the uplift,
+        // the flood's heap and queue, and the outputs, which keep the areas and spill buffers.
+        // Measured: 5.8 maps at 256², 5.6 at 1024².
+        println!("stream power: peak {:.1} maps", peak as f64 / bytes as f64);
+        assert!(peak <= 6 * bytes, "peak {} KiB for a {} KiB map", peak >> 10, bytes >> 10);
+        assert!(peak >= 3 * bytes && rivers > 0, "the routing's arrays are counted: {} KiB", peak >> 10);
+    }
 }

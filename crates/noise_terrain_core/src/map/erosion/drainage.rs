@@ -1,20 +1,21 @@
 //! Where water goes on a height grid: every cell's receiver (its steepest way down), an order
 //! from the outlets up, and the area that drains through each cell.
 //!
-//! Each cell drains to its steepest lower neighbour (D8). The cells whose way down ends at an
-//! outlet (the open border, the sea) are ordered outlets first by walking up the donors, in
-//! O(n). The rest drain into depressions; those are filled by priority-flood (Barnes, Lehman and
-//! Mulla 2014, "Priority-flood: an optimal depression-filling and watershed-labeling algorithm")
-//! seeded with the drained cells around them: cells are visited lowest first, and a cell lower
-//! than the one that reached it is raised to just above it (the next `f32`), so the water surface
-//! falls strictly along every path and lakes drain across their flat top. Those cells take the
-//! steepest way down that surface and follow in the order the flood visits them, which is sorted
-//! by the surface: in the whole order every cell comes after its receiver, so areas are summed
-//! backwards along it and incision runs forwards. Only the cells of depressions pass through the
-//! flood's heap, which is where the time would go.
+//! Each cell drains to its steepest lower neighbour (D8), kept as one byte: the direction. The
+//! cells whose way down ends at an outlet (the open border, the sea) are ordered outlets first by
+//! walking up to the neighbours that drain into each cell, in O(n). The rest drain into
+//! depressions; those are filled by priority-flood (Barnes, Lehman and Mulla 2014,
+//! "Priority-flood: an optimal depression-filling and watershed-labeling algorithm") seeded with
+//! the drained cells around them: cells are visited lowest first, and a cell lower than the one
+//! that reached it is raised to just above it (the next `f32`), so the water surface falls
+//! strictly along every path and lakes drain across their flat top. Those cells take the steepest
+//! way down that surface and follow in the order the flood visits them, which is sorted by the
+//! surface: in the whole order every cell comes after its receiver, so areas are summed backwards
+//! along it and incision runs forwards. Only the cells of depressions pass through the flood's
+//! heap. Memory: 14 bytes a cell (direction, flags, order, area, spill level), the heap besides.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::world::chunks::for_each_chunk;
 
@@ -36,37 +37,49 @@ pub(super) const BAND_ROWS: usize = 32;
 /// The neighbours of a cell: offsets in x and y, edges first, then diagonals.
 const NEIGHBOURS: [(isize, isize); 8] =
     [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)];
+/// The direction back: `NEIGHBOURS[OPPOSITE[k]]` is minus `NEIGHBOURS[k]`.
+const OPPOSITE: [u8; 8] = [1, 0, 3, 2, 7, 6, 5, 4];
+/// The direction of a cell that drains to itself (an outlet, or a pit before the flood).
+const NOWHERE: u8 = 8;
 
-/// The water's routes over one state of the ground, with the scratch memory reused from one
-/// time step to the next.
+/// Per-cell flags.
+const OUTLET: u8 = 1;
+const SEA: u8 = 2;
+/// Ordered, or queued by the flood.
+const SEEN: u8 = 4;
+/// Its way down the ground ends at an outlet.
+const DRAINED: u8 = 8;
+/// Under a lake: its spill level above its ground.
+const LAKE: u8 = 16;
+/// A seed of the flood already queued.
+const QUEUED: u8 = 32;
+/// On the map's edge (some neighbours missing).
+const EDGE: u8 = 64;
+
+/// The water's routes over one state of the ground, with the memory reused from one time step
+/// to the next.
 #[derive(Default)]
 pub(super) struct Routing {
-    /// The water surface: the ground, or the level of the lake over it raised by the flood's
-    /// steps.
-    pub(super) filled: Vec<f32>,
+    /// The direction each cell drains to (`NEIGHBOURS`' index), or `NOWHERE` for outlets.
+    direction: Vec<u8>,
+    flags: Vec<u8>,
+    /// Every cell once, each after its receiver.
+    pub(super) order: Vec<u32>,
+    /// Area draining through each cell, world units², rain included (during the flood, the
+    /// raised water surface).
+    pub(super) area: Vec<f32>,
     /// The level water stands at over each cell: the ground, or the spill level of the lake
     /// over it (the water surface without the flood's steps, so flats are not lakes).
     pub(super) spill: Vec<f32>,
-    /// Every cell once, each after its receiver.
-    pub(super) order: Vec<u32>,
-    /// The neighbour each cell drains to; an outlet drains to itself.
-    pub(super) receiver: Vec<u32>,
-    /// Area draining through each cell, world units², rain included.
-    pub(super) area: Vec<f32>,
-    /// Whether a cell is an outlet (base level: the open border, the sea).
-    pub(super) outlet: Vec<bool>,
-    /// Whether a cell is under the sea.
-    pub(super) sea: Vec<bool>,
     /// The border the map was routed with.
     pub(super) border: Border,
+    /// Flat-array offsets of the neighbours on the last grid.
+    offsets: [isize; 8],
     heap: BinaryHeap<Reverse<u64>>,
-    /// Cells already ordered (drained) or queued by the flood.
-    seen: Vec<bool>,
-    /// Cells whose way down the ground ends at an outlet.
-    drained: Vec<bool>,
-    /// Donors of every cell, as ranges of `donors` (compressed rows).
-    donor_start: Vec<u32>,
-    donors: Vec<u32>,
+    /// The flood's queue of cells under a lake's surface.
+    pit: VecDeque<u32>,
+    /// Cells waiting to be ordered.
+    stack: Vec<u32>,
 }
 
 /// A map's geometry as the router sees it.
@@ -116,124 +129,172 @@ fn flood_key(height: f32, cell: usize) -> u64 {
 }
 
 impl Routing {
-    /// Routes water over `ground` (world heights, finite): outlets are the cells below
-    /// `sea` and, with an open `border`, the edge. `rain` (one weight per cell, or empty for 1
-    /// everywhere) scales each cell's own area.
+    /// Routes water over `ground` (finite heights): outlets are the cells below `sea` and, with
+    /// an open `border`, the edge. `rain` (one weight per cell, or empty for 1 everywhere) scales
+    /// each cell's own area.
     pub(super) fn route(&mut self, ground: &[f32], grid: Grid, border: Border, sea: f32, rain: &[f32]) {
         let (w, h) = (grid.width, grid.height);
         let n = w * h;
-        self.filled.clear();
-        self.filled.extend_from_slice(ground);
-        self.spill.clear();
-        self.spill.extend_from_slice(ground);
         self.border = border;
-        self.sea.clear();
-        self.sea.extend(ground.iter().map(|&g| g < sea));
-        self.outlet.clear();
-        self.outlet.extend(self.sea.iter().enumerate().map(|(i, &under_sea)| {
+        self.offsets = NEIGHBOURS.map(|(dx, dy)| dy * w as isize + dx);
+        self.flags.clear();
+        self.flags.extend(ground.iter().enumerate().map(|(i, &g)| {
             let edge = i % w == 0 || i % w == w - 1 || i / w == 0 || i / w == h - 1;
-            under_sea || (edge && border == Border::Open)
+            let under_sea = g < sea;
+            let outlet = under_sea || (edge && border == Border::Open);
+            u8::from(under_sea) * SEA | u8::from(outlet) * OUTLET | u8::from(edge) * EDGE
         }));
-        if n > 0 && !self.outlet.iter().any(|&o| o) {
+        if n > 0 && !self.flags.iter().any(|&f| f & OUTLET != 0) {
             // A closed map without sea drains to its lowest cell (the first of equals).
             let lowest = (0..n).min_by(|&a, &b| ground[a].total_cmp(&ground[b])).unwrap_or(0);
-            self.outlet[lowest] = true;
+            self.flags[lowest] |= OUTLET;
         }
-        self.receiver.clear();
-        self.receiver.extend(0..n as u32);
-        steepest_receivers(&mut self.receiver, &self.filled, &self.outlet, grid, None);
-        self.order_drained();
+        self.direction.clear();
+        self.direction.resize(n, NOWHERE);
+        steepest_directions(&mut self.direction, ground, &self.flags, grid, None);
+        self.spill.clear();
+        self.spill.extend_from_slice(ground);
+        self.order_drained(grid);
         if self.order.len() < n {
             self.fill_depressions(ground, grid);
         }
         self.sum_areas(grid, rain);
     }
 
-    /// Orders the cells whose way down ends at an outlet, outlets first, by walking up from
-    /// each cell to its donors; marks them seen.
-    fn order_drained(&mut self) {
-        let n = self.receiver.len();
-        self.donor_start.clear();
-        self.donor_start.resize(n + 1, 0);
-        for (c, &r) in self.receiver.iter().enumerate() {
-            if r as usize != c {
-                self.donor_start[r as usize + 1] += 1;
-            }
+    /// The cell that `c` drains to (itself for an outlet).
+    pub(super) fn receiver(&self, c: usize) -> usize {
+        match self.direction[c] {
+            NOWHERE => c,
+            k => (c as isize + self.offsets[k as usize]) as usize,
         }
-        for i in 0..n {
-            self.donor_start[i + 1] += self.donor_start[i];
-        }
-        self.donors.clear();
-        self.donors.resize(self.donor_start[n] as usize, 0);
-        // Filled from each range's end down to its start: each donor moves `donor_start[r + 1]`
-        // one back, so that at the end it holds the start of `r`'s range.
-        for (c, &r) in self.receiver.iter().enumerate().rev() {
-            if r as usize != c {
-                let r = r as usize;
-                self.donor_start[r + 1] -= 1;
-                self.donors[self.donor_start[r + 1] as usize] = c as u32;
-            }
-        }
-        // Shift back to `donor_start[r]..donor_start[r + 1]`.
-        self.donor_start.remove(0);
-        self.donor_start.push(self.donors.len() as u32);
+    }
+
+    /// Whether cell `c` is base level (the sea, an open edge, a closed map's sink).
+    pub(super) fn is_outlet(&self, c: usize) -> bool {
+        self.flags[c] & OUTLET != 0
+    }
+
+    /// Whether cell `c` is under the sea.
+    pub(super) fn is_sea(&self, c: usize) -> bool {
+        self.flags[c] & SEA != 0
+    }
+
+    /// Whether cell `c` lies under a lake (its spill level above its ground).
+    pub(super) fn is_lake(&self, c: usize) -> bool {
+        self.flags[c] & LAKE != 0
+    }
+
+    /// Orders the cells whose way down ends at an outlet, outlets first, depth first up the
+    /// donors (the neighbours that drain into a cell): consecutive cells of the order are mostly
+    /// neighbours, which keeps the incision's and the areas' reads in cache. Marks them seen
+    /// and drained.
+    fn order_drained(&mut self, grid: Grid) {
+        let n = self.direction.len();
         self.order.clear();
-        self.order.extend((0..n as u32).filter(|&c| self.outlet[c as usize]));
-        let mut head = 0;
-        while head < self.order.len() {
-            let c = self.order[head] as usize;
-            let (a, b) = (self.donor_start[c] as usize, self.donor_start[c + 1] as usize);
-            self.order.extend_from_slice(&self.donors[a..b]);
-            head += 1;
+        // Exactly: growing by doubling would keep up to twice the map's cells.
+        self.order.reserve_exact(n);
+        self.stack.clear();
+        for outlet in (0..n as u32).rev().filter(|&c| self.flags[c as usize] & OUTLET != 0) {
+            self.stack.push(outlet);
         }
-        self.seen.clear();
-        self.seen.resize(n, false);
+        self.walk_up_donors(grid);
         for &c in &self.order {
-            self.seen[c as usize] = true;
+            self.flags[c as usize] |= SEEN | DRAINED;
+        }
+    }
+
+    /// Appends the cells on `stack` and everything that drains into them to the order, depth
+    /// first, each after its receiver.
+    fn walk_up_donors(&mut self, grid: Grid) {
+        while let Some(c) = self.stack.pop() {
+            let c = c as usize;
+            self.order.push(c as u32);
+            if self.flags[c] & EDGE == 0 {
+                for (k, offset) in self.offsets.iter().enumerate() {
+                    let j = (c as isize + offset) as usize;
+                    if self.direction[j] == OPPOSITE[k] {
+                        self.stack.push(j as u32);
+                    }
+                }
+            } else {
+                for (j, k) in grid.neighbours(c) {
+                    if self.direction[j] == OPPOSITE[k] {
+                        self.stack.push(j as u32);
+                    }
+                }
+            }
         }
     }
 
     /// Fills the depressions that the cells not yet ordered drain into, from the drained cells
-    /// around them, and gives those cells their receivers on the filled surface and their place
-    /// in the order.
+    /// around them, gives those cells their directions on the filled surface and orders them
+    /// after their receivers. The raised surface is kept in `area` until the areas are summed.
+    /// Cells that the flood reaches below the surface it comes from (a lake's floor) skip the
+    /// heap: a queue takes them at once (Barnes et al.'s improved priority-flood).
     fn fill_depressions(&mut self, ground: &[f32], grid: Grid) {
-        self.heap.clear();
         let n = ground.len();
-        let first_undrained = self.order.len();
-        // Seeds: the drained cells next to undrained ones. A seed next to several is queued once
-        // for each; popped again, it finds them all seen.
-        self.drained.clear();
-        self.drained.extend_from_slice(&self.seen);
-        for c in (0..n).filter(|&c| !self.drained[c]) {
+        self.area.clear();
+        self.area.extend_from_slice(ground);
+        self.heap.clear();
+        self.pit.clear();
+        for c in 0..n {
+            if self.flags[c] & DRAINED != 0 {
+                continue;
+            }
             for (j, _) in grid.neighbours(c) {
-                if self.drained[j] {
-                    self.heap.push(Reverse(flood_key(self.filled[j], j)));
+                if self.flags[j] & (DRAINED | QUEUED) == DRAINED {
+                    self.flags[j] |= QUEUED;
+                    self.heap.push(Reverse(flood_key(ground[j], j)));
                 }
             }
         }
-        while let Some(Reverse(key)) = self.heap.pop() {
-            let c = (key & 0xffff_ffff) as usize;
-            if !self.drained[c] {
-                // In the order when it leaves the heap: the heap gives the cells sorted by surface.
-                self.order.push(c as u32);
-            }
-            let above = self.filled[c].next_up();
+        loop {
+            let c = match self.pit.pop_front() {
+                Some(c) => c as usize,
+                None => match self.heap.pop() {
+                    Some(Reverse(key)) => (key & 0xffff_ffff) as usize,
+                    None => break,
+                },
+            };
+            let surface = self.area[c];
+            let above = surface.next_up();
             for (j, _) in grid.neighbours(c) {
-                if self.seen[j] {
+                if self.flags[j] & SEEN != 0 {
                     continue;
                 }
-                self.seen[j] = true;
-                self.spill[j] = ground[j].max(self.spill[c]);
-                let level = self.filled[j].max(above);
-                self.filled[j] = level;
-                self.heap.push(Reverse(flood_key(level, j)));
+                self.flags[j] |= SEEN;
+                let spill = ground[j].max(self.spill[c]);
+                self.spill[j] = spill;
+                if spill > ground[j] {
+                    self.flags[j] |= LAKE;
+                }
+                if ground[j] <= surface {
+                    self.area[j] = above;
+                    self.pit.push_back(j as u32);
+                } else {
+                    self.area[j] = ground[j];
+                    self.heap.push(Reverse(flood_key(ground[j], j)));
+                }
             }
         }
+        // Directions down the filled surface: each undrained cell is above the cell the flood
+        // reached it from, so each has one, and following them ends at a drained cell.
+        let first_undrained = self.order.len();
+        self.order.extend((0..n as u32).filter(|&c| self.flags[c as usize] & DRAINED == 0));
         let undrained = &self.order[first_undrained..];
         for &c in undrained {
-            self.receiver[c as usize] = c;
+            self.direction[c as usize] = NOWHERE;
         }
-        steepest_receivers(&mut self.receiver, &self.filled, &self.outlet, grid, Some(undrained));
+        steepest_directions(&mut self.direction, &self.area, &self.flags, grid, Some(undrained));
+        // Ordered after their receivers: from those draining into drained cells up the donors.
+        self.order.truncate(first_undrained);
+        self.stack.clear();
+        for c in (0..n).rev() {
+            if self.flags[c] & DRAINED == 0 && self.flags[self.receiver(c)] & DRAINED != 0 {
+                self.stack.push(c as u32);
+            }
+        }
+        self.walk_up_donors(grid);
     }
 
     /// Drainage areas, summed from the top of every path down to its outlet.
@@ -241,50 +302,48 @@ impl Routing {
         let cell = grid.cell_size * grid.cell_size;
         self.area.clear();
         if rain.is_empty() {
-            self.area.resize(self.filled.len(), cell);
+            self.area.resize(self.direction.len(), cell);
         } else {
             self.area.extend(rain.iter().map(|&r| cell * r));
         }
         for &c in self.order.iter().rev() {
-            let r = self.receiver[c as usize];
+            let c = c as usize;
+            let r = self.receiver(c);
             if r != c {
-                self.area[r as usize] += self.area[c as usize];
+                self.area[r] += self.area[c];
             }
         }
     }
 
-    /// Whether cell `i` lies under a lake (its water surface above its ground).
-    pub(super) fn is_lake(&self, ground: &[f32], i: usize) -> bool {
-        self.spill[i] > ground[i]
+    /// Gives up the area and spill buffers (for outputs that keep them).
+    pub(super) fn into_buffers(self) -> (Vec<f32>, Vec<f32>) {
+        (self.area, self.spill)
     }
 }
 
-/// Every cell's steepest way down `surface` (or only `cells`' when given), kept where a cell has
-/// no lower neighbour; outlets keep theirs.
-fn steepest_receivers(
-    receiver: &mut [u32],
+/// Every cell's steepest way down `surface` (or only `cells`' when given), left `NOWHERE` where
+/// a cell has no lower neighbour; outlets keep `NOWHERE`.
+fn steepest_directions(
+    direction: &mut [u8],
     surface: &[f32],
-    outlet: &[bool],
+    flags: &[u8],
     grid: Grid,
     cells: Option<&[u32]>,
 ) {
     let w = grid.width;
     let inverse = [1.0 / grid.distance(0), 1.0 / grid.distance(4)];
-    // Offsets of the neighbours in the flat array, in the order of `NEIGHBOURS`.
     let offsets = NEIGHBOURS.map(|(dx, dy)| dy * w as isize + dx);
-    let steepest = |i: usize| -> Option<u32> {
-        let (x, y) = (i % w, i / w);
+    let steepest = |i: usize| -> u8 {
         let mut best = 0.0f32;
-        let mut to = None;
+        let mut to = NOWHERE;
         let here = surface[i];
-        if x > 0 && y > 0 && x + 1 < w && y + 1 < grid.height {
+        if flags[i] & EDGE == 0 {
             // Inside the map: no bounds to test.
             for (k, offset) in offsets.iter().enumerate() {
-                let j = (i as isize + offset) as usize;
-                let slope = (here - surface[j]) * inverse[k / 4];
+                let slope = (here - surface[(i as isize + offset) as usize]) * inverse[k / 4];
                 if slope > best {
                     best = slope;
-                    to = Some(j as u32);
+                    to = k as u8;
                 }
             }
         } else {
@@ -292,7 +351,7 @@ fn steepest_receivers(
                 let slope = (here - surface[j]) * inverse[k / 4];
                 if slope > best {
                     best = slope;
-                    to = Some(j as u32);
+                    to = k as u8;
                 }
             }
         }
@@ -301,18 +360,14 @@ fn steepest_receivers(
     match cells {
         Some(cells) => {
             for &c in cells {
-                if let Some(r) = steepest(c as usize) {
-                    receiver[c as usize] = r;
-                }
+                direction[c as usize] = steepest(c as usize);
             }
         }
-        None => for_each_chunk(receiver, BAND_ROWS * w, |band, rows| {
-            for (k, r) in rows.iter_mut().enumerate() {
+        None => for_each_chunk(direction, BAND_ROWS * w, |band, rows| {
+            for (k, d) in rows.iter_mut().enumerate() {
                 let i = band * BAND_ROWS * w + k;
-                if !outlet[i]
-                    && let Some(to) = steepest(i)
-                {
-                    *r = to;
+                if flags[i] & OUTLET == 0 {
+                    *d = steepest(i);
                 }
             }
         }),
@@ -332,8 +387,8 @@ mod tests {
 
     /// Follows receivers from `cell` to its outlet.
     fn outlet_of(r: &Routing, mut cell: u32) -> u32 {
-        for _ in 0..r.receiver.len() {
-            let next = r.receiver[cell as usize];
+        for _ in 0..r.order.len() {
+            let next = r.receiver(cell as usize) as u32;
             if next == cell {
                 return cell;
             }
@@ -363,16 +418,16 @@ mod tests {
             }
             assert!(position.iter().all(|&p| p != usize::MAX), "a cell missing from the order");
             for c in 0..ground.len() as u32 {
-                let rc = r.receiver[c as usize];
-                assert!(r.outlet[outlet_of(&r, c) as usize]);
+                let rc = r.receiver(c as usize) as u32;
+                assert!(r.is_outlet(outlet_of(&r, c) as usize));
                 if rc != c {
                     assert!(position[rc as usize] < position[c as usize]);
-                    assert!(r.filled[rc as usize] < r.filled[c as usize]);
+                    assert!(r.spill[rc as usize] <= r.spill[c as usize]);
                 }
-                assert!(r.filled[c as usize] >= ground[c as usize]);
+                assert!(r.spill[c as usize] >= ground[c as usize]);
             }
             if border == Border::Closed {
-                assert_eq!(r.outlet.iter().filter(|&&o| o).count(), 1, "one sink");
+                assert_eq!((0..ground.len()).filter(|&i| r.is_outlet(i)).count(), 1, "one sink");
             }
         }
     }
@@ -390,15 +445,14 @@ mod tests {
         ground[3 * width + 6] = 3.0;
         // Closed and without sea, the map drains to its lowest cell: a floor cell, no lake.
         let r = route(&ground, width, Border::Closed, -10.0);
-        assert_eq!(r.outlet.iter().filter(|&&o| o).count(), 1);
-        assert!(r.outlet[width + 1] && (0..49).all(|i| !r.is_lake(&ground, i)));
-        // Now with the open border: the floor fills to just above the notch.
+        assert_eq!((0..49).filter(|&i| r.is_outlet(i)).count(), 1);
+        assert!(r.is_outlet(width + 1) && (0..49).all(|i| !r.is_lake(i)));
+        // Now with the open border: the floor is a lake up to the notch.
         let r = route(&ground, width, Border::Open, -10.0);
         for y in 1..6 {
             for x in 1..6 {
-                let level = r.filled[y * width + x];
-                assert!(r.is_lake(&ground, y * width + x));
-                assert!((3.0..3.001).contains(&level), "{level}");
+                assert!(r.is_lake(y * width + x));
+                assert_eq!(r.spill[y * width + x], 3.0);
             }
         }
         // The 25 floor cells and the notch drain out through the notch.
@@ -414,12 +468,13 @@ mod tests {
         let grid = Grid { width: 20, height: 20, cell_size: 2.0 };
         r.route(&ground, grid, Border::Open, 0.5, &rain);
         // What reaches the outlets is all the rain that fell.
-        let out: f32 = (0..400).filter(|&i| r.outlet[i]).map(|i| r.area[i]).sum();
+        let out: f32 = (0..400).filter(|&i| r.is_outlet(i)).map(|i| r.area[i]).sum();
         let fallen: f32 = rain.iter().map(|&x| 4.0 * x).sum();
         assert!((out - fallen).abs() < 1e-3 * fallen, "{out} vs {fallen}");
         for (i, &g) in ground.iter().enumerate() {
             let edge = i % 20 == 0 || i % 20 == 19 || !(20..380).contains(&i);
-            assert_eq!(r.outlet[i], g < 0.5 || edge);
+            assert_eq!(r.is_outlet(i), g < 0.5 || edge);
+            assert_eq!(r.is_sea(i), g < 0.5);
         }
     }
 }

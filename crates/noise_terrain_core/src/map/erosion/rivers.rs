@@ -83,8 +83,21 @@ pub struct River {
     pub end: RiverEnd,
 }
 
+/// The volume budget of a landscape evolution, in noise heights summed over cells: the change of
+/// the map's volume is `uplifted − eroded − left`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LandscapeBudget {
+    /// Raised by uplift.
+    pub uplifted: f64,
+    /// Cut by rivers (it leaves with the water).
+    pub eroded: f64,
+    /// Moved by hillslope diffusion into base-level cells (the sea, an open edge), which keep
+    /// their height: it leaves the map (negative where diffusion brought material in from them).
+    pub left: f64,
+}
+
 /// Where water goes on a map: the outputs of
-/// [`evolve_landscape`](crate::evolve_landscape) and of [`drainage_of`].
+/// [`evolve_landscape`](crate::evolve_landscape) and of [`drainage_of`](crate::drainage_of).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Drainage {
     /// Area draining through each cell, world units².
@@ -95,22 +108,31 @@ pub struct Drainage {
     pub rivers: Vec<River>,
     /// World units between cells (for widths in cells).
     pub cell_size: f32,
+    /// The evolution's volume budget (zeros from [`drainage_of`](crate::drainage_of)).
+    pub budget: LandscapeBudget,
 }
 
 impl Drainage {
-    /// Reads drainage, lakes and rivers off a routing of `ground` (world heights).
+    /// Reads drainage, lakes and rivers off a routing of `ground` (noise heights), keeping its
+    /// area and spill buffers as the maps.
     pub(super) fn from_routing(
-        routing: &Routing,
+        routing: Routing,
         ground: &[f32],
         grid: Grid,
-        height_scale: f32,
         settings: &RiverSettings,
     ) -> Drainage {
         let (w, h) = (grid.width as u32, grid.height as u32);
+        let rivers = trace_rivers(&routing, grid, &settings.clamped());
+        let (area, mut lakes) = routing.into_buffers();
+        lakes.iter_mut().zip(ground).for_each(|(l, g)| *l -= g);
         let map = |values: Vec<f32>| Heightmap::from_samples(w, h, values).expect("the map's size");
-        let lakes = (0..ground.len()).map(|i| (routing.spill[i] - ground[i]) / height_scale).collect();
-        let rivers = trace_rivers(routing, ground, grid, height_scale, &settings.clamped());
-        Drainage { area: map(routing.area.clone()), lakes: map(lakes), rivers, cell_size: grid.cell_size }
+        Drainage {
+            area: map(area),
+            lakes: map(lakes),
+            rivers,
+            cell_size: grid.cell_size,
+            budget: LandscapeBudget::default(),
+        }
     }
 
     /// The part inside `frame` (see [`Heightmap::crop`]); rivers are cut where they leave it
@@ -143,6 +165,7 @@ impl Drainage {
             lakes: self.lakes.crop(frame)?,
             rivers,
             cell_size: self.cell_size,
+            budget: self.budget,
         })
     }
 
@@ -198,20 +221,14 @@ impl Drainage {
 }
 
 /// The river network of a routing (see the module's description).
-fn trace_rivers(
-    routing: &Routing,
-    ground: &[f32],
-    grid: Grid,
-    height_scale: f32,
-    settings: &RiverSettings,
-) -> Vec<River> {
-    let n = ground.len();
+fn trace_rivers(routing: &Routing, grid: Grid, settings: &RiverSettings) -> Vec<River> {
+    let n = grid.width * grid.height;
     let is_river = |i: usize| routing.area[i] >= settings.min_area;
-    // For each cell, its largest river donor (the main branch through it) and whether it has one.
+    // For each cell, its largest river donor (the main branch through it), if any.
     let mut main_donor = vec![u32::MAX; n];
-    for c in 0..n {
-        let r = routing.receiver[c] as usize;
-        if r == c || !is_river(c) {
+    for c in (0..n).filter(|&c| is_river(c)) {
+        let r = routing.receiver(c);
+        if r == c {
             continue;
         }
         let best = main_donor[r];
@@ -228,22 +245,22 @@ fn trace_rivers(
         RiverPoint {
             x: (i % grid.width) as u32,
             y: (i / grid.width) as u32,
-            height: routing.spill[i] / height_scale,
+            height: routing.spill[i],
             area,
             width: settings.width * area.sqrt(),
         }
     };
     let mut rivers = Vec::new();
-    for source in (0..n).filter(|&i| is_river(i) && main_donor[i] == u32::MAX && !routing.outlet[i]) {
+    for source in (0..n).filter(|&i| is_river(i) && main_donor[i] == u32::MAX && !routing.is_outlet(i)) {
         let mut points = vec![point(source)];
         let mut at = source;
         let end = loop {
-            let r = routing.receiver[at] as usize;
+            let r = routing.receiver(at);
             if r == at {
                 break outlet_kind(routing, grid, at);
             }
             points.push(point(r));
-            if routing.outlet[r] {
+            if routing.is_outlet(r) {
                 break outlet_kind(routing, grid, r);
             }
             if main_donor[r] != at as u32 {
@@ -260,7 +277,7 @@ fn trace_rivers(
 fn outlet_kind(routing: &Routing, grid: Grid, i: usize) -> RiverEnd {
     let (x, y) = (i % grid.width, i / grid.width);
     let edge = x == 0 || y == 0 || x + 1 == grid.width || y + 1 == grid.height;
-    if routing.sea[i] {
+    if routing.is_sea(i) {
         RiverEnd::Sea
     } else if edge && routing.border == Border::Open {
         RiverEnd::Border
