@@ -128,3 +128,51 @@ fn an_endless_terrain_ignores_stream_power() {
     assert!(!pieces.is_empty() && pieces.iter().all(|has| !has), "chunks carry no rivers");
     assert!(river_water(&mut app).is_empty());
 }
+
+#[test]
+fn a_change_cancels_a_long_evolution_and_every_frame_keeps_the_last_good_patch() {
+    let params = river_params(20);
+    let mut app = headless_app(params.clone());
+    settle(&mut app);
+    let (piece, good, rivers) = patch(&mut app);
+    assert!(rivers.is_some());
+    // 5000 steps at 512²: minutes of work, started and then replaced.
+    let long = TerrainParams {
+        resolution: 512,
+        erosion: Erosion { stream_power: StreamPower { steps: 5000, ..default() }, ..default() },
+        ..params.clone()
+    };
+    *app.world_mut().resource_mut::<TerrainParams>() = long.clone();
+    let start = std::time::Instant::now();
+    let still_good = |app: &mut App| {
+        let (entity, heights, rivers) = patch(app);
+        assert_eq!(entity, piece);
+        assert_eq!(heights.map, good.map, "the last good patch left the screen");
+        assert!(rivers.is_some(), "its rivers went with it");
+    };
+    while app.world().resource::<TerrainStats>().erosion_progress.is_none() {
+        app.update();
+        still_good(&mut app);
+        assert!(start.elapsed() < std::time::Duration::from_secs(30), "the evolution did not start");
+    }
+    for _ in 0..5 {
+        app.update();
+        still_good(&mut app);
+    }
+    let quick = TerrainParams { erosion: Erosion::default(), ..long };
+    *app.world_mut().resource_mut::<TerrainParams>() = quick;
+    let start = std::time::Instant::now();
+    // Every frame until the new patch lands shows the old one whole.
+    loop {
+        app.update();
+        let (_, heights, rivers) = patch(&mut app);
+        if heights.map.width() == 512 {
+            assert!(rivers.is_none(), "the new patch has no stream power");
+            break;
+        }
+        assert_eq!(heights.map, good.map, "a frame without the last good patch");
+        assert!(start.elapsed() < std::time::Duration::from_secs(10), "waited for the cancelled evolution");
+    }
+    settle(&mut app);
+    assert!(start.elapsed() < std::time::Duration::from_secs(10), "waited {:?}", start.elapsed());
+}
