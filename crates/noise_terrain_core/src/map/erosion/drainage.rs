@@ -142,7 +142,9 @@ impl Routing {
             let edge = i % w == 0 || i % w == w - 1 || i / w == 0 || i / w == h - 1;
             let under_sea = g < sea;
             let outlet = under_sea || (edge && border == Border::Open);
-            u8::from(under_sea) * SEA | u8::from(outlet) * OUTLET | u8::from(edge) * EDGE
+            [(under_sea, SEA), (outlet, OUTLET), (edge, EDGE)]
+                .iter()
+                .fold(0, |f, &(on, flag)| if on { f | flag } else { f })
         }));
         if n > 0 && !self.flags.iter().any(|&f| f & OUTLET != 0) {
             // A closed map without sea drains to its lowest cell (the first of equals).
