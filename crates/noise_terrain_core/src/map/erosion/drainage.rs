@@ -186,7 +186,7 @@ impl Routing {
         self.flags[c] & LAKE != 0
     }
 
-    /// Orders the cells whose way down ends at an outlet, outlets first, depth first up the
+    /// Orders the cells whose way down ends at an outlet, from each outlet depth first up the
     /// donors (the neighbours that drain into a cell): consecutive cells of the order are mostly
     /// neighbours, which keeps the incision's and the areas' reads in cache. Marks them seen
     /// and drained.
@@ -195,11 +195,14 @@ impl Routing {
         self.order.clear();
         // Exactly: growing by doubling would keep up to twice the map's cells.
         self.order.reserve_exact(n);
-        self.stack.clear();
-        for outlet in (0..n as u32).rev().filter(|&c| self.flags[c as usize] & OUTLET != 0) {
-            self.stack.push(outlet);
+        // One outlet at a time: the stack holds only the donors waiting on one tree.
+        for outlet in 0..n {
+            if self.flags[outlet] & OUTLET != 0 {
+                self.stack.clear();
+                self.stack.push(outlet as u32);
+                self.walk_up_donors(grid);
+            }
         }
-        self.walk_up_donors(grid);
         for &c in &self.order {
             self.flags[c as usize] |= SEEN | DRAINED;
         }
@@ -290,13 +293,13 @@ impl Routing {
         steepest_directions(&mut self.direction, &self.area, &self.flags, grid, Some(undrained));
         // Ordered after their receivers: from those draining into drained cells up the donors.
         self.order.truncate(first_undrained);
-        self.stack.clear();
-        for c in (0..n).rev() {
+        for c in 0..n {
             if self.flags[c] & DRAINED == 0 && self.flags[self.receiver(c)] & DRAINED != 0 {
+                self.stack.clear();
                 self.stack.push(c as u32);
+                self.walk_up_donors(grid);
             }
         }
-        self.walk_up_donors(grid);
     }
 
     /// Drainage areas, summed from the top of every path down to its outlet.
