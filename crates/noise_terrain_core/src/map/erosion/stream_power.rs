@@ -149,6 +149,12 @@ impl MapWorld {
         MapWorld { cell_size: world_size / (cells.max(2) - 1) as f32, height_scale, sea_level }
     }
 
+    /// The noise height of the coast: the sea level, or 0 without a sea (where non-finite
+    /// heights are put, and where the default uplift starts).
+    pub fn coast(&self) -> f32 {
+        if self.sea_level.is_finite() { self.sea_level } else { 0.0 }
+    }
+
     /// The geometry with every value in range.
     pub fn clamped(&self) -> MapWorld {
         MapWorld {
@@ -195,14 +201,14 @@ pub fn evolve_landscape(
         }
         _ => {
             // Without a sea, the uplift map is the height itself.
-            let coast = if sea.is_finite() { sea } else { 0.0 };
+            let coast = world.coast();
             let room = (1.0 - coast).max(1e-6);
             map.samples().iter().map(|&h| if h > coast { (h - coast) / room * rate } else { 0.0 }).collect()
         }
     };
     let ground = map.samples_mut();
-    let fallback = if sea.is_finite() { sea } else { 0.0 };
-    ground.iter_mut().filter(|h| !h.is_finite()).for_each(|h| *h = fallback);
+    let coast = world.coast();
+    ground.iter_mut().filter(|h| !h.is_finite()).for_each(|h| *h = coast);
     let mut routing = Routing::default();
     let mut budget = LandscapeBudget::default();
     let mut rows = Vec::new();
@@ -238,17 +244,15 @@ pub fn drainage_of(
     let world = world.clamped();
     let grid = grid_of(map, &world);
     let rain = weights_of(map, rain);
-    let mut routing = Routing::default();
-    let fallback = if world.sea_level.is_finite() { world.sea_level } else { 0.0 };
-    if map.samples().iter().all(|h| h.is_finite()) {
-        routing.route(map.samples(), grid, border, world.sea_level, &rain);
-        Drainage::from_routing(routing, map.samples(), grid, rivers)
+    // A copy only where a height has to be replaced.
+    let ground: std::borrow::Cow<[f32]> = if map.samples().iter().all(|h| h.is_finite()) {
+        map.samples().into()
     } else {
-        let ground: Vec<f32> =
-            map.samples().iter().map(|&h| if h.is_finite() { h } else { fallback }).collect();
-        routing.route(&ground, grid, border, world.sea_level, &rain);
-        Drainage::from_routing(routing, &ground, grid, rivers)
-    }
+        map.samples().iter().map(|&h| if h.is_finite() { h } else { world.coast() }).collect()
+    };
+    let mut routing = Routing::default();
+    routing.route(&ground, grid, border, world.sea_level, &rain);
+    Drainage::from_routing(routing, &ground, grid, rivers)
 }
 
 /// The router's view of `map` placed by `world`.
