@@ -24,20 +24,22 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::Heightmap;
 use crate::clamp::clamp_or;
 
+mod diffusion;
 mod drainage;
 mod droplets;
 mod rivers;
 mod stream_power;
 mod thermal;
 
+pub use diffusion::MAX_DIFFUSION_SUBSTEPS;
 pub use drainage::Border;
 pub use rivers::{
     Drainage, LandscapeBudget, RIVER_AREA_RANGE, RIVER_WIDTH_RANGE, River, RiverEnd, RiverPoint,
     RiverSettings,
 };
 pub use stream_power::{
-    AREA_EXPONENT_RANGE, DIFFUSION_RANGE, ERODIBILITY_RANGE, MAX_DIFFUSION_SUBSTEPS, MAX_STREAM_POWER_STEPS,
-    MapWorld, SLOPE_EXPONENT_RANGE, StreamPower, StreamPowerMaps, TIME_STEP_RANGE, UPLIFT_RANGE, drainage_of,
+    AREA_EXPONENT_RANGE, DIFFUSION_RANGE, ERODIBILITY_RANGE, MAX_STREAM_POWER_STEPS, MapWorld,
+    SLOPE_EXPONENT_RANGE, StreamPower, StreamPowerMaps, TIME_STEP_RANGE, UPLIFT_RANGE, drainage_of,
     evolve_landscape,
 };
 

@@ -21,6 +21,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::ErosionError;
+use super::diffusion::diffuse;
 use super::drainage::{Border, Grid, Routing};
 use super::rivers::{Drainage, LandscapeBudget, RiverSettings};
 use crate::Heightmap;
@@ -40,8 +41,6 @@ pub const SLOPE_EXPONENT_RANGE: (f32, f32) = (0.5, 4.0);
 pub const DIFFUSION_RANGE: (f32, f32) = (0.0, 1e4);
 /// Uplift at the top of the uplift map, world units per time unit.
 pub const UPLIFT_RANGE: (f32, f32) = (0.0, 1e4);
-/// Most diffusion sub-steps in one time step; a faster diffusion is limited to what these allow.
-pub const MAX_DIFFUSION_SUBSTEPS: u32 = 64;
 
 /// Stream-power landscape evolution. The defaults suit the default patch (100 world units across,
 /// 24 tall): valleys branch down to the sea in 40 steps (300 time units; the implicit scheme
@@ -211,7 +210,6 @@ pub fn evolve_landscape(
     ground.iter_mut().filter(|h| !h.is_finite()).for_each(|h| *h = coast);
     let mut routing = Routing::default();
     let mut budget = LandscapeBudget::default();
-    let mut rows = Vec::new();
     let mut result = Ok(());
     for step in 0..s.steps {
         if cancel.load(Ordering::Relaxed) {
@@ -220,7 +218,7 @@ pub fn evolve_landscape(
         }
         routing.route(ground, grid, s.border, sea, &rain);
         incise(ground, &routing, &uplift, grid, &s, world.height_scale, &mut budget);
-        budget.left += diffuse(ground, |i| routing.is_outlet(i), grid, s.diffusion * s.time_step, &mut rows);
+        budget.left += diffuse(ground, routing.outlets(), grid, s.diffusion * s.time_step);
         progress((step + 1) as f32 / s.steps as f32);
     }
     if result.is_ok() {
@@ -341,56 +339,6 @@ fn drop_above_base(above: f32, f: f32, n: f32) -> f32 {
     d
 }
 
-/// Hillslope diffusion over `rate` (D × time) in stable explicit sub-steps; base-level cells keep
-/// their height (`fixed`), and no material crosses the map's edge. Rows are updated in place, with the old
-/// copies of the row above and of the row itself kept in `rows`. Returns the volume that went
-/// into base-level cells (which keep their height: it leaves the map).
-fn diffuse(
-    ground: &mut [f32],
-    fixed: impl Fn(usize) -> bool,
-    grid: Grid,
-    rate: f32,
-    rows: &mut Vec<f32>,
-) -> f64 {
-    if rate <= 0.0 || grid.width < 2 || grid.height < 2 {
-        return 0.0;
-    }
-    let per_cell = rate / (grid.cell_size * grid.cell_size);
-    // The explicit five-point stencil is stable up to a quarter per sub-step; 0.2 leaves room.
-    let substeps = (per_cell / 0.2).ceil().clamp(1.0, MAX_DIFFUSION_SUBSTEPS as f32) as u32;
-    let k = (per_cell / substeps as f32).min(0.2);
-    let (w, h) = (grid.width, grid.height);
-    let mut moved = 0.0f64;
-    rows.resize(2 * w, 0.0);
-    for _ in 0..substeps {
-        let (above, this) = rows.split_at_mut(w);
-        for y in 0..h {
-            this.copy_from_slice(&ground[y * w..(y + 1) * w]);
-            // Summed in `f32` along a row, in `f64` over rows: a chain of `f64` additions per cell
-            // would take a third of the time.
-            let mut row_change = 0.0f32;
-            for x in 0..w {
-                let i = y * w + x;
-                if fixed(i) {
-                    continue;
-                }
-                let here = this[x];
-                // A missing neighbour past the edge counts as level with the cell: no flux.
-                let west = if x > 0 { this[x - 1] } else { here };
-                let east = if x + 1 < w { this[x + 1] } else { here };
-                let north = if y > 0 { above[x] } else { here };
-                let south = if y + 1 < h { ground[i + w] } else { here };
-                let new = here + k * (west + east + north + south - 4.0 * here);
-                row_change += new - here;
-                ground[i] = new;
-            }
-            moved += f64::from(row_change);
-            above.copy_from_slice(this);
-        }
-    }
-    -moved
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,29 +354,6 @@ mod tests {
                 assert!(residual.abs() <= 1e-4 * above, "n {n}, above {above}, f {f}: residual {residual}");
             }
         }
-    }
-
-    #[test]
-    fn diffusion_keeps_the_mass_of_a_closed_map_and_flattens_it() {
-        let grid = Grid { width: 16, height: 12, cell_size: 0.5 };
-        let mut ground: Vec<f32> = (0..192).map(|i| if i % 7 == 0 { 3.0 } else { 1.0 }).collect();
-        let before: f32 = ground.iter().sum();
-        // 0.5 per cell² per call: three sub-steps each.
-        for _ in 0..200 {
-            diffuse(&mut ground, |_| false, grid, 0.125, &mut Vec::new());
-        }
-        let after: f32 = ground.iter().sum();
-        assert!((before - after).abs() < 1e-3 * before, "{before} vs {after}");
-        let spread = ground.iter().fold(0.0f32, |m, &g| m.max((g - after / 192.0).abs()));
-        assert!(spread < 0.01, "still {spread} from the mean");
-    }
-
-    #[test]
-    fn a_very_fast_diffusion_stays_stable() {
-        let grid = Grid { width: 20, height: 20, cell_size: 1.0 };
-        let mut ground: Vec<f32> = (0..400).map(|i| ((i * 37) % 11) as f32).collect();
-        diffuse(&mut ground, |_| false, grid, 1e6, &mut Vec::new());
-        assert!(ground.iter().all(|g| (0.0..=10.0).contains(g)), "no overshoot");
     }
 
     fn hills(n: u32) -> Heightmap {
