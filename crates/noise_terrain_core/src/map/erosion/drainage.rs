@@ -140,6 +140,23 @@ fn flood_key(height: f32, cell: usize) -> u64 {
     (u64::from(ordered) << 32) | cell as u64
 }
 
+/// Runs `body` with `j` bound to every cell next to `c` (inside the map): by `offsets` inside it,
+/// with bounds tests only on its `edge`. A macro, so that the body is inlined into both loops
+/// (the flood's closure, called per neighbour, was not).
+macro_rules! for_each_neighbour {
+    ($c:expr, $edge:expr, $offsets:expr, $grid:expr, |$j:ident| $body:block) => {{
+        let c: usize = $c;
+        if $edge {
+            for ($j, _) in $grid.neighbours(c) $body
+        } else {
+            for &offset in $offsets.iter() {
+                let $j = (c as isize + offset) as usize;
+                $body
+            }
+        }
+    }};
+}
+
 impl Routing {
     /// Routes water over `ground` (finite heights): outlets are the cells below `sea` and, with
     /// an open `border`, the edge. `rain` (one weight per cell, or empty for 1 everywhere) scales
@@ -271,7 +288,7 @@ impl Routing {
         slope.clear();
         for c in 0..n {
             if flags[c] & DRAINED == 0 {
-                for_each_neighbour(c, flags[c] & EDGE != 0, offsets, grid, |j| {
+                for_each_neighbour!(c, flags[c] & EDGE != 0, offsets, grid, |j| {
                     if flags[j] & (DRAINED | QUEUED) == DRAINED {
                         flags[j] |= QUEUED;
                         slope.push(j as u32);
@@ -301,9 +318,9 @@ impl Routing {
             let surface = area[c];
             let above = surface.next_up();
             let from_spill = spill[c];
-            for_each_neighbour(c, flags[c] & EDGE != 0, offsets, grid, |j| {
+            for_each_neighbour!(c, flags[c] & EDGE != 0, offsets, grid, |j| {
                 if flags[j] & SEEN != 0 {
-                    return;
+                    continue;
                 }
                 flags[j] |= SEEN;
                 let level = ground[j].max(from_spill);
@@ -364,18 +381,8 @@ impl Routing {
     }
 }
 
-/// `f` of every cell next to `c` (inside the map): by `offsets` inside it, with bounds tests only
-/// on its `edge`.
-#[inline(always)]
-fn for_each_neighbour(c: usize, edge: bool, offsets: &[isize; 8], grid: Grid, mut f: impl FnMut(usize)) {
-    if edge {
-        grid.neighbours(c).for_each(|(j, _)| f(j));
-    } else {
-        offsets.iter().for_each(|&offset| f((c as isize + offset) as usize));
-    }
-}
-
-/// Whether `f` holds for any cell next to `c` (see [`for_each_neighbour`]).
+/// Whether `f` holds for any cell next to `c` (inside the map): by `offsets` inside it, with
+/// bounds tests only on its `edge`.
 #[inline(always)]
 fn any_neighbour(
     c: usize,
