@@ -101,9 +101,10 @@ fn diffuse_band(
     k: f32,
 ) {
     let count = rows.len() / width;
-    // The old row being updated, padded with a copy of its edge cells, and the old row above it.
+    // The old row being updated, padded with a copy of its edge cells, and the old row above it
+    // (swapped, not copied, when the next row comes).
     let mut this = vec![0.0f32; width + 2];
-    let mut previous = vec![0.0f32; width];
+    let mut previous = vec![0.0f32; width + 2];
     for y in 0..count {
         let row = y * width..(y + 1) * width;
         this[1..width + 1].copy_from_slice(&rows[row.clone()]);
@@ -113,7 +114,7 @@ fn diffuse_band(
         let north: &[f32] = match (y, above) {
             (0, Some(above)) => above,
             (0, None) => &this[1..width + 1],
-            _ => &previous,
+            _ => &previous[1..width + 1],
         };
         let south: &[f32] = match (y + 1 < count, below) {
             (true, _) => &later[..width],
@@ -121,7 +122,7 @@ fn diffuse_band(
             (false, None) => &this[1..width + 1],
         };
         diffuse_row(north, &this, south, &flags[row], bit, k, out);
-        previous.copy_from_slice(&this[1..width + 1]);
+        std::mem::swap(&mut this, &mut previous);
     }
 }
 
