@@ -81,9 +81,8 @@ pub(super) struct Routing {
     heap: BinaryHeap<Reverse<u64>>,
     /// The flood's queue of cells under a lake's surface.
     pit: VecDeque<u32>,
-    /// Cells the flood reached above its surface, to spread from at once or to put in the heap.
-    slope: Vec<u32>,
-    /// Cells waiting to be ordered.
+    /// Cells waiting to be ordered, or (during the flood) cells it reached above its surface, to
+    /// spread from at once or to put in the heap: one buffer, as the two never overlap.
     stack: Vec<u32>,
 }
 
@@ -283,18 +282,18 @@ impl Routing {
     /// lower unreached neighbour wait in the heap for their turn.
     fn fill_depressions(&mut self, ground: &[f32], grid: Grid) {
         let n = ground.len();
-        let Routing { flags, area, spill, offsets, heap, pit, slope, .. } = self;
+        let Routing { flags, area, spill, offsets, heap, pit, stack, .. } = self;
         area.clear();
         area.extend_from_slice(ground);
         heap.clear();
         pit.clear();
-        slope.clear();
+        stack.clear();
         for c in 0..n {
             if flags[c] & DRAINED == 0 {
                 for_each_neighbour!(c, flags[c] & EDGE != 0, offsets, grid, |j| {
                     if flags[j] & (DRAINED | QUEUED) == DRAINED {
                         flags[j] |= QUEUED;
-                        slope.push(j as u32);
+                        stack.push(j as u32);
                     }
                 });
             }
@@ -302,7 +301,7 @@ impl Routing {
         loop {
             let c = if let Some(c) = pit.pop_front() {
                 c as usize
-            } else if let Some(c) = slope.pop() {
+            } else if let Some(c) = stack.pop() {
                 let c = c as usize;
                 let surface = area[c];
                 let lower_unreached = any_neighbour(c, flags[c] & EDGE != 0, offsets, grid, |j| {
@@ -336,7 +335,7 @@ impl Routing {
                     pit.push_back(j as u32);
                 } else {
                     area[j] = ground[j];
-                    slope.push(j as u32);
+                    stack.push(j as u32);
                 }
             });
         }
@@ -376,6 +375,14 @@ impl Routing {
                 self.area[r] += self.area[c];
             }
         }
+    }
+
+    /// Frees the flood's heap and queues and the ordering stack (kept between time steps), for
+    /// the outputs built from the routing.
+    pub(super) fn release_scratch(&mut self) {
+        self.heap = BinaryHeap::new();
+        self.pit = VecDeque::new();
+        self.stack = Vec::new();
     }
 
     /// Gives up the area and spill buffers (for outputs that keep them).

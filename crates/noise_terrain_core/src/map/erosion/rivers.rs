@@ -116,12 +116,13 @@ impl Drainage {
     /// Reads drainage, lakes and rivers off a routing of `ground` (noise heights), keeping its
     /// area and spill buffers as the maps.
     pub(super) fn from_routing(
-        routing: Routing,
+        mut routing: Routing,
         ground: &[f32],
         grid: Grid,
         settings: &RiverSettings,
     ) -> Drainage {
         let (w, h) = (grid.width as u32, grid.height as u32);
+        routing.release_scratch();
         let rivers = trace_rivers(&routing, grid, &settings.clamped());
         let (area, mut lakes) = routing.into_buffers();
         lakes.iter_mut().zip(ground).for_each(|(l, g)| *l -= g);
