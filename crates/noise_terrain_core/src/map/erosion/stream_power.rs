@@ -221,12 +221,12 @@ pub fn evolve_landscape(
         budget.left += diffuse(ground, routing.outlets(), grid, s.diffusion * s.time_step);
         progress((step + 1) as f32 / s.steps as f32);
     }
-    if result.is_ok() {
-        routing.route(ground, grid, s.border, sea, &rain);
-    }
+    // A cancelled evolution builds no outputs (its routing may never have run).
+    result?;
+    routing.route(ground, grid, s.border, sea, &rain);
     let mut drainage = Drainage::from_routing(routing, ground, grid, &s.rivers);
     drainage.budget = budget;
-    result.map(|()| drainage)
+    Ok(drainage)
 }
 
 /// Where water goes on `map` (noise heights) as it is, without changing it: drainage areas,
