@@ -40,6 +40,7 @@ use crate::field::basis::worley::{
 use crate::field::basis::{DistanceMetric, WorleyReturn};
 use crate::field::coord::{AxisCell, split};
 use crate::field::fractal::{Fractal, MAX_OCTAVES};
+use crate::field::hash::{hash2_spread, spread_x, spread_y, unit_value};
 use crate::isa::Isa;
 
 /// Per-thread buffers for one row segment of up to `width` pixels.
@@ -270,6 +271,10 @@ fn cell_layer(
     }
     let cy = AxisCell::new(py, lattice.period);
     let v = fade.apply(cy.f);
+    if s.basis == Basis::Value && lattice.period.is_none() && short_runs(&scratch.i0[..width]) {
+        let cells = (&scratch.i0[..width], &scratch.u[..width]);
+        return value_per_pixel(lattice, [cy.i0, cy.i1], v, cells, layer);
+    }
     // Worley's search radius, jitter and bounds come from the sampler, computed once: at fine
     // octaves a run is a few pixels and computing them per run cost a quarter of the time.
     let search = &sampler.worley_search;
@@ -321,6 +326,43 @@ fn cell_layer(
         start = end;
     }
     scratch.bands[octave] = band;
+}
+
+/// Value noise in cells narrower than this many pixels (on average along the row) takes the
+/// per-pixel path ([`value_per_pixel`]). Measured on a Zen 4 EPYC (AVX-512), fBm of 5 octaves:
+/// 16 and 40 beat the run path at 1024² and in 129² chunks by 1.13x to 1.20x (40 a little
+/// ahead at 1024², where it also takes the 32-pixel octave), every octave per pixel loses (0.83x
+/// to 0.89x).
+const PER_PIXEL_BELOW: usize = 40;
+
+/// Whether the runs of equal cells in a row (`cells`, never decreasing: an unbounded lattice)
+/// are on average shorter than [`PER_PIXEL_BELOW`] pixels.
+#[inline(always)]
+fn short_runs(cells: &[i32]) -> bool {
+    let runs = (i64::from(cells[cells.len() - 1]) - i64::from(cells[0])).unsigned_abs() + 1;
+    (cells.len() as u64) < runs.saturating_mul(PER_PIXEL_BELOW as u64)
+}
+
+/// One octave of value noise over a row of short runs (an unbounded lattice): every pixel
+/// hashes its own four corners (`cells`: each pixel's cell and faded x weight; `[y0, y1]` and
+/// `v` the row's), in one loop that vectorises. Where a cell spans a few pixels this costs less
+/// than finding each run's end and looking its corners up once; the corners are
+/// [`corner_value_2d`]'s bits.
+#[inline(always)]
+fn value_per_pixel(
+    lattice: &Lattice,
+    [y0, y1]: [i32; 2],
+    v: f32,
+    (x0, u): (&[i32], &[f32]),
+    layer: &mut [f32],
+) {
+    let (sy0, sy1, seed) = (spread_y(y0), spread_y(y1), lattice.seed);
+    let corner = |sx, sy| unit_value(hash2_spread(sx, sy, seed));
+    for ((o, &x0), &u) in layer.iter_mut().zip(x0).zip(u) {
+        let (sx0, sx1) = (spread_x(x0), spread_x(x0 + 1));
+        let c = [corner(sx0, sy0), corner(sx1, sy0), corner(sx0, sy1), corner(sx1, sy1)];
+        *o = blend_values_2d(&c, u, v) * 2.0 - 1.0;
+    }
 }
 
 /// Worley's feature points of every column a row of pixels searches at one octave, computed for
@@ -718,6 +760,34 @@ mod tests {
             }
         }
         assert!(needed >= 8, "too few settings search beyond 3×3: {needed}");
+    }
+
+    #[test]
+    fn value_noise_rows_take_both_paths_with_the_point_path_bits() {
+        // Cells of 128 down to 8 pixels: the first octaves take runs, the last ones go per pixel.
+        let s =
+            NoiseSettings { basis: Basis::Value, octaves: 5, frequency: 8.0, seed: 3, ..Default::default() };
+        let sampler = s.sampler();
+        let window = GridWindow { origin: [-300, 7], width: 1024, height: 3, pixels_per_unit: 1024.0 };
+        let cells = |scale: f64| -> Vec<i32> {
+            (0..1024).map(|i| split((-300.0 + i as f64) / 1024.0 * 8.0 * scale).0).collect()
+        };
+        assert!(!short_runs(&cells(1.0)), "the first octave takes runs");
+        assert!(short_runs(&cells(16.0)), "the fifth octave goes per pixel");
+        for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+            let mut out = vec![MaybeUninit::new(f32::NAN); 1024 * 3];
+            fill_uninit_with(isa, &sampler, window, &mut out);
+            for (k, h) in out.iter().enumerate() {
+                let (i, j) = ((k % 1024) as f64 - 300.0, (k / 1024) as f64 + 7.0);
+                // SAFETY: initialised above (and overwritten by the fill).
+                let h = unsafe { h.assume_init() };
+                assert_eq!(
+                    h.to_bits(),
+                    sampler.sample(i / 1024.0, j / 1024.0).to_bits(),
+                    "{isa:?} pixel {k}"
+                );
+            }
+        }
     }
 
     #[test]
