@@ -29,7 +29,7 @@ use std::mem::MaybeUninit;
 use crate::field::FieldSampler;
 use crate::field::basis::Basis;
 use crate::field::basis::Lattice;
-use crate::field::basis::gradient::corner_gradient_2d;
+use crate::field::basis::gradient::{corner_gradient_2d, gradient_2d};
 use crate::field::basis::gradient_kernel::blend_gradients_2d;
 use crate::field::basis::gradient_kernel::{GradientKernel, blend_rounded_2d};
 use crate::field::basis::simplex::corners_2d;
@@ -271,9 +271,15 @@ fn cell_layer(
     }
     let cy = AxisCell::new(py, lattice.period);
     let v = fade.apply(cy.f);
-    if s.basis == Basis::Value && lattice.period.is_none() && short_runs(&scratch.i0[..width]) {
+    // Cells a few pixels wide: every pixel on its own (see the thresholds).
+    let short = |pixels| lattice.period.is_none() && runs_shorter_than(&scratch.i0[..width], pixels);
+    if s.basis == Basis::Value && short(VALUE_PER_PIXEL_BELOW) {
         let cells = (&scratch.i0[..width], &scratch.u[..width]);
         return value_per_pixel(lattice, [cy.i0, cy.i1], v, cells, layer);
+    }
+    if s.basis == Basis::Gradient && short(GRADIENT_PER_PIXEL_BELOW) {
+        let cells = (&scratch.i0[..width], &scratch.fx[..width], &scratch.u[..width]);
+        return gradient_per_pixel(lattice, cy, v, cells, layer);
     }
     // Worley's search radius, jitter and bounds come from the sampler, computed once: at fine
     // octaves a run is a few pixels and computing them per run cost a quarter of the time.
@@ -333,14 +339,20 @@ fn cell_layer(
 /// 16 and 40 beat the run path at 1024² and in 129² chunks by 1.13x to 1.20x (40 a little
 /// ahead at 1024², where it also takes the 32-pixel octave), every octave per pixel loses (0.83x
 /// to 0.89x).
-const PER_PIXEL_BELOW: usize = 40;
+const VALUE_PER_PIXEL_BELOW: usize = 40;
 
-/// Whether the runs of equal cells in a row (`cells`, never decreasing: an unbounded lattice)
-/// are on average shorter than [`PER_PIXEL_BELOW`] pixels.
+/// Gradient noise in cells narrower than this many pixels takes the per-pixel path
+/// ([`gradient_per_pixel`]): its corner gradients come from a table, which the pixel loop reads
+/// one lane at a time, so it pays only where runs are a few pixels (a 65² grid's finest octaves:
+/// 2x there; 2 and 8 measured slower, per pixel everywhere 2x slower at 1024²).
+const GRADIENT_PER_PIXEL_BELOW: usize = 4;
+
+/// Whether the runs of equal cells in a row (`cells`, never decreasing or never increasing: an
+/// unbounded lattice) are on average shorter than `pixels`.
 #[inline(always)]
-fn short_runs(cells: &[i32]) -> bool {
+fn runs_shorter_than(cells: &[i32], pixels: usize) -> bool {
     let runs = (i64::from(cells[cells.len() - 1]) - i64::from(cells[0])).unsigned_abs() + 1;
-    (cells.len() as u64) < runs.saturating_mul(PER_PIXEL_BELOW as u64)
+    (cells.len() as u64) < runs.saturating_mul(pixels as u64)
 }
 
 /// One octave of value noise over a row of short runs (an unbounded lattice): every pixel
@@ -362,6 +374,38 @@ fn value_per_pixel(
         let (sx0, sx1) = (spread_x(x0), spread_x(x0 + 1));
         let c = [corner(sx0, sy0), corner(sx1, sy0), corner(sx0, sy1), corner(sx1, sy1)];
         *o = blend_values_2d(&c, u, v) * 2.0 - 1.0;
+    }
+}
+
+/// One octave of gradient noise over a row of short runs (an unbounded lattice), as
+/// [`value_per_pixel`]: each pixel (`cells`: its cell, fraction and faded weight) looks up its own
+/// four corner gradients, [`corner_gradient_2d`]'s bits, and blends them with the kernel.
+#[inline(always)]
+fn gradient_per_pixel(
+    lattice: &Lattice,
+    cy: AxisCell,
+    v: f32,
+    (x0, fx, u): (&[i32], &[f32], &[f32]),
+    layer: &mut [f32],
+) {
+    let (sy0, sy1, seed) = (spread_y(cy.i0), spread_y(cy.i1), lattice.seed);
+    let corner = |sx, sy| gradient_2d(hash2_spread(sx, sy, seed));
+    let cells = x0.iter().zip(fx).zip(u);
+    match lattice.kernel {
+        GradientKernel::Perlin => {
+            for (o, ((&x0, &fx), &u)) in layer.iter_mut().zip(cells) {
+                let (sx0, sx1) = (spread_x(x0), spread_x(x0 + 1));
+                let g = [corner(sx0, sy0), corner(sx1, sy0), corner(sx0, sy1), corner(sx1, sy1)];
+                *o = blend_gradients_2d(&g, fx, cy.f, u, v);
+            }
+        }
+        GradientKernel::Rounded => {
+            for (o, ((&x0, &fx), &u)) in layer.iter_mut().zip(cells) {
+                let (sx0, sx1) = (spread_x(x0), spread_x(x0 + 1));
+                let g = [corner(sx0, sy0), corner(sx1, sy0), corner(sx0, sy1), corner(sx1, sy1)];
+                *o = blend_rounded_2d(&g, fx, cy.f, u, v);
+            }
+        }
     }
 }
 
@@ -763,29 +807,44 @@ mod tests {
     }
 
     #[test]
-    fn value_noise_rows_take_both_paths_with_the_point_path_bits() {
-        // Cells of 128 down to 8 pixels: the first octaves take runs, the last ones go per pixel.
-        let s =
-            NoiseSettings { basis: Basis::Value, octaves: 5, frequency: 8.0, seed: 3, ..Default::default() };
-        let sampler = s.sampler();
-        let window = GridWindow { origin: [-300, 7], width: 1024, height: 3, pixels_per_unit: 1024.0 };
-        let cells = |scale: f64| -> Vec<i32> {
-            (0..1024).map(|i| split((-300.0 + i as f64) / 1024.0 * 8.0 * scale).0).collect()
-        };
-        assert!(!short_runs(&cells(1.0)), "the first octave takes runs");
-        assert!(short_runs(&cells(16.0)), "the fifth octave goes per pixel");
-        for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
-            let mut out = vec![MaybeUninit::new(f32::NAN); 1024 * 3];
-            fill_uninit_with(isa, &sampler, window, &mut out);
-            for (k, h) in out.iter().enumerate() {
-                let (i, j) = ((k % 1024) as f64 - 300.0, (k / 1024) as f64 + 7.0);
-                // SAFETY: initialised above (and overwritten by the fill).
-                let h = unsafe { h.assume_init() };
-                assert_eq!(
-                    h.to_bits(),
-                    sampler.sample(i / 1024.0, j / 1024.0).to_bits(),
-                    "{isa:?} pixel {k}"
-                );
+    fn value_and_gradient_rows_take_both_paths_with_the_point_path_bits() {
+        // Cells of 128 pixels down to half a pixel: the first octaves take runs, the last ones go
+        // per pixel.
+        let cases = [
+            (Basis::Value, GradientKernel::Rounded, VALUE_PER_PIXEL_BELOW),
+            (Basis::Gradient, GradientKernel::Rounded, GRADIENT_PER_PIXEL_BELOW),
+            (Basis::Gradient, GradientKernel::Perlin, GRADIENT_PER_PIXEL_BELOW),
+        ];
+        for (basis, gradient_kernel, threshold) in cases {
+            let s = NoiseSettings {
+                basis,
+                gradient_kernel,
+                octaves: 9,
+                frequency: 8.0,
+                seed: 3,
+                ..Default::default()
+            };
+            let sampler = s.sampler();
+            let window = GridWindow { origin: [-300, 7], width: 1024, height: 3, pixels_per_unit: 1024.0 };
+            let cells = |scale: f64| -> Vec<i32> {
+                (0..1024).map(|i| split((-300.0 + i as f64) / 1024.0 * 8.0 * scale).0).collect()
+            };
+            assert!(!runs_shorter_than(&cells(1.0), threshold), "{basis:?}: the first octave takes runs");
+            assert!(runs_shorter_than(&cells(256.0), threshold), "{basis:?}: the last octave goes per pixel");
+            for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+                let mut out = vec![MaybeUninit::new(f32::NAN); 1024 * 3];
+                fill_uninit_with(isa, &sampler, window, &mut out);
+                for (k, h) in out.iter().enumerate() {
+                    let (i, j) = ((k % 1024) as f64 - 300.0, (k / 1024) as f64 + 7.0);
+                    // SAFETY: initialised above (and overwritten by the fill).
+                    let h = unsafe { h.assume_init() };
+                    let expected = sampler.sample(i / 1024.0, j / 1024.0);
+                    assert_eq!(
+                        h.to_bits(),
+                        expected.to_bits(),
+                        "{basis:?} {gradient_kernel:?} {isa:?} pixel {k}"
+                    );
+                }
             }
         }
     }
