@@ -246,7 +246,7 @@ impl WorleySearch {
 
 /// Position of a cell's feature point inside the cell on one axis, from independent hash bits.
 #[inline(always)]
-fn feature(hash: u32, axis: u32, jitter: f32) -> f32 {
+pub(crate) fn feature(hash: u32, axis: u32, jitter: f32) -> f32 {
     let bits = if axis == 0 { hash } else { mix(hash.wrapping_add(axis.wrapping_mul(0x9E37_79B9))) };
     0.5 + (unit_value(bits) - 0.5) * jitter
 }
