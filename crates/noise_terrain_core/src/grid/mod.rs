@@ -357,7 +357,7 @@ const GRADIENT_PER_PIXEL_BELOW: usize = 4;
 /// Worley noise in cells narrower than this many pixels takes the per-pixel path
 /// ([`worley_per_pixel`]): the run path's cache of feature points pays for itself only over long
 /// runs, and where cells are narrower than pixels it was rebuilt for every pixel (a 65² grid of
-/// 5-octave fBm took 2.2 ms, 0.3 ms now). 16 measured best on a Zen 4 EPYC at 65², 129² and
+/// 5-octave fBm took 1.8 ms, 0.15 ms now). 16 measured best on a Zen 4 EPYC at 65², 129² and
 /// 1024² (1.2x to 1.4x over 32 at 1024²; 4 and 8 slower).
 const WORLEY_PER_PIXEL_BELOW: usize = 16;
 
