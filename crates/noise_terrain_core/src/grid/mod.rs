@@ -6,7 +6,10 @@
 //! Within a row, every basis (without warp) takes a row path. Simplex evaluates the row's points
 //! in one branch-free loop that vectorises. Value, gradient and Worley noise go further: the row's y cell and
 //! fade are computed once per octave, the corner hashes once per lattice cell, and the per-pixel
-//! blend runs over contiguous slices that the compiler vectorises. The row path is compiled for
+//! blend runs over contiguous slices that the compiler vectorises. Where an octave's cells are
+//! only a few pixels wide (a chunk's finest octaves), that set-up per cell costs more than it
+//! saves, and every pixel hashes its own corners in one loop instead (`VALUE_PER_PIXEL_BELOW`
+//! and its siblings). The row path is compiled for
 //! the baseline (SSE2), AVX2 + FMA and AVX-512, and the best level the CPU has is picked at run
 //! time (see `isa.rs`). The blend is the very function the point path uses, Rust never
 //! fuses multiply-adds on its own, and positions are computed with the same `f64` operations,
