@@ -32,7 +32,7 @@ use std::mem::MaybeUninit;
 use crate::field::FieldSampler;
 use crate::field::basis::Basis;
 use crate::field::basis::Lattice;
-use crate::field::basis::gradient::{corner_gradient_2d, gradient_2d};
+use crate::field::basis::gradient::corner_gradient_2d;
 use crate::field::basis::gradient_kernel::blend_gradients_2d;
 use crate::field::basis::gradient_kernel::{GradientKernel, blend_rounded_2d};
 use crate::field::basis::simplex::corners_2d;
@@ -44,7 +44,7 @@ use crate::field::basis::worley::{
 use crate::field::basis::{DistanceMetric, WorleyReturn};
 use crate::field::coord::{AxisCell, split};
 use crate::field::fractal::{Fractal, MAX_OCTAVES};
-use crate::field::hash::{hash2_spread, spread_x, spread_y, unit_value};
+use crate::field::hash::{hash2_spread, spread_x, spread_y};
 use crate::isa::Isa;
 
 /// Per-thread buffers for one row segment of up to `width` pixels.
@@ -385,11 +385,8 @@ fn value_per_pixel(
     (x0, u): (&[i32], &[f32]),
     layer: &mut [f32],
 ) {
-    let (sy0, sy1, seed) = (spread_y(y0), spread_y(y1), lattice.seed);
-    let corner = |sx, sy| unit_value(hash2_spread(sx, sy, seed));
     for ((o, &x0), &u) in layer.iter_mut().zip(x0).zip(u) {
-        let (sx0, sx1) = (spread_x(x0), spread_x(x0 + 1));
-        let c = [corner(sx0, sy0), corner(sx1, sy0), corner(sx0, sy1), corner(sx1, sy1)];
+        let c = lattice.corners([x0, x0 + 1], [y0, y1], corner_value_2d);
         *o = blend_values_2d(&c, u, v) * 2.0 - 1.0;
     }
 }
@@ -405,22 +402,18 @@ fn gradient_per_pixel(
     (x0, fx, u): (&[i32], &[f32], &[f32]),
     layer: &mut [f32],
 ) {
-    let (sy0, sy1, seed) = (spread_y(cy.i0), spread_y(cy.i1), lattice.seed);
-    let corner = |sx, sy| gradient_2d(hash2_spread(sx, sy, seed));
+    let corners = |x0: i32| lattice.corners([x0, x0 + 1], [cy.i0, cy.i1], corner_gradient_2d);
     let cells = x0.iter().zip(fx).zip(u);
+    // The kernel is matched outside the pixel loop, as on the run path.
     match lattice.kernel {
         GradientKernel::Perlin => {
             for (o, ((&x0, &fx), &u)) in layer.iter_mut().zip(cells) {
-                let (sx0, sx1) = (spread_x(x0), spread_x(x0 + 1));
-                let g = [corner(sx0, sy0), corner(sx1, sy0), corner(sx0, sy1), corner(sx1, sy1)];
-                *o = blend_gradients_2d(&g, fx, cy.f, u, v);
+                *o = blend_gradients_2d(&corners(x0), fx, cy.f, u, v);
             }
         }
         GradientKernel::Rounded => {
             for (o, ((&x0, &fx), &u)) in layer.iter_mut().zip(cells) {
-                let (sx0, sx1) = (spread_x(x0), spread_x(x0 + 1));
-                let g = [corner(sx0, sy0), corner(sx1, sy0), corner(sx0, sy1), corner(sx1, sy1)];
-                *o = blend_rounded_2d(&g, fx, cy.f, u, v);
+                *o = blend_rounded_2d(&corners(x0), fx, cy.f, u, v);
             }
         }
     }
@@ -488,9 +481,10 @@ fn worley_per_pixel(
             i0.iter().zip(fx).zip(f1.iter_mut().zip(f2.iter_mut())).zip(nearest.iter_mut())
         {
             if deciding(worley, *f1, *f2) > FARTHER_CELLS_AT_LEAST {
+                let sx = spread_x(ix);
                 for (dx, dy) in search_order_2d(r).skip(9) {
                     let row = spread_y(iy.wrapping_add(dy as i32));
-                    let (d, hash) = point(spread_x(ix), fx, (dx as i32, dy as i32), row);
+                    let (d, hash) = point(sx, fx, (dx as i32, dy as i32), row);
                     offer(f1, f2, n, d, hash);
                 }
             }

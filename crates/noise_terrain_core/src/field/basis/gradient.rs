@@ -30,7 +30,7 @@ use crate::field::hash::{hash1, hash2, hash3, unit_value};
 const SCALE_3D: f32 = 1.154_700_5;
 
 #[inline(always)]
-pub(crate) fn gradient_2d(hash: u32) -> [f32; 2] {
+fn gradient_2d(hash: u32) -> [f32; 2] {
     GRADIENTS_2D[(hash >> 26) as usize]
 }
 
