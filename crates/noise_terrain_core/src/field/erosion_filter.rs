@@ -29,7 +29,7 @@
 
 use crate::clamp::clamp_or;
 use crate::field::coord::split;
-use crate::field::dual::{Dual, Varying};
+use crate::field::dual::{Dual, Octave, Varying};
 use crate::field::hash::{hash2, unit_value};
 use crate::{FieldSampler, GridWindow, fill_grid};
 
@@ -150,8 +150,10 @@ impl ErosionFilter {
         let mut depth = [0.0f32; MAX_FILTER_OCTAVES as usize];
         let mut cells = [0.0f64; MAX_FILTER_OCTAVES as usize];
         let mut seeds = [0u32; MAX_FILTER_OCTAVES as usize];
+        let mut per_unit = [0.0f32; MAX_FILTER_OCTAVES as usize];
         for k in 0..octaves {
             cells[k] = s.scale as f64 * f64::from(1u32 << k);
+            per_unit[k] = (cells[k] * frequency as f64) as f32;
             // Per unit of steepness (range per base lattice cell): the drop across one cell.
             depth[k] = s.strength * s.gain.powi(k as i32) * range / cells[k] as f32;
             seeds[k] = s.seed.wrapping_add(FILTER_SEED_STEP.wrapping_mul(k as u32));
@@ -161,6 +163,7 @@ impl ErosionFilter {
             octaves,
             depth,
             cells,
+            per_unit,
             seeds,
             bend: s.bend,
             profile: [16.0 - 8.0 * sigma, 32.0 * (1.0 - sigma)],
@@ -203,6 +206,8 @@ pub(crate) struct GullyPlan {
     depth: [f32; MAX_FILTER_OCTAVES as usize],
     /// Gully cells per base lattice cell of octave `k`.
     cells: [f64; MAX_FILTER_OCTAVES as usize],
+    /// Octave `k`'s gully cells per map unit: a cell coordinate's derivative by the position.
+    per_unit: [f32; MAX_FILTER_OCTAVES as usize],
     seeds: [u32; MAX_FILTER_OCTAVES as usize],
     bend: f32,
     /// The profile across a gully, `-1 + a·τ² - b·τ⁴` for `τ` in `[-½, ½]` cells from its bottom
@@ -243,6 +248,25 @@ pub(crate) struct GullyState<T> {
     above: T,
 }
 
+impl<T: GullyNumber> GullyState<T> {
+    /// The state on [`Dual`] numbers (see [`GullyNumber`]).
+    #[inline(always)]
+    pub(crate) fn to_dual(self) -> GullyState<Dual> {
+        GullyState {
+            mask: self.mask.to_dual(),
+            slope: [self.slope[0].to_dual(), self.slope[1].to_dual()],
+            above: self.above.to_dual(),
+        }
+    }
+
+    /// The state from one on [`Dual`] numbers.
+    #[inline(always)]
+    pub(crate) fn from_dual(d: GullyState<Dual>) -> Self {
+        let slope = [T::from_dual(d.slope[0]), T::from_dual(d.slope[1])];
+        GullyState { mask: T::from_dual(d.mask), slope, above: T::from_dual(d.above) }
+    }
+}
+
 impl GullyState<Dual> {
     /// The state as twelve numbers: mask, the two slopes and the height above the bound, each
     /// a value and its gradient (for rows kept as a structure of arrays).
@@ -273,7 +297,7 @@ impl GullyPlan {
     /// value is the same bits either way, and the same as the grid's rows give (they take the
     /// same three steps, octave by octave over a row).
     #[inline(always)]
-    pub(crate) fn apply<T: Varying>(&self, q: [f64; 2], h: T, s: [T; 2]) -> (T, f32) {
+    pub(crate) fn apply<T: GullyNumber>(&self, q: [f64; 2], h: T, s: [T; 2]) -> (T, f32) {
         let mut state = self.start(h, s);
         for k in 0..self.octaves {
             state = self.octave(k, self.bends_after(k), q, state);
@@ -326,73 +350,116 @@ impl GullyPlan {
     }
 
     /// Octave `k` of gullies at `q` added to the state; with `bends` (see
-    /// [`bends_after`](Self::bends_after)) the slope bent for the next octave.
+    /// [`bends_after`](Self::bends_after)) the slope bent for the next octave. The point path's
+    /// form of [`octave_in`](Self::octave_in).
     #[inline(always)]
-    pub(crate) fn octave<T: Varying>(
+    pub(crate) fn octave<T: GullyNumber>(
         &self,
         k: usize,
         bends: bool,
         q: [f64; 2],
         state: GullyState<T>,
     ) -> GullyState<T> {
-        let c = T::constant;
+        let ((ix, fx), (iy, fy)) = (self.cell_of(k, q[0]), self.cell_of(k, q[1]));
+        GullyState::from_dual(self.octave_in(k, bends, [fx, fy], &self.pivots(k, ix, iy), state.to_dual()))
+    }
+
+    /// Where a coordinate `q` (base lattice units) falls among octave `k`'s cells: the index of
+    /// the lower of the two cells around it (their centres on whole cell coordinates) and the
+    /// fraction past its centre.
+    #[inline(always)]
+    pub(crate) fn cell_of(&self, k: usize, q: f64) -> (i32, f32) {
+        split(q * self.cells[k] - 0.5)
+    }
+
+    /// The pivots of octave `k`'s four cells around the point in cell `(ix, iy)` (see
+    /// [`cell_of`](Self::cell_of)), `[x, y]` in cells from that cell's centre: `(0, 0)`, `(1, 0)`,
+    /// `(0, 1)`, `(1, 1)` each moved by its hashed jitter. The same for every point between
+    /// those four centres, so rows compute them once per run of pixels.
+    #[inline(always)]
+    pub(crate) fn pivots(&self, k: usize, ix: i32, iy: i32) -> [[f32; 2]; 4] {
+        std::array::from_fn(|c| {
+            let (ox, oy) = ((c & 1) as i32, (c >> 1) as i32);
+            let hash = hash2(ix.wrapping_add(ox), iy.wrapping_add(oy), self.seeds[k]);
+            let jx = (unit_value(hash) - 0.5) * PIVOT_JITTER;
+            let jy = (unit_value(hash.rotate_left(12)) - 0.5) * PIVOT_JITTER;
+            [ox as f32 + jx, oy as f32 + jy]
+        })
+    }
+
+    /// Octave `k` of gullies at the fractions `[fx, fy]` of the point in its cell (see
+    /// [`cell_of`](Self::cell_of)) with the four cells' `pivots`, added to the state, with the
+    /// exact gradient; with `bends` the slope bent for the next octave.
+    ///
+    /// Written out by hand rather than with [`Dual`] arithmetic throughout: the blend weights of
+    /// one axis have no derivative along the other, and the bent slope's sums over the cells
+    /// share factors, which halves the operations. Heights alone run the same code (their values
+    /// are the same bits) and the compiler drops what only the gradient needs.
+    #[inline(always)]
+    pub(crate) fn octave_in(
+        &self,
+        k: usize,
+        bends: bool,
+        [fx, fy]: [f32; 2],
+        pivots: &[[f32; 2]; 4],
+        state: GullyState<Dual>,
+    ) -> GullyState<Dual> {
         let GullyState { mask, slope, above } = state;
-        let cells = self.cells[k];
-        // Position derivative of a cell coordinate, per map unit.
-        let per_unit = (cells * self.frequency as f64) as f32;
+        let d = self.per_unit[k];
         // Across the gullies: perpendicular to the slope so far, unit length on slopes.
         let scaled = Self::inverse_length(self.steepness(slope)).times(self.slope_unit);
-        let across = [c(0.0) - slope[1] * scaled, slope[0] * scaled];
-        // The four cells around q, their centres on whole cell coordinates.
-        let (ix, fx) = split(q[0] * cells - 0.5);
-        let (iy, fy) = split(q[1] * cells - 0.5);
-        let fx = T::varying(fx, [per_unit, 0.0]);
-        let fy = T::varying(fy, [0.0, per_unit]);
-        // Quintic weights: the blend and its slope are smooth, so is the gradient.
-        let (wx, dwx) = (quintic(fx), quintic_slope(fx).times(per_unit));
-        let (wy, dwy) = (quintic(fy), quintic_slope(fy).times(per_unit));
-        let weight_x = [c(1.0) - wx, wx];
-        let weight_y = [c(1.0) - wy, wy];
-        let slope_x = [c(0.0) - dwx, dwx];
-        let slope_y = [c(0.0) - dwy, dwy];
+        let across = [Dual::constant(0.0) - slope[1] * scaled, slope[0] * scaled];
+        // Quintic weights of the two cells along each axis, with their slope and curvature per
+        // map unit (a weight of x has no derivative in y, and the other way round).
+        let (x, y) = (quintic_jet(fx, d), quintic_jet(fy, d));
+        let weight =
+            |[w, dw, ddw]: [f32; 3], o: usize| if o == 0 { [1.0 - w, -dw, -ddw] } else { [w, dw, ddw] };
         let [a, b] = self.profile;
-        let mut profile = c(0.0);
-        let mut profile_slope = [c(0.0); 2];
-        // One cell's gully profile, weighted, added to the sums; written out for the four cells
-        // (not a loop), so that the pixel loops around it stay innermost and vectorise.
-        let seed = self.seeds[k];
+        // Sums over the four cells: the profile `Σ w p`; for the bend, `Σ ∂w/∂x · p`,
+        // `Σ ∂w/∂y · p` and `Σ w r` (`r` the rounded profile's slope), each with its gradient.
+        let (mut profile, mut towards, mut rounded) =
+            (Dual::default(), [Dual::default(); 2], Dual::default());
+        // One cell, written out for the four (not a loop), so that the pixel loops around it
+        // stay innermost and vectorise.
         macro_rules! cell {
-            ($ox:literal, $oy:literal) => {{
-                let (ox, oy): (usize, usize) = ($ox, $oy);
-                let hash = hash2(ix.wrapping_add(ox as i32), iy.wrapping_add(oy as i32), seed);
-                let jx = (unit_value(hash) - 0.5) * PIVOT_JITTER;
-                let jy = (unit_value(hash.rotate_left(12)) - 0.5) * PIVOT_JITTER;
-                let rx = fx.plus(-(ox as f32 + jx));
-                let ry = fy.plus(-(oy as f32 + jy));
+            ($c:literal) => {{
+                let c: usize = $c;
+                let [pivot_x, pivot_y] = pivots[c];
+                let ([wx, dwx, ddwx], [wy, dwy, ddwy]) = (weight(x, c & 1), weight(y, c >> 1));
+                let (rx, ry) = (fx - pivot_x, fy - pivot_y);
                 // Distance across the gullies, in cells, and its place in the nearest one.
-                let t = rx * across[0] + ry * across[1];
-                let t = t.plus(-(t.value() + 0.5).floor());
+                let t = rx * across[0].value + ry * across[1].value;
+                let t = t - (t + 0.5).floor();
+                // (Arrays written out, not `map`ped: LLVM left `map` out of line in this loop.)
+                let t_along =
+                    |e: usize| d * across[e].value + rx * across[0].gradient[e] + ry * across[1].gradient[e];
+                let t_grad = [t_along(0), t_along(1)];
                 let t2 = t * t;
-                let p = (t2.times(a) - t2 * t2.times(b)).plus(-1.0);
-                let w = weight_x[ox] * weight_y[oy];
-                profile = profile + w * p;
+                let p = (t2 * a - t2 * t2 * b) - 1.0;
+                let p_t = (a - 2.0 * b * t2) * (2.0 * t);
+                let p_grad = [p_t * t_grad[0], p_t * t_grad[1]];
+                let (w, w_x, w_y) = (wx * wy, dwx * wy, wx * dwy);
+                profile = profile + Dual::new(w * p, [w_x * p + w * p_grad[0], w_y * p + w * p_grad[1]]);
                 if bends {
-                    // The slope that bends the next octave, with the direction held: the weights'
-                    // slopes times the profile, plus the rounded profile's slope across the gullies
-                    // (the sharp one's jumps at the crests, and a jump in the direction would tear
-                    // the finer octaves there).
-                    let along = w * (t * (c(32.0) - t2.times(128.0)));
-                    profile_slope[0] =
-                        profile_slope[0] + slope_x[ox] * weight_y[oy] * p + along * across[0].times(per_unit);
-                    profile_slope[1] =
-                        profile_slope[1] + weight_x[ox] * slope_y[oy] * p + along * across[1].times(per_unit);
+                    // ∂²w/∂x∂y = dwx dwy; ∂²w/∂x² = ddwx wy; ∂²w/∂y² = wx ddwy.
+                    let twist = dwx * dwy * p;
+                    towards[0] = towards[0]
+                        + Dual::new(w_x * p, [ddwx * wy * p + w_x * p_grad[0], twist + w_x * p_grad[1]]);
+                    towards[1] = towards[1]
+                        + Dual::new(w_y * p, [twist + w_y * p_grad[0], wx * ddwy * p + w_y * p_grad[1]]);
+                    // The rounded profile's slope across the gullies (the sharp one's jumps at the
+                    // crests, and a jump in the direction would tear the finer octaves there).
+                    let (r, r_t) = (t * (32.0 - 128.0 * t2), 32.0 - 384.0 * t2);
+                    let wr_t = w * r_t;
+                    rounded =
+                        rounded + Dual::new(w * r, [w_x * r + wr_t * t_grad[0], w_y * r + wr_t * t_grad[1]]);
                 }
             }};
         }
-        cell!(0, 0);
-        cell!(1, 0);
-        cell!(0, 1);
-        cell!(1, 1);
+        cell!(0);
+        cell!(1);
+        cell!(2);
+        cell!(3);
         // A gully's full depth: `strength` times the height the ground drops across one cell,
         // faded on peaks and floors. The profile in [-1, 1] (ridges at 1) takes a share of it.
         let depth = mask.times(self.depth[k]);
@@ -400,14 +467,20 @@ impl GullyPlan {
         // (the shore stays where it was); never past the field's bounds: a smooth minimum of the
         // change and the room left (`x·r / (x + r)`, which starts with slope 1 either way).
         let change = depth * profile.times(0.5);
-        let lowering = change.value() < 0.0;
-        let room = if lowering { above } else { c(self.range) - above };
+        let lowering = change.value < 0.0;
+        let room = if lowering { above } else { Dual::constant(self.range) - above };
         let amount = change.abs();
         let limited = amount * room * (amount + room).plus(f32::MIN_POSITIVE).recip();
-        let change = if lowering { c(0.0) - limited } else { limited };
+        let change = if lowering { Dual::constant(0.0) - limited } else { limited };
         let slope = if bends {
+            // The slope that bends the next octave, with the direction held: the weights' slopes
+            // times the profile, plus the rounded profile's slope across the gullies.
             let bent = depth.times(0.5 * self.bend);
-            [slope[0] + bent * profile_slope[0], slope[1] + bent * profile_slope[1]]
+            let along = [across[0].times(d), across[1].times(d)];
+            [
+                slope[0] + bent * (towards[0] + rounded * along[0]),
+                slope[1] + bent * (towards[1] + rounded * along[1]),
+            ]
         } else {
             slope
         };
@@ -426,17 +499,45 @@ impl GullyPlan {
     }
 }
 
-/// The quintic fade `6t⁵ - 15t⁴ + 10t³`.
+/// The quintic fade `6t⁵ - 15t⁴ + 10t³` of a cell fraction `t`, with its slope `30t²(t - 1)²`
+/// and curvature `60t(t - 1)(2t - 1)` per map unit (`d` cells per map unit).
 #[inline(always)]
-fn quintic<T: Varying>(t: T) -> T {
-    t * t * t * (t * (t.times(6.0).plus(-15.0))).plus(10.0)
+fn quintic_jet(t: f32, d: f32) -> [f32; 3] {
+    let w = t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
+    let u = t * (t - 1.0);
+    [w, u * u * (30.0 * d), u * (2.0 * t - 1.0) * (60.0 * d * d)]
 }
 
-/// The quintic fade's slope `30 t² (t - 1)²`.
-#[inline(always)]
-fn quintic_slope<T: Varying>(t: T) -> T {
-    let u = t * t.plus(-1.0);
-    (u * u).times(30.0)
+/// Numbers the filter runs on: heights alone (`f32`) or heights with their gradients
+/// ([`Dual`]). Octaves are computed on [`Dual`] numbers either way (for `f32` with no gradient,
+/// which the compiler then leaves out), so heights are the same bits with or without gradients.
+pub(crate) trait GullyNumber: Varying {
+    /// As a [`Dual`] (with no gradient for `f32`).
+    fn to_dual(self) -> Dual;
+    /// From a [`Dual`] (its value alone for `f32`).
+    fn from_dual(d: Dual) -> Self;
+}
+
+impl GullyNumber for f32 {
+    #[inline(always)]
+    fn to_dual(self) -> Dual {
+        Dual::new(self, [0.0; 2])
+    }
+    #[inline(always)]
+    fn from_dual(d: Dual) -> Self {
+        d.value
+    }
+}
+
+impl GullyNumber for Dual {
+    #[inline(always)]
+    fn to_dual(self) -> Dual {
+        self
+    }
+    #[inline(always)]
+    fn from_dual(d: Dual) -> Self {
+        d
+    }
 }
 
 #[cfg(test)]

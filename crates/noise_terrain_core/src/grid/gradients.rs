@@ -12,11 +12,11 @@
 //! [`FieldSampler::sample_with_gradient`]'s.
 
 use crate::field::FieldSampler;
-use crate::field::basis::gradient::{corner_gradient_2d, gradient_jet_in_cell};
+use crate::field::basis::gradient::{corner_gradient_2d, gradient_jet_from_fades};
 use crate::field::basis::gradient_kernel::PerlinRowBlend;
 use crate::field::basis::gradient_kernel::{GradientKernel, RoundedRowBlend};
 use crate::field::basis::simplex::{corners_2d_with_gradient, simplex_2d_with_hessian};
-use crate::field::basis::value::{blend_values_2d_with_gradient, corner_value_2d, value_jet_in_cell};
+use crate::field::basis::value::{blend_values_2d_with_gradient, corner_value_2d, value_jet_from_fades};
 use crate::field::basis::{Basis, Lattice};
 use crate::field::coord::AxisCell;
 use crate::field::dual::Dual;
@@ -25,6 +25,14 @@ use crate::field::erosion_filter::{GullyPlan, GullyState};
 use crate::field::fractal::{Fractal, OctaveJet, Sloped, damped_step};
 use crate::grid::rows::{GridWindow, run_end, skew_row, split_row};
 use crate::isa::Isa;
+
+/// Rebinds each named slice (or vector) to its first `width` elements, one by one: cut through
+/// `array::map`, which LLVM left out of line, the lengths were lost and every access kept a
+/// bounds check, which stopped the pixel loops from vectorising.
+macro_rules! cut_to {
+    ($width:expr; mut $($v:ident),+) => { $(let $v = &mut $v[..$width];)+ };
+    ($width:expr; $($v:ident),+) => { $(let $v = &$v[..$width];)+ };
+}
 
 /// Fills `heights` and `gradients` (`width × height`, row-major) with the sampler's heights over
 /// `window` and their gradients per map unit, `[∂h/∂x, ∂h/∂y]`.
@@ -54,7 +62,7 @@ pub fn fill_grid_with_gradients(
     let fill_row = |j: usize, (heights, gradients): (&mut [f32], &mut [[f32; 2]]), layers: &mut Scratch| {
         if row_path {
             let row = RowOut { heights, gradients, xs: &xs, scratch: layers };
-            filtered_row_at(isa, sampler, window, j, row);
+            filtered_row(isa, sampler, window, j, row);
         } else {
             for (i, (h, g)) in heights.iter_mut().zip(gradients.iter_mut()).enumerate() {
                 let d = sampler.sample_with_gradient(x_of(i), y_of(j));
@@ -88,10 +96,16 @@ pub(crate) struct Scratch {
     sums: [Vec<f32>; 3],
     /// The slope the erosion filter follows and its derivatives: `[∂/∂x, ∂/∂y, xx, xy, yy]`.
     coarse: [Vec<f32>; 5],
+    /// One coarse octave's value, gradient and Hessian per cell, a row each:
+    /// `[value, ∂/∂x, ∂/∂y, xx, xy, yy]`, [`LANES`] longer than the row.
+    jets: [Vec<f32>; 6],
     /// The erosion filter's state per pixel: for heights, and for heights with gradients.
     states: Vec<GullyState<f32>>,
     /// For heights with gradients as a structure of arrays (see [`dual_gully_octave`]).
     dual_states: [Vec<f32>; 12],
+    /// The pivots of the four gully cells around each pixel of the row (x and y of each, see
+    /// [`GullyPlan::pivots`]), for one octave.
+    pivots: [Vec<f32>; 8],
 }
 
 /// One octave's split of the row into cells: cell indices, fractions, faded weights and slopes.
@@ -102,12 +116,14 @@ struct Cells {
     fx: Vec<f32>,
     u: Vec<f32>,
     du: Vec<f32>,
+    /// The fade's curvature (for the coarse octaves' second derivatives).
+    ddu: Vec<f32>,
 }
 
 impl Cells {
     /// Room for a row of `width` pixels and [`LANES`] more (see [`fill_run`]).
     fn resize(&mut self, width: usize) {
-        for v in [&mut self.fx, &mut self.u, &mut self.du] {
+        for v in [&mut self.fx, &mut self.u, &mut self.du, &mut self.ddu] {
             v.resize(width + LANES, 0.0);
         }
         for v in [&mut self.i0, &mut self.i1] {
@@ -126,54 +142,101 @@ struct RowOut<'a> {
 }
 
 crate::isa::dispatch! {
-    /// [`filtered_lattice_row`] compiled for a level (the same bits at every level, as for the
-    /// heights' grid).
-    fn filtered_row_at(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) => filtered_lattice_row
+    /// [`lattice_row`] compiled for a level (the same bits at every level, as for the heights'
+    /// grid).
+    fn lattice_row_at(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) => lattice_row
+}
+
+crate::isa::dispatch! {
+    /// [`coarse_slope_row`] compiled for a level.
+    fn coarse_slope_at(sampler: &FieldSampler, xs: &[f64], py: f64, scratch: &mut Scratch) => coarse_slope_row
+}
+
+crate::isa::dispatch! {
+    /// [`dual_gully_start`] compiled for a level.
+    fn dual_gully_start_at(plan: &GullyPlan, heights: &[f32], gradients: &[[f32; 2]], scratch: &mut Scratch) => dual_gully_start
+}
+
+crate::isa::dispatch! {
+    /// [`dual_gully_octave`] compiled for a level.
+    fn dual_gully_octave_at(plan: &GullyPlan, k: usize, xs: &[f64], py: f64, scratch: &mut Scratch) => dual_gully_octave
+}
+
+crate::isa::dispatch! {
+    /// [`dual_gully_finish`] compiled for a level.
+    fn dual_gully_finish_at(plan: &GullyPlan, heights: &mut [f32], gradients: &mut [[f32; 2]], parts: &[Vec<f32>; 12]) => dual_gully_finish
+}
+
+crate::isa::dispatch! {
+    /// [`gully_octaves`] compiled for a level.
+    fn gully_octaves_at(plan: &GullyPlan, xs: &[f64], py: f64, scratch: &mut Scratch) => gully_octaves
 }
 
 /// Row `j` of heights and gradients: [`lattice_row`], then the erosion filter when there is one
-/// (following the slope of the coarse octaves along the row, from [`coarse_slope_row`]).
-#[inline(always)]
-fn filtered_lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
-    let Some(plan) = &sampler.filter else { return lattice_row(sampler, window, j, row) };
+/// (following the slope of the coarse octaves along the row, from [`coarse_slope_row`]). Each
+/// stage is compiled for the level on its own: inlined into one function, the coarse slope's
+/// loops ran four times slower.
+fn filtered_row(isa: Isa, sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
     let RowOut { heights, gradients, xs, scratch } = row;
-    lattice_row(sampler, window, j, RowOut { heights, gradients, xs, scratch });
+    lattice_row_at(isa, sampler, window, j, RowOut { heights, gradients, xs, scratch });
+    let Some(plan) = &sampler.filter else { return };
     let py = row_y(sampler, window, j);
-    coarse_slope_row(sampler, (xs, py), scratch);
-    let [gx, gy, xx, xy, yy] = &scratch.coarse;
-    let width = heights.len();
-    let mut parts = std::mem::take(&mut scratch.dual_states);
-    for p in parts.iter_mut() {
-        p.resize(width, 0.0);
+    coarse_slope_at(isa, sampler, xs, py, scratch);
+    dual_gully_start_at(isa, plan, heights, gradients, scratch);
+    for k in 0..plan.octaves() {
+        dual_gully_octave_at(isa, plan, k, xs, py, scratch);
     }
+    dual_gully_finish_at(isa, plan, heights, gradients, &scratch.dual_states);
+}
+
+/// The filter's starting states of a row of heights with gradients (the coarse slope in
+/// `scratch.coarse`), into `scratch.dual_states`.
+#[inline(always)]
+fn dual_gully_start(plan: &GullyPlan, heights: &[f32], gradients: &[[f32; 2]], scratch: &mut Scratch) {
+    let width = heights.len();
+    let gradients = &gradients[..width];
+    let [gx, gy, xx, xy, yy] = &scratch.coarse;
+    cut_to!(width; gx, gy, xx, xy, yy);
+    // Whole chunks of `LANES` (see `dual_gully_octave_row`).
+    for p in scratch.dual_states.iter_mut() {
+        p.resize(width.next_multiple_of(LANES), 0.0);
+    }
+    let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = &mut scratch.dual_states;
+    cut_to!(width; mut p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11);
     for i in 0..width {
         let slope = [Dual::new(gx[i], [xx[i], xy[i]]), Dual::new(gy[i], [xy[i], yy[i]])];
-        let state = plan.start(Dual::new(heights[i], gradients[i]), slope).to_parts();
-        for (p, v) in parts.iter_mut().zip(state) {
-            p[i] = v;
-        }
+        let v = plan.start(Dual::new(heights[i], gradients[i]), slope).to_parts();
+        (p0[i], p1[i], p2[i], p3[i], p4[i], p5[i]) = (v[0], v[1], v[2], v[3], v[4], v[5]);
+        (p6[i], p7[i], p8[i], p9[i], p10[i], p11[i]) = (v[6], v[7], v[8], v[9], v[10], v[11]);
     }
-    for k in 0..plan.octaves() {
-        // The branch taken out of the pixel loops.
-        if plan.bends_after(k) {
-            dual_gully_octave::<true>(plan, k, (xs, py), &mut parts);
-        } else {
-            dual_gully_octave::<false>(plan, k, (xs, py), &mut parts);
-        }
-    }
+}
+
+/// The filtered heights and gradients of a row from the states after the last octave.
+#[inline(always)]
+fn dual_gully_finish(
+    plan: &GullyPlan,
+    heights: &mut [f32],
+    gradients: &mut [[f32; 2]],
+    parts: &[Vec<f32>; 12],
+) {
+    let width = heights.len();
+    let gradients = &mut gradients[..width];
+    let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = parts;
+    cut_to!(width; p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11);
     for i in 0..width {
-        let state = GullyState::from_parts(std::array::from_fn(|c| parts[c][i]));
+        let state = GullyState::from_parts([
+            p0[i], p1[i], p2[i], p3[i], p4[i], p5[i], p6[i], p7[i], p8[i], p9[i], p10[i], p11[i],
+        ]);
         let d = plan.finish(Dual::new(heights[i], gradients[i]), state).0.with_finite_gradient();
         (heights[i], gradients[i]) = (d.value, d.gradient);
     }
-    scratch.dual_states = parts;
 }
 
 /// The erosion filter over a row segment of heights `row` (the field's, already written) at the x
 /// positions `xs` of row `j`: bit for bit [`FieldSampler::sample`] (value, gradient and simplex
 /// noise). Rewrites every element of `row`.
-#[inline(always)]
 pub(crate) fn filter_heights_row(
+    isa: Isa,
     sampler: &FieldSampler,
     (window, j, xs): (GridWindow, usize, &[f64]),
     scratch: &mut Scratch,
@@ -181,16 +244,15 @@ pub(crate) fn filter_heights_row(
 ) {
     let plan = sampler.filter.as_ref().expect("a field with the erosion filter");
     let py = row_y(sampler, window, j);
-    coarse_slope_row(sampler, (xs, py), scratch);
+    coarse_slope_at(isa, sampler, xs, py, scratch);
     let [gx, gy, ..] = &scratch.coarse;
-    let mut states = std::mem::take(&mut scratch.states);
+    let states = &mut scratch.states;
     states.clear();
     states.extend(row.iter().zip(gx.iter().zip(gy)).map(|(&h, (&gx, &gy))| plan.start(h, [gx, gy])));
-    gully_octaves(plan, xs, py, &mut states);
-    for (h, &state) in row.iter_mut().zip(&states) {
+    gully_octaves_at(isa, plan, xs, py, scratch);
+    for (h, &state) in row.iter_mut().zip(&scratch.states) {
         *h = plan.finish(*h, state).0;
     }
-    scratch.states = states;
 }
 
 /// The slope per map unit of the field's first `filter_octaves` octaves (fBm, billow or a single
@@ -200,8 +262,8 @@ pub(crate) fn filter_heights_row(
 /// point path's own functions, added up as the point path adds them (bit for bit
 /// `FieldSampler`'s).
 #[inline(always)]
-fn coarse_slope_row(sampler: &FieldSampler, (xs, py): (&[f64], f64), scratch: &mut Scratch) {
-    let Scratch { cells, coarse, .. } = scratch;
+fn coarse_slope_row(sampler: &FieldSampler, xs: &[f64], py: f64, scratch: &mut Scratch) {
+    let Scratch { cells, coarse, jets, .. } = scratch;
     let s = &sampler.settings;
     let width = xs.len();
     cells.resize(width);
@@ -209,99 +271,271 @@ fn coarse_slope_row(sampler: &FieldSampler, (xs, py): (&[f64], f64), scratch: &m
         v.clear();
         v.resize(width, 0.0);
     }
-    let [gx, gy, xx, xy, yy] = coarse;
+    for v in jets.iter_mut() {
+        v.resize(width + LANES, 0.0);
+    }
     let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
     for k in 0..sampler.filter_octaves as usize {
         let lattice = &sampler.lattices[k];
-        let per = scale as f32 * s.frequency;
-        let mut add = |i: usize, n: Jet| {
-            let h = n.hessian;
-            let octave = OctaveJet {
-                value: n.first.value,
-                gradient: n.first.gradient,
-                hessian: [h[0][0], h[0][1], h[1][1]],
-            };
-            let sums = ([gx[i], gy[i]], [xx[i], xy[i], yy[i]]);
-            let ([a, b], [c, d, e]) = octave.add_to(sampler.fractal.kind, amplitude, per, sums);
-            (gx[i], gy[i], xx[i], xy[i], yy[i]) = (a, b, c, d, e);
-        };
         let y = py * scale;
         if s.basis == Basis::Simplex {
             for (i, &x) in xs.iter().enumerate() {
-                add(i, simplex_2d_with_hessian(x * scale, y, lattice.seed));
+                let n = simplex_2d_with_hessian(x * scale, y, lattice.seed);
+                let h = n.hessian;
+                let jet =
+                    [n.first.value, n.first.gradient[0], n.first.gradient[1], h[0][0], h[0][1], h[1][1]];
+                for (row, v) in jets.iter_mut().zip(jet) {
+                    row[i] = v;
+                }
             }
         } else {
             split_row(xs, scale, lattice.period, [&mut cells.i0, &mut cells.i1], &mut cells.fx);
+            let fade = lattice.fade;
+            let curves = [&mut cells.u[..width], &mut cells.du[..width], &mut cells.ddu[..width]];
+            fade.curves_slice(&cells.fx[..width], curves);
             let cy = AxisCell::new(y, lattice.period);
+            let (v, dv, ddv) = (fade.apply(cy.f), fade.derivative(cy.f), fade.second_derivative(cy.f));
             let mut start = 0;
             while start < width {
                 let cell = cells.i0[start];
                 let end = run_end(&cells.i0[..width], start, lattice.period.is_none());
                 let x1 = if lattice.period.is_some() { cells.i1[start] } else { cell + 1 };
-                if s.basis == Basis::Gradient {
-                    let g = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_gradient_2d);
-                    for i in start..end {
-                        add(i, gradient_jet_in_cell(lattice.kernel, lattice.fade, &g, [cells.fx[i], cy.f]));
+                let run = start..end;
+                let y_fades = [v, dv, ddv];
+                // The kernel matched outside the pixel loops, so that each vectorises.
+                match (s.basis, lattice.kernel) {
+                    (Basis::Gradient, kernel) => {
+                        let g = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_gradient_2d);
+                        match kernel {
+                            GradientKernel::Perlin => {
+                                fill_jets(cells, run, jets, GradientCell::<false> { g, fy: cy.f, y_fades })
+                            }
+                            GradientKernel::Rounded => {
+                                fill_jets(cells, run, jets, GradientCell::<true> { g, fy: cy.f, y_fades })
+                            }
+                        }
                     }
-                } else {
-                    let c = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_value_2d);
-                    for i in start..end {
-                        add(i, value_jet_in_cell(lattice.fade, &c, [cells.fx[i], cy.f]).affine(2.0, -1.0));
+                    // Simplex took the branch above; Worley has no erosion filter.
+                    (Basis::Value | Basis::Simplex | Basis::Worley, _) => {
+                        let c = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_value_2d);
+                        fill_jets(cells, run, jets, ValueCell { c, y_fades });
                     }
                 }
                 start = end;
             }
         }
+        // The octave added to the sums over the whole row, in a loop that vectorises.
+        let per = scale as f32 * s.frequency;
+        let [gx, gy, xx, xy, yy] = &mut *coarse;
+        cut_to!(width; mut gx, gy, xx, xy, yy);
+        let [value, dx, dy, hxx, hxy, hyy] = &*jets;
+        cut_to!(width; value, dx, dy, hxx, hxy, hyy);
+        for i in 0..width {
+            let octave =
+                OctaveJet { value: value[i], gradient: [dx[i], dy[i]], hessian: [hxx[i], hxy[i], hyy[i]] };
+            let sums = ([gx[i], gy[i]], [xx[i], xy[i], yy[i]]);
+            let ([a, b], [c, d, e]) = octave.add_to(sampler.fractal.kind, amplitude, per, sums);
+            (gx[i], gy[i], xx[i], xy[i], yy[i]) = (a, b, c, d, e);
+        }
         amplitude *= sampler.fractal.persistence;
         scale *= s.lacunarity as f64;
     }
     let k = sampler.to_unit.slope_scale();
-    for v in [gx, gy, xx, xy, yy] {
+    for v in coarse.iter_mut() {
         v.iter_mut().for_each(|v| *v *= k);
     }
 }
 
-/// Octave `k` of the erosion filter with gradients over a row whose states are kept as a structure
-/// of arrays (`parts`, [`GullyState::to_parts`]' twelve numbers, each a row long): unit-stride
-/// loads and stores, so that the pixel loop vectorises (as an array of states it did not).
+/// A lattice cell's noise with its gradient and Hessian at a pixel of a run, from the pixel's
+/// `fx` and the fade's value, slope and curvature there (the row's `y` fixed in the cell).
+trait CellJet {
+    /// The jet per cell at `fx` with `x_fades = [u, du, ddu]`.
+    fn at(&self, fx: f32, x_fades: [f32; 3]) -> Jet;
+}
+
+/// Gradient noise's cell: Perlin's kernel (`ROUNDED` false) or the rounded one.
+struct GradientCell<const ROUNDED: bool> {
+    g: [[f32; 2]; 4],
+    fy: f32,
+    y_fades: [f32; 3],
+}
+
+impl<const ROUNDED: bool> CellJet for GradientCell<ROUNDED> {
+    #[inline(always)]
+    fn at(&self, fx: f32, [u, du, ddu]: [f32; 3]) -> Jet {
+        let kernel = if ROUNDED { GradientKernel::Rounded } else { GradientKernel::Perlin };
+        let [v, dv, ddv] = self.y_fades;
+        gradient_jet_from_fades(kernel, &self.g, [fx, self.fy], [[u, v], [du, dv], [ddu, ddv]])
+    }
+}
+
+/// Value noise's cell, in `[-1, 1]` as `Basis::signed_2d_with_hessian` gives it.
+struct ValueCell {
+    c: [f32; 4],
+    y_fades: [f32; 3],
+}
+
+impl CellJet for ValueCell {
+    #[inline(always)]
+    fn at(&self, _: f32, [u, du, ddu]: [f32; 3]) -> Jet {
+        let [v, dv, ddv] = self.y_fades;
+        value_jet_from_fades(&self.c, [[u, v], [du, dv], [ddu, ddv]]).affine(2.0, -1.0)
+    }
+}
+
+/// Writes `cell`'s value, gradient and Hessian for the pixels `run` of the row into `jets`,
+/// [`LANES`] pixels at a time (as [`fill_run`], whose spare pixels land where the next run or the
+/// padding will be). A trait rather than a closure: LLVM left the closure out of line, per pixel.
 #[inline(always)]
-fn dual_gully_octave<const BENDS: bool>(
+fn fill_jets(cells: &Cells, run: std::ops::Range<usize>, jets: &mut [Vec<f32>; 6], cell: impl CellJet) {
+    for i in run.step_by(LANES) {
+        let lanes = i..i + LANES;
+        let take = |v: &[f32]| -> [f32; LANES] { v[lanes.clone()].try_into().expect("LANES long") };
+        let (fx, u, du, ddu) = (take(&cells.fx), take(&cells.u), take(&cells.du), take(&cells.ddu));
+        let mut out = [[0.0f32; LANES]; 6];
+        for l in 0..LANES {
+            let n = cell.at(fx[l], [u[l], du[l], ddu[l]]);
+            let h = n.hessian;
+            let jet = [n.first.value, n.first.gradient[0], n.first.gradient[1], h[0][0], h[0][1], h[1][1]];
+            for (o, v) in out.iter_mut().zip(jet) {
+                o[l] = v;
+            }
+        }
+        for (to, from) in jets.iter_mut().zip(&out) {
+            to[lanes.clone()].copy_from_slice(from);
+        }
+    }
+}
+
+/// Octave `k`'s gully cells along a row (x positions `xs`, y `py` in base lattice units): each
+/// pixel's fraction in its cell into `cells.fx`, the pivots of the four cells around it into
+/// `pivots` (hashed once per run of pixels between the same cell centres); returns the row's
+/// fraction in y.
+#[inline(always)]
+fn gully_cells(
     plan: &GullyPlan,
     k: usize,
     (xs, py): (&[f64], f64),
+    cells: &mut Cells,
+    pivots: &mut [Vec<f32>; 8],
+) -> f32 {
+    let width = xs.len();
+    cells.resize(width);
+    for p in pivots.iter_mut() {
+        p.resize(width.next_multiple_of(LANES), 0.0);
+    }
+    let (iy, fy) = plan.cell_of(k, py);
+    for ((&x, i0), fx) in xs.iter().zip(&mut cells.i0[..width]).zip(&mut cells.fx[..width]) {
+        (*i0, *fx) = plan.cell_of(k, x);
+    }
+    let mut start = 0;
+    while start < width {
+        // The positions grow along the row, so the cells are sorted.
+        let end = run_end(&cells.i0[..width], start, true);
+        let run = plan.pivots(k, cells.i0[start], iy);
+        for (row, &v) in pivots.iter_mut().zip(run.as_flattened()) {
+            row[start..end].fill(v);
+        }
+        start = end;
+    }
+    fy
+}
+
+/// The four pivots of pixel `i` from [`gully_cells`]' rows.
+#[inline(always)]
+fn pivots_at(p: &[&[f32]; 8], i: usize) -> [[f32; 2]; 4] {
+    [[p[0][i], p[1][i]], [p[2][i], p[3][i]], [p[4][i], p[5][i]], [p[6][i], p[7][i]]]
+}
+
+/// Octave `k` of the erosion filter with gradients over a row whose states are kept as a structure
+/// of arrays (`scratch.dual_states`, [`GullyState::to_parts`]' twelve numbers, each a row long):
+/// unit-stride loads and stores, so that the pixel loop vectorises (as an array of states it did
+/// not).
+#[inline(always)]
+fn dual_gully_octave(plan: &GullyPlan, k: usize, xs: &[f64], py: f64, scratch: &mut Scratch) {
+    let Scratch { cells, dual_states, pivots, .. } = scratch;
+    let fy = gully_cells(plan, k, (xs, py), cells, pivots);
+    // The branch taken out of the pixel loops.
+    if plan.bends_after(k) {
+        dual_gully_octave_row::<true>(plan, k, (&cells.fx, fy), pivots, dual_states);
+    } else {
+        dual_gully_octave_row::<false>(plan, k, (&cells.fx, fy), pivots, dual_states);
+    }
+}
+
+/// [`dual_gully_octave`] with the bend fixed, [`LANES`] pixels at a time copied into local arrays
+/// (the states' rows are padded to whole chunks): on the row's slices themselves the loop
+/// needed more checks that its twenty-one rows do not overlap than LLVM makes, and stayed
+/// scalar.
+#[inline(always)]
+fn dual_gully_octave_row<const BENDS: bool>(
+    plan: &GullyPlan,
+    k: usize,
+    (fx, fy): (&[f32], f32),
+    pivots: &[Vec<f32>; 8],
     parts: &mut [Vec<f32>; 12],
 ) {
-    let width = xs.len();
-    let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = parts;
-    let rows = [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11].map(|p| &mut p[..width]);
-    let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = rows;
-    for i in 0..width {
-        let state = GullyState::from_parts([
-            p0[i], p1[i], p2[i], p3[i], p4[i], p5[i], p6[i], p7[i], p8[i], p9[i], p10[i], p11[i],
-        ]);
-        let v = plan.octave(k, BENDS, [xs[i], py], state).to_parts();
-        (p0[i], p1[i], p2[i], p3[i], p4[i], p5[i]) = (v[0], v[1], v[2], v[3], v[4], v[5]);
-        (p6[i], p7[i], p8[i], p9[i], p10[i], p11[i]) = (v[6], v[7], v[8], v[9], v[10], v[11]);
+    for start in (0..parts[0].len()).step_by(LANES) {
+        let lanes = start..start + LANES;
+        let take = |v: &[f32]| -> [f32; LANES] { v[lanes.clone()].try_into().expect("LANES long") };
+        let x = take(fx);
+        // Written out: with `array::from_fn` the whole octave ran a fifth slower.
+        let [q0, q1, q2, q3, q4, q5, q6, q7] = pivots;
+        let q = [take(q0), take(q1), take(q2), take(q3), take(q4), take(q5), take(q6), take(q7)];
+        let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = &*parts;
+        let [a, b, c, d, e, f] = [take(p0), take(p1), take(p2), take(p3), take(p4), take(p5)];
+        let mut p = [a, b, c, d, e, f, take(p6), take(p7), take(p8), take(p9), take(p10), take(p11)];
+        for l in 0..LANES {
+            let state = GullyState::from_parts([
+                p[0][l], p[1][l], p[2][l], p[3][l], p[4][l], p[5][l], p[6][l], p[7][l], p[8][l], p[9][l],
+                p[10][l], p[11][l],
+            ]);
+            let pivots = [[q[0][l], q[1][l]], [q[2][l], q[3][l]], [q[4][l], q[5][l]], [q[6][l], q[7][l]]];
+            let v = plan.octave_in(k, BENDS, [x[l], fy], &pivots, state).to_parts();
+            for c in 0..12 {
+                p[c][l] = v[c];
+            }
+        }
+        for (to, from) in parts.iter_mut().zip(&p) {
+            to[lanes.clone()].copy_from_slice(from);
+        }
     }
 }
 
 /// Every octave of the erosion filter over a row of heights (x positions `xs`, y `py` in base
-/// lattice units), octave by octave so that each pixel loop is straight-line code that
-/// vectorises (an array of four-number states does; the gradients' twelve take
-/// [`dual_gully_octave`]).
+/// lattice units; the states in `scratch.states`), octave by octave so that each pixel loop is
+/// straight-line code that vectorises (an array of four-number states does; the gradients'
+/// twelve take [`dual_gully_octave`]).
 #[inline(always)]
-fn gully_octaves(plan: &GullyPlan, xs: &[f64], py: f64, states: &mut [GullyState<f32>]) {
+fn gully_octaves(plan: &GullyPlan, xs: &[f64], py: f64, scratch: &mut Scratch) {
+    let Scratch { cells, states, pivots, .. } = scratch;
     for k in 0..plan.octaves() {
+        let fy = gully_cells(plan, k, (xs, py), cells, pivots);
         // The branch taken out of the pixel loops.
         if plan.bends_after(k) {
-            for (state, &x) in states.iter_mut().zip(xs) {
-                *state = plan.octave(k, true, [x, py], *state);
-            }
+            gully_octave_row::<true>(plan, k, (&cells.fx, fy), pivots, states);
         } else {
-            for (state, &x) in states.iter_mut().zip(xs) {
-                *state = plan.octave(k, false, [x, py], *state);
-            }
+            gully_octave_row::<false>(plan, k, (&cells.fx, fy), pivots, states);
         }
+    }
+}
+
+/// Octave `k` of the erosion filter over a row of heights' states, the bend fixed.
+#[inline(always)]
+fn gully_octave_row<const BENDS: bool>(
+    plan: &GullyPlan,
+    k: usize,
+    (fx, fy): (&[f32], f32),
+    pivots: &[Vec<f32>; 8],
+    states: &mut [GullyState<f32>],
+) {
+    let width = states.len();
+    let [q0, q1, q2, q3, q4, q5, q6, q7] = pivots;
+    cut_to!(width; fx, q0, q1, q2, q3, q4, q5, q6, q7);
+    let pivots = [q0, q1, q2, q3, q4, q5, q6, q7];
+    for (i, state) in states.iter_mut().enumerate() {
+        let octave = plan.octave_in(k, BENDS, [fx[i], fy], &pivots_at(&pivots, i), state.to_dual());
+        *state = GullyState::from_dual(octave);
     }
 }
 

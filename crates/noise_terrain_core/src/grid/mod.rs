@@ -190,6 +190,13 @@ fn fill_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch)
         return;
     }
     lattice_row_at(job.isa, job, row, scratch);
+    if sampler.filter.is_some() {
+        // SAFETY: the row path writes every element of `row`, so all of it is initialised, and
+        // `MaybeUninit<f32>` has the layout of `f32`.
+        let heights = unsafe { &mut *(row as *mut [MaybeUninit<f32>] as *mut [f32]) };
+        let at = (window, j, job.xs);
+        crate::grid::gradients::filter_heights_row(job.isa, sampler, at, &mut scratch.slopes, heights);
+    }
 }
 
 crate::isa::dispatch! {
@@ -229,12 +236,6 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     }
     combine_octaves(sampler, &layers[..octaves * width], &mut scratch.sums, row);
     scratch.layers = layers;
-    if sampler.filter.is_some() {
-        // SAFETY: `combine_octaves` writes every element of `row`, so all of it is initialised,
-        // and `MaybeUninit<f32>` has the layout of `f32`.
-        let heights = unsafe { &mut *(row as *mut [MaybeUninit<f32>] as *mut [f32]) };
-        crate::grid::gradients::filter_heights_row(sampler, (window, j, xs), &mut scratch.slopes, heights);
-    }
 }
 
 /// One octave of simplex noise over the row: no lattice cells to share along it, so every point

@@ -112,10 +112,22 @@ pub(crate) fn gradient_jet_in_cell(
     g: &[[f32; 2]; 4],
     f: [f32; 2],
 ) -> Jet {
+    let fades =
+        [f.map(|t| fade.apply(t)), f.map(|t| fade.derivative(t)), f.map(|t| fade.second_derivative(t))];
+    gradient_jet_from_fades(kernel, g, f, fades)
+}
+
+/// [`gradient_jet_in_cell`] from the fade's values, slopes and curvatures at `f`
+/// (`[weights, slopes, curvatures]`, each `[x, y]`): the grid's rows compute those for a whole
+/// row at once, so that their pixel loops match no fade and vectorise.
+#[inline(always)]
+pub(crate) fn gradient_jet_from_fades(
+    kernel: GradientKernel,
+    g: &[[f32; 2]; 4],
+    f: [f32; 2],
+    [weights, slopes, curvatures]: [[f32; 2]; 3],
+) -> Jet {
     let [fx, fy] = f;
-    let weights = f.map(|t| fade.apply(t));
-    let slopes = f.map(|t| fade.derivative(t));
-    let curvatures = f.map(|t| fade.second_derivative(t));
     let jet = match kernel {
         GradientKernel::Perlin => {
             let (x1, y1) = (fx - 1.0, fy - 1.0);

@@ -70,18 +70,23 @@ pub(crate) fn value_2d_with_hessian(lattice: &Lattice, x: f64, y: f64) -> Jet {
 /// The value in `[0, 1]`, gradient and Hessian per cell of value noise in a cell with corner
 /// values `c` at the position `[fx, fy]` in it: shared by the point path and the grid's rows.
 #[inline(always)]
-pub(crate) fn value_jet_in_cell(fade: Fade, c: &[f32; 4], [fx, fy]: [f32; 2]) -> Jet {
-    let (u, v) = (fade.apply(fx), fade.apply(fy));
-    let (du, dv) = (fade.derivative(fx), fade.derivative(fy));
+pub(crate) fn value_jet_in_cell(fade: Fade, c: &[f32; 4], f: [f32; 2]) -> Jet {
+    let fades =
+        [f.map(|t| fade.apply(t)), f.map(|t| fade.derivative(t)), f.map(|t| fade.second_derivative(t))];
+    value_jet_from_fades(c, fades)
+}
+
+/// [`value_jet_in_cell`] from the fade's values, slopes and curvatures at the position
+/// (`[weights, slopes, curvatures]`, each `[x, y]`), for the grid's rows (see
+/// [`gradient_jet_from_fades`](super::gradient::gradient_jet_from_fades)).
+#[inline(always)]
+pub(crate) fn value_jet_from_fades(c: &[f32; 4], [[u, v], [du, dv], [ddu, ddv]]: [[f32; 2]; 3]) -> Jet {
     let first = blend_values_2d_with_gradient(c, [u, v], [du, dv]);
     // The bilinear blend's own derivatives in (u, v), then the fades' chain rule.
     let twist = c[0] - c[1] - c[2] + c[3];
     let (along_u, along_v) = ((c[1] - c[0]) + twist * v, (c[2] - c[0]) + twist * u);
     let cross = du * dv * twist;
-    Jet::new(
-        first,
-        [[fade.second_derivative(fx) * along_u, cross], [cross, fade.second_derivative(fy) * along_v]],
-    )
+    Jet::new(first, [[ddu * along_u, cross], [cross, ddv * along_v]])
 }
 
 /// 3-D value noise at `(x, y, z)`, in `[0, 1)`.
