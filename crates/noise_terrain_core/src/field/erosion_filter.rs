@@ -339,7 +339,9 @@ impl GullyPlan {
     /// flats, where the direction is undefined.
     #[inline(always)]
     fn inverse_length<T: Varying>(steepness: T) -> T {
-        steepness.plus(FLAT_SLOPE * FLAT_SLOPE).map(f32::sqrt, |v| 0.5 / v.sqrt()).recip()
+        // `1/√v` and its slope `-½ (1/√v)³`: one division (the compiler shares `1/√v`).
+        let inverse = |v: f32| 1.0 / v.sqrt();
+        steepness.plus(FLAT_SLOPE * FLAT_SLOPE).map(inverse, |v| -0.5 * inverse(v) * inverse(v) * inverse(v))
     }
 
     /// `|s|²` of a slope per map unit, with the slope per base lattice cell of a unit range.
@@ -409,57 +411,36 @@ impl GullyPlan {
         // Across the gullies: perpendicular to the slope so far, unit length on slopes.
         let scaled = Self::inverse_length(self.steepness(slope)).times(self.slope_unit);
         let across = [Dual::constant(0.0) - slope[1] * scaled, slope[0] * scaled];
-        // Quintic weights of the two cells along each axis, with their slope and curvature per
-        // map unit (a weight of x has no derivative in y, and the other way round).
+        // Quintic weights of the cells along each axis, with their slope and curvature per map
+        // unit.
         let (x, y) = (quintic_jet(fx, d), quintic_jet(fy, d));
-        let weight =
-            |[w, dw, ddw]: [f32; 3], o: usize| if o == 0 { [1.0 - w, -dw, -ddw] } else { [w, dw, ddw] };
         let [a, b] = self.profile;
-        // Sums over the four cells: the profile `Σ w p`; for the bend, `Σ ∂w/∂x · p`,
-        // `Σ ∂w/∂y · p` and `Σ w r` (`r` the rounded profile's slope), each with its gradient.
-        let (mut profile, mut towards, mut rounded) =
-            (Dual::default(), [Dual::default(); 2], Dual::default());
-        // One cell, written out for the four (not a loop), so that the pixel loops around it
-        // stay innermost and vectorise.
+        // One cell's gully profile `p` and the rounded profile's slope `r` across the gullies
+        // (for the bend: the sharp one's jumps at the crests, and a jump in the direction would
+        // tear the finer octaves there), each with its gradient. Written out for the four cells
+        // (not a loop or a closure), so that the pixel loops around it stay innermost and
+        // vectorise.
         macro_rules! cell {
             ($c:literal) => {{
-                let c: usize = $c;
-                let [pivot_x, pivot_y] = pivots[c];
-                let ([wx, dwx, ddwx], [wy, dwy, ddwy]) = (weight(x, c & 1), weight(y, c >> 1));
+                let [pivot_x, pivot_y] = pivots[$c];
                 let (rx, ry) = (fx - pivot_x, fy - pivot_y);
                 // Distance across the gullies, in cells, and its place in the nearest one.
                 let t = rx * across[0].value + ry * across[1].value;
                 let t = t - (t + 0.5).floor();
-                // (Arrays written out, not `map`ped: LLVM left `map` out of line in this loop.)
-                let t_along =
-                    |e: usize| d * across[e].value + rx * across[0].gradient[e] + ry * across[1].gradient[e];
-                let t_grad = [t_along(0), t_along(1)];
+                let t_x = d * across[0].value + rx * across[0].gradient[0] + ry * across[1].gradient[0];
+                let t_y = d * across[1].value + rx * across[0].gradient[1] + ry * across[1].gradient[1];
                 let t2 = t * t;
-                let p = (t2 * a - t2 * t2 * b) - 1.0;
                 let p_t = (a - 2.0 * b * t2) * (2.0 * t);
-                let p_grad = [p_t * t_grad[0], p_t * t_grad[1]];
-                let (w, w_x, w_y) = (wx * wy, dwx * wy, wx * dwy);
-                profile = profile + Dual::new(w * p, [w_x * p + w * p_grad[0], w_y * p + w * p_grad[1]]);
-                if bends {
-                    // ∂²w/∂x∂y = dwx dwy; ∂²w/∂x² = ddwx wy; ∂²w/∂y² = wx ddwy.
-                    let twist = dwx * dwy * p;
-                    towards[0] = towards[0]
-                        + Dual::new(w_x * p, [ddwx * wy * p + w_x * p_grad[0], twist + w_x * p_grad[1]]);
-                    towards[1] = towards[1]
-                        + Dual::new(w_y * p, [twist + w_y * p_grad[0], wx * ddwy * p + w_y * p_grad[1]]);
-                    // The rounded profile's slope across the gullies (the sharp one's jumps at the
-                    // crests, and a jump in the direction would tear the finer octaves there).
-                    let (r, r_t) = (t * (32.0 - 128.0 * t2), 32.0 - 384.0 * t2);
-                    let wr_t = w * r_t;
-                    rounded =
-                        rounded + Dual::new(w * r, [w_x * r + wr_t * t_grad[0], w_y * r + wr_t * t_grad[1]]);
-                }
+                let p = Dual::new((t2 * a - t2 * t2 * b) - 1.0, [p_t * t_x, p_t * t_y]);
+                let r_t = 32.0 - 384.0 * t2;
+                let r = Dual::new(t * (32.0 - 128.0 * t2), [r_t * t_x, r_t * t_y]);
+                (p, r)
             }};
         }
-        cell!(0);
-        cell!(1);
-        cell!(2);
-        cell!(3);
+        let cells = [cell!(0), cell!(1), cell!(2), cell!(3)];
+        let profiles = [cells[0].0, cells[1].0, cells[2].0, cells[3].0];
+        // The profile blended, and for the bend its blend by the weights' slopes.
+        let (profile, towards) = blend_cells(profiles, x, y);
         // A gully's full depth: `strength` times the height the ground drops across one cell,
         // faded on peaks and floors. The profile in [-1, 1] (ridges at 1) takes a share of it.
         let depth = mask.times(self.depth[k]);
@@ -470,13 +451,24 @@ impl GullyPlan {
         let lowering = change.value < 0.0;
         let room = if lowering { above } else { Dual::constant(self.range) - above };
         let amount = change.abs();
-        let limited = amount * room * (amount + room).plus(f32::MIN_POSITIVE).recip();
+        // `x r / (x + r)` with its gradient `(r / (x + r))² ∇x + (x / (x + r))² ∇r`, one division.
+        let inverse = 1.0 / (amount.value + room.value + f32::MIN_POSITIVE);
+        let (room_share, amount_share) = (room.value * inverse, amount.value * inverse);
+        let (rr, xx) = (room_share * room_share, amount_share * amount_share);
+        let limited = Dual::new(
+            amount.value * room_share,
+            [
+                rr * amount.gradient[0] + xx * room.gradient[0],
+                rr * amount.gradient[1] + xx * room.gradient[1],
+            ],
+        );
         let change = if lowering { Dual::constant(0.0) - limited } else { limited };
         let slope = if bends {
             // The slope that bends the next octave, with the direction held: the weights' slopes
             // times the profile, plus the rounded profile's slope across the gullies.
             let bent = depth.times(0.5 * self.bend);
             let along = [across[0].times(d), across[1].times(d)];
+            let rounded = blend_cells([cells[0].1, cells[1].1, cells[2].1, cells[3].1], x, y).0;
             [
                 slope[0] + bent * (towards[0] + rounded * along[0]),
                 slope[1] + bent * (towards[1] + rounded * along[1]),
@@ -497,6 +489,51 @@ impl GullyPlan {
         let depth_share = ((h.value() - self.lo - state.above.value()) * self.inv_range).clamp(0.0, 1.0);
         (state.above.plus(self.lo), depth_share)
     }
+}
+
+/// `Σ w v` over the four cells around a point (`v` in the order `(0, 0)`, `(1, 0)`, `(0, 1)`,
+/// `(1, 1)`), weighted by the quintic weights `x = [w, ∂w/∂x, ∂²w/∂x²]` of the upper cell in x
+/// (the lower one's are `1 - w` and the negated slopes) and `y` likewise, and `[Σ ∂w/∂x · v,
+/// Σ ∂w/∂y · v]`, each with its gradient: as a bilinear blend, `v₀ + wx (v₁ - v₀)` along each
+/// row of cells and then along y, which takes a third of the operations of the four products.
+#[inline(always)]
+fn blend_cells(v: [Dual; 4], [wx, dwx, ddwx]: [f32; 3], [wy, dwy, ddwy]: [f32; 3]) -> (Dual, [Dual; 2]) {
+    // Along x in each row of cells, then along y.
+    let ((bottom, step_bottom), (top, step_top)) = (lerp_x(v[0], v[1], wx, dwx), lerp_x(v[2], v[3], wx, dwx));
+    let rise = top - bottom;
+    let blend = Dual::new(
+        bottom.value + wy * rise.value,
+        [
+            bottom.gradient[0] + wy * rise.gradient[0],
+            bottom.gradient[1] + dwy * rise.value + wy * rise.gradient[1],
+        ],
+    );
+    // Σ ∂w/∂y · v = ∂wy/∂y · (top - bottom).
+    let toward_y =
+        Dual::new(dwy * rise.value, [dwy * rise.gradient[0], ddwy * rise.value + dwy * rise.gradient[1]]);
+    // Σ ∂w/∂x · v = ∂wx/∂x · (the rows' steps blended along y).
+    let twist = step_top - step_bottom;
+    let step = Dual::new(
+        step_bottom.value + wy * twist.value,
+        [
+            step_bottom.gradient[0] + wy * twist.gradient[0],
+            step_bottom.gradient[1] + dwy * twist.value + wy * twist.gradient[1],
+        ],
+    );
+    let toward_x =
+        Dual::new(dwx * step.value, [ddwx * step.value + dwx * step.gradient[0], dwx * step.gradient[1]]);
+    (blend, [toward_x, toward_y])
+}
+
+/// `lo + wx (hi - lo)` with its gradient for a weight `wx` of x alone (slope `dwx`, none in y),
+/// and the step `hi - lo`.
+#[inline(always)]
+fn lerp_x(lo: Dual, hi: Dual, wx: f32, dwx: f32) -> (Dual, Dual) {
+    let step = hi - lo;
+    let value = lo.value + wx * step.value;
+    let gradient =
+        [lo.gradient[0] + dwx * step.value + wx * step.gradient[0], lo.gradient[1] + wx * step.gradient[1]];
+    (Dual::new(value, gradient), step)
 }
 
 /// The quintic fade `6t⁵ - 15t⁴ + 10t³` of a cell fraction `t`, with its slope `30t²(t - 1)²`
