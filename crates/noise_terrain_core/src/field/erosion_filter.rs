@@ -499,41 +499,27 @@ impl GullyPlan {
 #[inline(always)]
 fn blend_cells(v: [Dual; 4], [wx, dwx, ddwx]: [f32; 3], [wy, dwy, ddwy]: [f32; 3]) -> (Dual, [Dual; 2]) {
     // Along x in each row of cells, then along y.
-    let ((bottom, step_bottom), (top, step_top)) = (lerp_x(v[0], v[1], wx, dwx), lerp_x(v[2], v[3], wx, dwx));
+    let (step_bottom, step_top) = (v[1] - v[0], v[3] - v[2]);
+    let (bottom, top) = (lerp_along(0, v[0], step_bottom, wx, dwx), lerp_along(0, v[2], step_top, wx, dwx));
     let rise = top - bottom;
-    let blend = Dual::new(
-        bottom.value + wy * rise.value,
-        [
-            bottom.gradient[0] + wy * rise.gradient[0],
-            bottom.gradient[1] + dwy * rise.value + wy * rise.gradient[1],
-        ],
-    );
+    let blend = lerp_along(1, bottom, rise, wy, dwy);
     // Σ ∂w/∂y · v = ∂wy/∂y · (top - bottom).
     let toward_y =
         Dual::new(dwy * rise.value, [dwy * rise.gradient[0], ddwy * rise.value + dwy * rise.gradient[1]]);
     // Σ ∂w/∂x · v = ∂wx/∂x · (the rows' steps blended along y).
-    let twist = step_top - step_bottom;
-    let step = Dual::new(
-        step_bottom.value + wy * twist.value,
-        [
-            step_bottom.gradient[0] + wy * twist.gradient[0],
-            step_bottom.gradient[1] + dwy * twist.value + wy * twist.gradient[1],
-        ],
-    );
+    let step = lerp_along(1, step_bottom, step_top - step_bottom, wy, dwy);
     let toward_x =
         Dual::new(dwx * step.value, [ddwx * step.value + dwx * step.gradient[0], dwx * step.gradient[1]]);
     (blend, [toward_x, toward_y])
 }
 
-/// `lo + wx (hi - lo)` with its gradient for a weight `wx` of x alone (slope `dwx`, none in y),
-/// and the step `hi - lo`.
+/// `lo + w · step` with its gradient, for a weight `w` of the coordinate `axis` alone (its
+/// slope `dw` along that axis, none along the other).
 #[inline(always)]
-fn lerp_x(lo: Dual, hi: Dual, wx: f32, dwx: f32) -> (Dual, Dual) {
-    let step = hi - lo;
-    let value = lo.value + wx * step.value;
-    let gradient =
-        [lo.gradient[0] + dwx * step.value + wx * step.gradient[0], lo.gradient[1] + wx * step.gradient[1]];
-    (Dual::new(value, gradient), step)
+fn lerp_along(axis: usize, lo: Dual, step: Dual, w: f32, dw: f32) -> Dual {
+    let mut gradient = [lo.gradient[0] + w * step.gradient[0], lo.gradient[1] + w * step.gradient[1]];
+    gradient[axis] += dw * step.value;
+    Dual::new(lo.value + w * step.value, gradient)
 }
 
 /// The quintic fade `6t⁵ - 15t⁴ + 10t³` of a cell fraction `t`, with its slope `30t²(t - 1)²`
