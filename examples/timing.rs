@@ -11,13 +11,15 @@
 //!   main thread's update time at rest and at 200 units/s;
 //! - scatter (`-- scatter` only): the endless example's world with its three layers (trees,
 //!   rocks, reeds) and without them, alternated, at rest and at 200 units/s, with the instance
-//!   count.
+//!   count; `-- scatter dense` with the layers ten times as dense (spacings made room for it),
+//!   for tens of thousands of instances in view.
 //!
 //! ```text
 //! cargo run --example timing             # both
 //! cargo run --example timing -- endless  # only the endless layout
 //! cargo run --example timing -- two      # only the two endless terrains
 //! cargo run --example timing -- scatter  # only scatter on and off
+//! cargo run --example timing -- scatter dense  # the same with ten times the things
 //! ```
 
 use std::collections::{HashMap, HashSet};
@@ -66,7 +68,7 @@ fn main() {
         return;
     }
     if mode.as_deref() == Some("scatter") {
-        scatter();
+        scatter(std::env::args().nth(2).as_deref() == Some("dense"));
         return;
     }
     if mode.as_deref() != Some("endless") {
@@ -295,6 +297,17 @@ fn two_terrains() {
     );
 }
 
+/// The endless example's layers with `factor` times their density, each spacing narrowed to
+/// leave room for it (a rule's density is clamped to one point per spacing²).
+fn denser(factor: f32) -> Vec<ScatterLayer> {
+    let mut layers = ScatterLayer::landscape();
+    for layer in &mut layers {
+        layer.rule.density *= factor;
+        layer.rule.spacing = layer.rule.spacing.min(layer.rule.density.recip().sqrt());
+    }
+    layers
+}
+
 /// The endless example's world (gradient fBm with the erosion filter, 2 km map units, 420 units
 /// high), with or without its scatter layers.
 fn example_world(things: bool) -> TerrainParams {
@@ -318,14 +331,19 @@ fn example_world(things: bool) -> TerrainParams {
     }
 }
 
-/// Scatter on and off, alternated twice: update times at rest and flying, instances in view.
-fn scatter() {
+/// Scatter on and off, alternated twice: update times at rest and flying, instances in view;
+/// `dense`, the layers ten times as dense ([`denser`]).
+fn scatter(dense: bool) {
     println!();
     println!("| endless example's world | instances | at rest median / p99 | 200 units/s median / p99 |");
     println!("|---|---|---|---|");
     for round in 0..4 {
         let things = round % 2 == 0;
-        let mut app = streaming_app(TerrainPlugin::default(), example_world(things));
+        let mut params = example_world(things);
+        if things && dense {
+            params.scatter = denser(10.0);
+        }
+        let mut app = streaming_app(TerrainPlugin::default(), params);
         // Instances carry the shared mesh and material handles, as in a game.
         app.init_asset::<StandardMaterial>();
         until_generated(&mut app, 0);
@@ -335,7 +353,11 @@ fn scatter() {
         let instances = q.iter(app.world()).count();
         let (idle_median, idle_p99) = percentiles(idle);
         let (fly_median, fly_p99) = percentiles(flying);
-        let name = if things { "three layers" } else { "no scatter" };
+        let name = match (things, dense) {
+            (false, _) => "no scatter",
+            (true, false) => "three layers",
+            (true, true) => "three layers, ten times as dense",
+        };
         println!(
             "| {name} | {instances} | {idle_median:.2} / {idle_p99:.2} ms | {fly_median:.2} / {fly_p99:.2} ms |"
         );
