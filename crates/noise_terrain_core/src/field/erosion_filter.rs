@@ -627,6 +627,71 @@ mod tests {
     }
 
     #[test]
+    fn the_quintic_weights_slope_and_curvature_are_its_derivatives_per_map_unit() {
+        let w = |t: f64| t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
+        let h = 1e-4;
+        for k in 1..20 {
+            let (t, d) = (k as f64 / 20.0, 0.5 + k as f64 * 0.4);
+            let [value, slope, curvature] = quintic_jet(t as f32, d as f32).map(f64::from);
+            let (first, second) =
+                ((w(t + h) - w(t - h)) / (2.0 * h), (w(t + h) - 2.0 * w(t) + w(t - h)) / (h * h));
+            assert!((value - w(t)).abs() < 1e-6, "{t}");
+            assert!((slope - first * d).abs() < 1e-5 * d, "{t} {d}: {slope} against {}", first * d);
+            assert!(
+                (curvature - second * d * d).abs() < 1e-3 * d * d,
+                "{t} {d}: {curvature} against {}",
+                second * d * d
+            );
+        }
+    }
+
+    #[test]
+    fn the_cells_blend_is_the_weighted_sum_of_the_four_with_its_derivatives() {
+        // Against the four products `w = wx·wy` written out, with the product rule.
+        let mut state = 5u64;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((state >> 40) as f32) / (1u64 << 24) as f32
+        };
+        for _ in 0..2000 {
+            let (fx, fy, d) = (next(), next(), 0.5 + 8.0 * next());
+            let v: [Dual; 4] = std::array::from_fn(|_| {
+                Dual::new(4.0 * next() - 2.0, [40.0 * next() - 20.0, 40.0 * next() - 20.0])
+            });
+            let (x, y) = (quintic_jet(fx, d), quintic_jet(fy, d));
+            let (blend, [toward_x, toward_y]) = blend_cells(v, x, y);
+            let side =
+                |[w, dw, ddw]: [f32; 3], upper: bool| if upper { [w, dw, ddw] } else { [1.0 - w, -dw, -ddw] };
+            let (mut sum, mut sum_x, mut sum_y) = ([0.0f64; 3], [0.0f64; 3], [0.0f64; 3]);
+            for (c, v) in v.iter().enumerate() {
+                let ([wx, dwx, ddwx], [wy, dwy, ddwy]) = (side(x, c & 1 == 1), side(y, c >> 1 == 1));
+                let [p, px, py] = [v.value, v.gradient[0], v.gradient[1]].map(f64::from);
+                let [wx, dwx, ddwx, wy, dwy, ddwy] = [wx, dwx, ddwx, wy, dwy, ddwy].map(f64::from);
+                let (w, w_x, w_y) = (wx * wy, dwx * wy, wx * dwy);
+                for (s, add) in [
+                    (&mut sum, [w * p, w_x * p + w * px, w_y * p + w * py]),
+                    (&mut sum_x, [w_x * p, ddwx * wy * p + w_x * px, dwx * dwy * p + w_x * py]),
+                    (&mut sum_y, [w_y * p, dwx * dwy * p + w_y * px, wx * ddwy * p + w_y * py]),
+                ] {
+                    for k in 0..3 {
+                        s[k] += add[k];
+                    }
+                }
+            }
+            for (got, want) in [(blend, sum), (toward_x, sum_x), (toward_y, sum_y)] {
+                let got = [got.value, got.gradient[0], got.gradient[1]].map(f64::from);
+                for k in 0..3 {
+                    let tolerance = 1e-4 * (1.0 + want[k].abs()) * (1.0 + d as f64 * d as f64);
+                    assert!(
+                        (got[k] - want[k]).abs() < tolerance,
+                        "{k}: {got:?} against {want:?} at {fx} {fy} {d}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_gradient_matches_central_differences_of_the_heights() {
         // Sharp crests are creases, where the gradient is one side's: fewer points qualify.
         check_gradient(plan(), 200);

@@ -9,7 +9,9 @@
 //! Every other field (Worley's) is sampled point by point with
 //! [`FieldSampler::sample_with_gradient`]. Either way the heights are
 //! bit for bit [`fill_grid`](crate::fill_grid)'s and the gradients
-//! [`FieldSampler::sample_with_gradient`]'s.
+//! [`FieldSampler::sample_with_gradient`]'s. With the erosion filter a row then takes the coarse
+//! octaves' slope with its second derivatives, the filter's start, its octaves and its finish,
+//! each stage compiled for the instruction-set level on its own (see `filtered_row`).
 
 use crate::field::FieldSampler;
 use crate::field::basis::gradient::{corner_gradient_2d, gradient_jet_from_fades};
