@@ -176,8 +176,8 @@ crate::isa::dispatch! {
 
 /// Row `j` of heights and gradients: [`lattice_row`], then the erosion filter when there is one
 /// (following the slope of the coarse octaves along the row, from [`coarse_slope_row`]). Each
-/// stage is compiled for the level on its own: inlined into one function, the coarse slope's
-/// loops ran four times slower.
+/// stage is compiled for the level on its own: with every stage inlined into one function the
+/// filtered row ran 1.4x to 1.6x slower (1024², 129² and 65² grids, Zen 4).
 fn filtered_row(isa: Isa, sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
     let RowOut { heights, gradients, xs, scratch } = row;
     lattice_row_at(isa, sampler, window, j, RowOut { heights, gradients, xs, scratch });
