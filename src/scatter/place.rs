@@ -183,7 +183,10 @@ fn swap_instances(world: &mut World, piece: Entity, placed: PieceScatter) {
     let terrain = entity.get::<PieceOf>().map(|of| of.0);
     let (frame, visibility) =
         terrain.map_or((GlobalTransform::IDENTITY, Visibility::Inherited), |t| terrain_frame(world, t));
-    for instance in old {
+    // From the last: the piece's list of instances is searched from its end on each removal, so
+    // in this order each is found at once (first to last, 4,000 instances took 6.6 ms, last to
+    // first 0.8 ms, in a dev build).
+    for instance in old.into_iter().rev() {
         world.despawn(instance);
     }
     for (index, layer) in placed.layers.into_iter().enumerate() {
