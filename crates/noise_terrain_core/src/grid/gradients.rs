@@ -282,10 +282,7 @@ fn coarse_slope_row(sampler: &FieldSampler, xs: &[f64], py: f64, scratch: &mut S
         let y = py * scale;
         if s.basis == Basis::Simplex {
             for (i, &x) in xs.iter().enumerate() {
-                let n = simplex_2d_with_hessian(x * scale, y, lattice.seed);
-                let h = n.hessian;
-                let jet =
-                    [n.first.value, n.first.gradient[0], n.first.gradient[1], h[0][0], h[0][1], h[1][1]];
+                let jet = jet_parts(simplex_2d_with_hessian(x * scale, y, lattice.seed));
                 for (row, v) in jets.iter_mut().zip(jet) {
                     row[i] = v;
                 }
@@ -296,14 +293,13 @@ fn coarse_slope_row(sampler: &FieldSampler, xs: &[f64], py: f64, scratch: &mut S
             let curves = [&mut cells.u[..width], &mut cells.du[..width], &mut cells.ddu[..width]];
             fade.curves_slice(&cells.fx[..width], curves);
             let cy = AxisCell::new(y, lattice.period);
-            let (v, dv, ddv) = (fade.apply(cy.f), fade.derivative(cy.f), fade.second_derivative(cy.f));
+            let y_fades = [fade.apply(cy.f), fade.derivative(cy.f), fade.second_derivative(cy.f)];
             let mut start = 0;
             while start < width {
                 let cell = cells.i0[start];
                 let end = run_end(&cells.i0[..width], start, lattice.period.is_none());
                 let x1 = if lattice.period.is_some() { cells.i1[start] } else { cell + 1 };
                 let run = start..end;
-                let y_fades = [v, dv, ddv];
                 // The kernel matched outside the pixel loops, so that each vectorises.
                 match (s.basis, lattice.kernel) {
                     (Basis::Gradient, kernel) => {
@@ -346,6 +342,13 @@ fn coarse_slope_row(sampler: &FieldSampler, xs: &[f64], py: f64, scratch: &mut S
     for v in coarse.iter_mut() {
         v.iter_mut().for_each(|v| *v *= k);
     }
+}
+
+/// A jet as the six rows of `Scratch::jets`: `[value, ∂/∂x, ∂/∂y, xx, xy, yy]`.
+#[inline(always)]
+fn jet_parts(n: Jet) -> [f32; 6] {
+    let h = n.hessian;
+    [n.first.value, n.first.gradient[0], n.first.gradient[1], h[0][0], h[0][1], h[1][1]]
 }
 
 /// A lattice cell's noise with its gradient and Hessian at a pixel of a run, from the pixel's
@@ -396,9 +399,7 @@ fn fill_jets(cells: &Cells, run: std::ops::Range<usize>, jets: &mut [Vec<f32>; 6
         let (fx, u, du, ddu) = (take(&cells.fx), take(&cells.u), take(&cells.du), take(&cells.ddu));
         let mut out = [[0.0f32; LANES]; 6];
         for l in 0..LANES {
-            let n = cell.at(fx[l], [u[l], du[l], ddu[l]]);
-            let h = n.hessian;
-            let jet = [n.first.value, n.first.gradient[0], n.first.gradient[1], h[0][0], h[0][1], h[1][1]];
+            let jet = jet_parts(cell.at(fx[l], [u[l], du[l], ddu[l]]));
             for (o, v) in out.iter_mut().zip(jet) {
                 o[l] = v;
             }
