@@ -97,10 +97,18 @@ fn same_points(a: &[[f32; 2]], b: &[[f32; 2]]) -> bool {
     a.len() == b.len() && a.iter().all(|p| b.iter().any(|q| near(p, q)))
 }
 
-/// Every instance stands on a shown piece, inside it, on its drawn ground.
+/// Every instance stands on a shown piece, inside it, on its drawn ground, and no two of a layer
+/// stand at one point.
 fn check_instances_on_shown_pieces(app: &mut App) -> usize {
     let pieces = shown_pieces(app);
     let list = instances(app);
+    let mut points = HashSet::new();
+    for &(at, layer, _) in &list {
+        assert!(
+            points.insert((layer, at.x.to_bits(), at.z.to_bits())),
+            "two things of layer {layer} at {at}"
+        );
+    }
     let mut q = app.world_mut().query::<&PieceHeights>();
     for &(at, _, piece) in &list {
         let Some(&(_, _, b)) = pieces.iter().find(|(e, ..)| *e == piece) else {
@@ -196,6 +204,53 @@ fn instances_come_and_go_with_their_pieces_in_every_frame_of_a_flight() {
     let mut q = app.world_mut().query_filtered::<&Mesh3d, With<ScatterInstance>>();
     let handles: HashSet<_> = q.iter(app.world()).map(|m| m.0.id()).collect();
     assert_eq!(handles.len(), 2, "one mesh per layer's shape");
+}
+
+#[test]
+fn a_piece_shown_anew_keeps_the_things_it_places_again() {
+    let mut app = app(endless());
+    settle(&mut app);
+    // Each thing by its point, layer and piece; and what each piece shows.
+    let things = |app: &mut App| {
+        let mut q = app.world_mut().query::<(Entity, &ScatterInstance, &ScatterOf)>();
+        let list: Vec<_> = q
+            .iter(app.world())
+            .map(|(e, i, of)| {
+                (
+                    (i.layer, i.in_terrain.translation.x.to_bits(), i.in_terrain.translation.z.to_bits()),
+                    (e, of.0),
+                )
+            })
+            .collect();
+        list.into_iter().collect::<std::collections::HashMap<_, _>>()
+    };
+    let shows = |app: &mut App| {
+        let mut q = app.world_mut().query::<(Entity, &TerrainPiece)>();
+        q.iter(app.world()).map(|(e, p)| (e, p.shown)).collect::<std::collections::HashMap<_, _>>()
+    };
+    let (before, shown_before) = (things(&mut app), shows(&mut app));
+    // A step of one chunk: levels change around the focus, so neighbours are stitched anew.
+    move_focus(&mut app, Vec3::new(40.0, 0.0, 0.0));
+    settle(&mut app);
+    let (after, shown_after) = (things(&mut app), shows(&mut app));
+    let shown_anew: HashSet<Entity> = shown_after
+        .iter()
+        .filter(|(e, s)| shown_before.get(*e).is_some_and(|b| b != *s))
+        .map(|(e, _)| *e)
+        .collect();
+    // Every thing at the same point on a piece that was shown anew is the same entity.
+    let mut kept = 0;
+    for (point, &(entity, piece)) in &after {
+        if shown_anew.contains(&piece) && before.get(point).is_some_and(|b| b.1 == piece) {
+            assert_eq!(before[point].0, entity, "a thing respawned at an unchanged point");
+            kept += 1;
+        }
+    }
+    assert!(
+        !shown_anew.is_empty() && kept > 10,
+        "{} pieces shown anew, {kept} things kept",
+        shown_anew.len()
+    );
 }
 
 /// Every instance stands where its terrain entity's transform puts its place in the terrain,

@@ -12,7 +12,9 @@
 //! The points are placed in the piece's background build (a [`PieceHook`]) and
 //! spawned standing on the piece ([`ScatterInstance`], [`ScatterOf`]) in the frame its mesh
 //! lands: they come and go with their pieces, and a parameter change swaps them with the new
-//! terrain, never a frame without them. Far chunks carry fewer: a chunk at level of detail `L` keeps
+//! terrain, never a frame without them. A piece shown anew (stitched to a neighbour's new level,
+//! say) keeps the instances it places again: only new points are spawned, only points no
+//! longer placed despawned. Far chunks carry fewer: a chunk at level of detail `L` keeps
 //! `far_share^L` of its layer's points, a subset of what its finer children carry. All instances
 //! of a layer share one mesh and material ([`ScatterLooks`]), so Bevy batches them.
 //!

@@ -1,7 +1,8 @@
 //! The scatter hook: each piece's instances are placed in its background build and spawned on
 //! it in the frame its mesh lands; they follow their terrain entity's transform and visibility.
 
-use bevy::ecs::entity::EntityHashMap;
+use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use noise_terrain_core::{
     Ground, Heightmap, ScatterLayer, ScatterLevels, ScatterPoint, ScatterShape, WorldGround, scatter_points,
@@ -39,7 +40,7 @@ pub struct ScatterOf(pub Entity);
 /// The [`ScatterInstance`]s standing on a piece (see [`ScatterOf`]).
 #[derive(Component, Debug, Default)]
 #[relationship_target(relationship = ScatterOf, linked_spawn)]
-pub struct ScatterOnPiece(Vec<Entity>);
+pub struct ScatterOnPiece(EntityHashSet);
 
 /// What one piece's build placed: per layer, its look and the instances' transforms in the
 /// terrain entity's space.
@@ -175,43 +176,118 @@ pub(crate) fn apply_to_piece(commands: &mut Commands, piece: Entity, output: Opt
     commands.queue(move |world: &mut World| swap_instances(world, piece, placed));
 }
 
-/// Despawns the piece's old instances and spawns the new ones, in one batch per layer, where its
-/// terrain's transform and visibility put them.
+/// What stands on a piece, as its last swap left it: each instance's point key, entity and
+/// transform in the terrain's space. The next swap compares with this plain record instead of
+/// reading each instance back from the world (a thing found unchanged costs a hash lookup).
+#[derive(Component, Debug, Default)]
+pub(crate) struct ThingsOnPiece(Vec<PlacedThing>);
+
+#[derive(Debug, Clone, Copy)]
+struct PlacedThing {
+    key: ThingKey,
+    entity: Entity,
+    in_terrain: Transform,
+}
+
+/// What makes an old instance the same thing as a new one: its layer, look and point (the
+/// point's bits: the same point is placed by the same arithmetic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct ThingKey {
+    layer: u8,
+    shape: ScatterShape,
+    solid: bool,
+    look: Option<(AssetId<Mesh>, AssetId<StandardMaterial>)>,
+    x: u32,
+    z: u32,
+}
+
+/// Replaces the piece's instances with `placed`, where its terrain's transform and visibility
+/// put them. A thing already on the piece with the same layer and look at the same point is
+/// kept: left alone when nothing about it changed, moved when its height did (the mesh under it
+/// changed). Only the new points are spawned, in one batch per layer, and only the things no
+/// longer placed are despawned.
+///
+/// Why: a piece rebuilt only for its stitching (a neighbour changed level) places the same
+/// things again. Flying at 200 units/s with 29,000 things in view, respawning them all moved a
+/// median 2,600 instances in each frame that landed pieces (up to 14,000); keeping them, 1,100.
+/// The comparison is with the piece's plain record ([`ThingsOnPiece`]): reading each thing
+/// back from the world cost about 1 µs a thing (cache misses), as much as respawning it.
 fn swap_instances(world: &mut World, piece: Entity, placed: PieceScatter) {
-    let Ok(entity) = world.get_entity(piece) else { return };
-    let old: Vec<Entity> = entity.get::<ScatterOnPiece>().map(|on| on.iter().collect()).unwrap_or_default();
+    let Ok(mut entity) = world.get_entity_mut(piece) else { return };
+    let old = entity.get_mut::<ThingsOnPiece>().map(|mut t| std::mem::take(&mut t.0)).unwrap_or_default();
     let terrain = entity.get::<PieceOf>().map(|of| of.0);
     let (frame, visibility) =
         terrain.map_or((GlobalTransform::IDENTITY, Visibility::Inherited), |t| terrain_frame(world, t));
-    // From the last: the piece's list of instances is searched from its end on each removal, so
-    // in this order each is found at once (first to last, 4,000 instances took 6.6 ms, last to
-    // first 0.8 ms, in a dev build).
-    for instance in old.into_iter().rev() {
-        world.despawn(instance);
-    }
+    let mut old: HashMap<ThingKey, PlacedThing> = old.into_iter().map(|t| (t.key, t)).collect();
+    let mut now = Vec::with_capacity(placed.layers.iter().map(|l| l.transforms.len()).sum());
     for (index, layer) in placed.layers.into_iter().enumerate() {
-        if layer.transforms.is_empty() {
+        let look = world.resource_mut::<ScatterLooks>().look_for(layer.shape, &layer.name);
+        let key_at = |t: &Transform| ThingKey {
+            layer: index as u8,
+            shape: layer.shape,
+            solid: layer.solid,
+            look: look.as_ref().map(|(mesh, material)| (mesh.id(), material.id())),
+            x: t.translation.x.to_bits(),
+            z: t.translation.z.to_bits(),
+        };
+        let mut new = Vec::new();
+        for in_terrain in layer.transforms {
+            match old.remove(&key_at(&in_terrain)) {
+                // Game code may have despawned it: then it is placed anew.
+                Some(thing) if world.entities().contains(thing.entity) => {
+                    if thing.in_terrain != in_terrain {
+                        move_instance(world, thing.entity, in_terrain, in_world(frame, in_terrain));
+                    }
+                    now.push(PlacedThing { in_terrain, ..thing });
+                }
+                _ => new.push(in_terrain),
+            }
+        }
+        if new.is_empty() {
             continue;
         }
-        let look = world.resource_mut::<ScatterLooks>().look_for(layer.shape, &layer.name);
-        let instance = move |in_terrain: Transform| {
+        let instance = |in_terrain: Transform| {
             let thing =
                 ScatterInstance { layer: index as u8, shape: layer.shape, solid: layer.solid, in_terrain };
             (thing, in_world(frame, in_terrain), visibility, ScatterOf(piece))
         };
-        match look {
-            Some((mesh, material)) => {
-                world.spawn_batch(
-                    layer
-                        .transforms
-                        .into_iter()
-                        .map(move |t| (instance(t), Mesh3d(mesh.clone()), MeshMaterial3d(material.clone()))),
-                );
-            }
-            None => {
-                world.spawn_batch(layer.transforms.into_iter().map(instance));
-            }
-        }
+        let spawned: Vec<Entity> = match &look {
+            Some((mesh, material)) => world
+                .spawn_batch(
+                    new.iter()
+                        .map(|&t| (instance(t), Mesh3d(mesh.clone()), MeshMaterial3d(material.clone()))),
+                )
+                .collect(),
+            None => world.spawn_batch(new.iter().map(|&t| instance(t))).collect(),
+        };
+        let placed = spawned.into_iter().zip(new);
+        now.extend(placed.map(|(entity, in_terrain)| PlacedThing {
+            key: key_at(&in_terrain),
+            entity,
+            in_terrain,
+        }));
+    }
+    for thing in old.into_values() {
+        // Quietly: game code may have despawned it already.
+        let _ = world.try_despawn(thing.entity);
+    }
+    if let Ok(mut entity) = world.get_entity_mut(piece) {
+        entity.insert(ThingsOnPiece(now));
+    }
+}
+
+/// Moves a kept instance to where the new build stands it (its visibility and the terrain's
+/// transform are [`follow_terrains`]' to keep).
+fn move_instance(world: &mut World, entity: Entity, in_terrain: Transform, at: Transform) {
+    let Ok(mut e) = world.get_entity_mut(entity) else { return };
+    if let Some(mut thing) = e.get_mut::<ScatterInstance>() {
+        thing.in_terrain = in_terrain;
+    }
+    if let Some(mut transform) = e.get_mut::<Transform>() {
+        *transform = at;
+    }
+    if let Some(mut global) = e.get_mut::<GlobalTransform>() {
+        *global = GlobalTransform::from(at);
     }
 }
 
