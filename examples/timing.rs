@@ -12,7 +12,8 @@
 //! - scatter (`-- scatter` only): the endless example's world with its three layers (trees,
 //!   rocks, reeds) and without them, alternated, at rest and at 200 units/s, with the instance
 //!   count; `-- scatter dense` with the layers ten times as dense (spacings made room for it),
-//!   for tens of thousands of instances in view.
+//!   for tens of thousands of instances in view; `churn` adds how many instances came and went
+//!   in the frames of the flight that moved any (counted in the update, so a little slower).
 //!
 //! ```text
 //! cargo run --example timing             # both
@@ -20,6 +21,7 @@
 //! cargo run --example timing -- two      # only the two endless terrains
 //! cargo run --example timing -- scatter  # only scatter on and off
 //! cargo run --example timing -- scatter dense  # the same with ten times the things
+//! cargo run --example timing -- scatter dense churn  # and the instances moved per frame
 //! ```
 
 use std::collections::{HashMap, HashSet};
@@ -68,7 +70,8 @@ fn main() {
         return;
     }
     if mode.as_deref() == Some("scatter") {
-        scatter(std::env::args().nth(2).as_deref() == Some("dense"));
+        let args: Vec<String> = std::env::args().skip(2).collect();
+        scatter(args.iter().any(|a| a == "dense"), args.iter().any(|a| a == "churn"));
         return;
     }
     if mode.as_deref() != Some("endless") {
@@ -333,10 +336,26 @@ fn example_world(things: bool) -> TerrainParams {
 
 /// Scatter on and off, alternated twice: update times at rest and flying, instances in view;
 /// `dense`, the layers ten times as dense ([`denser`]).
-fn scatter(dense: bool) {
+/// Instances spawned plus despawned in each frame (the `churn` option of the scatter mode).
+#[derive(Resource, Default)]
+struct Churn(Vec<usize>);
+
+/// Counts the instances that came and went this frame.
+fn count_churn(
+    added: Query<(), Added<bevy_noise_terrain::ScatterInstance>>,
+    mut removed: RemovedComponents<bevy_noise_terrain::ScatterInstance>,
+    mut churn: ResMut<Churn>,
+) {
+    churn.0.push(added.iter().count() + removed.read().count());
+}
+
+fn scatter(dense: bool, churn: bool) {
     println!();
-    println!("| endless example's world | instances | at rest median / p99 | 200 units/s median / p99 |");
-    println!("|---|---|---|---|");
+    let churn_column = if churn { " frames moving things: median / most things moved |" } else { "" };
+    println!(
+        "| endless example's world | instances | at rest median / p99 | 200 units/s median / p99 |{churn_column}"
+    );
+    println!("|---|---|---|---|{}", if churn { "---|" } else { "" });
     for round in 0..4 {
         let things = round % 2 == 0;
         let mut params = example_world(things);
@@ -346,9 +365,27 @@ fn scatter(dense: bool) {
         let mut app = streaming_app(TerrainPlugin::default(), params);
         // Instances carry the shared mesh and material handles, as in a game.
         app.init_asset::<StandardMaterial>();
+        if churn {
+            // In the update, so it costs the timed frames a pass over the instances' ticks.
+            app.init_resource::<Churn>().add_systems(Last, count_churn);
+        }
         until_generated(&mut app, 0);
         let (idle, _) = fly(&mut app, 300, |_| 0.0);
+        if let Some(mut counted) = app.world_mut().get_resource_mut::<Churn>() {
+            counted.0.clear();
+        }
         let (flying, _) = fly(&mut app, 1800, |frame| frame as f32 * 200.0 / 60.0);
+        let churn_cell = app.world().get_resource::<Churn>().map_or(String::new(), |c| {
+            let mut moving: Vec<usize> = c.0.iter().copied().filter(|&n| n > 0).collect();
+            moving.sort_unstable();
+            let median = moving.get(moving.len() / 2).copied().unwrap_or(0);
+            format!(
+                " {} of {}: {median} / {} |",
+                moving.len(),
+                c.0.len(),
+                moving.last().copied().unwrap_or(0)
+            )
+        });
         let mut q = app.world_mut().query::<&bevy_noise_terrain::ScatterInstance>();
         let instances = q.iter(app.world()).count();
         let (idle_median, idle_p99) = percentiles(idle);
@@ -359,7 +396,7 @@ fn scatter(dense: bool) {
             (true, true) => "three layers, ten times as dense",
         };
         println!(
-            "| {name} | {instances} | {idle_median:.2} / {idle_p99:.2} ms | {fly_median:.2} / {fly_p99:.2} ms |"
+            "| {name} | {instances} | {idle_median:.2} / {idle_p99:.2} ms | {fly_median:.2} / {fly_p99:.2} ms |{churn_cell}"
         );
     }
 }
