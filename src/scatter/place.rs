@@ -222,11 +222,12 @@ fn swap_instances(world: &mut World, piece: Entity, placed: PieceScatter) {
     let mut now = Vec::with_capacity(placed.layers.iter().map(|l| l.transforms.len()).sum());
     for (index, layer) in placed.layers.into_iter().enumerate() {
         let look = world.resource_mut::<ScatterLooks>().look_for(layer.shape, &layer.name);
+        let look_ids = look.as_ref().map(|(mesh, material)| (mesh.id(), material.id()));
         let key_at = |t: &Transform| ThingKey {
             layer: index as u8,
             shape: layer.shape,
             solid: layer.solid,
-            look: look.as_ref().map(|(mesh, material)| (mesh.id(), material.id())),
+            look: look_ids,
             x: t.translation.x.to_bits(),
             z: t.translation.z.to_bits(),
         };
