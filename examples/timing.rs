@@ -370,6 +370,11 @@ fn scatter(dense: bool, churn: bool) {
             app.init_resource::<Churn>().add_systems(Last, count_churn);
         }
         until_generated(&mut app, 0);
+        // And until the first things have all been spawned (streaming spreads them over frames).
+        while default_jobs(&mut app).is_busy() {
+            app.update();
+            std::thread::sleep(Duration::from_millis(1));
+        }
         let (idle, _) = fly(&mut app, 300, |_| 0.0);
         if let Some(mut counted) = app.world_mut().get_resource_mut::<Churn>() {
             counted.0.clear();

@@ -64,7 +64,9 @@ pub use pieces::{
 };
 pub use query::TerrainQuery;
 pub use rivers::{RiverLine, RiverVertex, RiverWater, TerrainRivers};
-pub use scatter::{ScatterInstance, ScatterLooks, ScatterOf, ScatterOnPiece, ScatterQuery};
+pub use scatter::{
+    ScatterInstance, ScatterLooks, ScatterOf, ScatterOnPiece, ScatterQuery, ScatterSpawnBudget,
+};
 pub use sea::SeaSurface;
 
 /// The common imports for games.

@@ -86,7 +86,7 @@ impl Plugin for TerrainPhysicsPlugin {
             .register_type::<TerrainColliders>()
             .register_type::<TerrainCollider>()
             .register_type::<KeepAboveTerrain>()
-            .add_observer(give_new_instance_a_collider)
+            .add_observer(match_instance_collider_to_piece)
             .add_systems(Update, follow_terrain_changes.after(TerrainSystems::Apply))
             .add_systems(
                 Update,
@@ -211,16 +211,18 @@ fn instance_collider(world: &World, entity: Entity, instance: ScatterInstance) -
     Some(Collider::compound(vec![(centre, Quat::IDENTITY, collider)]))
 }
 
-/// A solid instance spawned on a piece that has a collider gets its own.
-fn give_new_instance_a_collider(
-    add: On<Add, ScatterInstance>,
-    instances: Query<(&ScatterInstance, &ScatterOf)>,
+/// A solid instance spawned on a piece, or passed to one, has its own collider exactly when the
+/// piece has one.
+fn match_instance_collider_to_piece(
+    insert: On<Insert, ScatterOf>,
+    instances: Query<(&ScatterInstance, &ScatterOf, Has<Collider>)>,
     pieces: Query<(), With<PieceCollider>>,
     mut commands: Commands,
 ) {
-    let Ok((&instance, of)) = instances.get(add.entity) else { return };
-    if instance.solid && pieces.contains(of.0) {
-        let entity = add.entity;
+    let Ok((&instance, of, has)) = instances.get(insert.entity) else { return };
+    let wants = instance.solid && pieces.contains(of.0);
+    let entity = insert.entity;
+    if wants && !has {
         commands.queue(move |world: &mut World| {
             if let Some(collider) = instance_collider(world, entity, instance)
                 && let Ok(mut e) = world.get_entity_mut(entity)
@@ -228,6 +230,8 @@ fn give_new_instance_a_collider(
                 e.insert((RigidBody::Static, collider));
             }
         });
+    } else if has && !wants {
+        commands.entity(entity).try_remove::<(RigidBody, Collider)>();
     }
 }
 

@@ -8,7 +8,9 @@ use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use bevy_noise_terrain::core::{ScatterLayer, ScatterRule, ScatterShape, slope_degrees};
 use bevy_noise_terrain::prelude::*;
-use bevy_noise_terrain::{PieceHeights, PieceKey, ScatterInstance, ScatterLooks, ScatterOf, SeaSurface};
+use bevy_noise_terrain::{
+    PieceHeights, PieceKey, ScatterInstance, ScatterLooks, ScatterOf, ScatterSpawnBudget, SeaSurface,
+};
 use common::{app_with_focus, default_terrain, move_focus, settle};
 
 fn layers() -> Vec<ScatterLayer> {
@@ -61,9 +63,13 @@ fn endless() -> TerrainParams {
     }
 }
 
+/// New things a frame of streaming spawns at most in these tests: small, so that streaming
+/// spreads spawns over frames here too (the settled checks wait for them).
+const BUDGET: usize = 60;
+
 fn app(params: TerrainParams) -> App {
     let mut app = app_with_focus(params);
-    app.init_asset::<StandardMaterial>();
+    app.init_asset::<StandardMaterial>().insert_resource(ScatterSpawnBudget { per_frame: BUDGET });
     app
 }
 
@@ -71,6 +77,12 @@ fn app(params: TerrainParams) -> App {
 fn instances(app: &mut App) -> Vec<(Vec3, u8, Entity)> {
     let mut q = app.world_mut().query::<(&GlobalTransform, &ScatterInstance, &ScatterOf)>();
     q.iter(app.world()).map(|(at, i, of)| (at.translation(), i.layer, of.0)).collect()
+}
+
+/// Every instance's entity.
+fn thing_entities(app: &mut App) -> HashSet<Entity> {
+    let mut q = app.world_mut().query_filtered::<Entity, With<ScatterInstance>>();
+    q.iter(app.world()).collect()
 }
 
 /// The shown pieces: entity, key, bounds.
@@ -179,6 +191,7 @@ fn instances_come_and_go_with_their_pieces_in_every_frame_of_a_flight() {
     let mut counts = Vec::new();
     let mut mesh_counts = Vec::new();
     let mut entity_counts = Vec::new();
+    let mut things = thing_entities(&mut app);
     // 10 km at 40 units a frame, with a look at every frame.
     for frame in 1..=250 {
         move_focus(&mut app, Vec3::new(40.0 * frame as f32, 0.0, 7.0 * frame as f32));
@@ -186,11 +199,17 @@ fn instances_come_and_go_with_their_pieces_in_every_frame_of_a_flight() {
         // In flight new ground may wait for its first build (the focus outruns the builds
         // here); every instance shown stands on a shown piece, in every frame.
         check_instances_on_shown_pieces(&mut app);
+        // Streaming spawns at most the budget in a frame; the rest wait.
+        let now = thing_entities(&mut app);
+        let spawned = now.difference(&things).count();
+        assert!(spawned <= BUDGET, "frame {frame}: {spawned} things spawned");
+        things = now;
         if frame % 50 == 0 {
             settle(&mut app);
             counts.push(check_instances_on_shown_pieces(&mut app));
             mesh_counts.push(assets(&app));
             entity_counts.push(app.world().entities().count_spawned() as usize);
+            things = thing_entities(&mut app);
         }
     }
     // Steady: the count moves with the ground under the view, not with the distance flown.
@@ -206,8 +225,56 @@ fn instances_come_and_go_with_their_pieces_in_every_frame_of_a_flight() {
     assert_eq!(handles.len(), 2, "one mesh per layer's shape");
 }
 
+/// Updates until settled; in every frame at most the budget of things is spawned. Returns in
+/// how many frames the budget held things back (it was spent and things still waited).
+fn settle_within_the_budget(app: &mut App) -> usize {
+    let (mut things, mut held_back) = (thing_entities(app), 0);
+    for frame in 0.. {
+        app.update();
+        let now = thing_entities(app);
+        let spawned = now.difference(&things).count();
+        assert!(spawned <= BUDGET, "frame {frame}: {spawned} things spawned");
+        held_back += usize::from(spawned == BUDGET && common::jobs(app).is_busy());
+        things = now;
+        // Every shown thing stands on its shown piece, also while others wait.
+        check_instances_on_shown_pieces(app);
+        // A moved focus reaches the layout a frame later: a few frames always run.
+        if frame > 3 && common::settled(app) || frame > 5000 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(300));
+    }
+    held_back
+}
+
 #[test]
-fn a_piece_shown_anew_keeps_the_things_it_places_again() {
+fn streaming_spawns_new_things_within_the_budget_and_settles_with_all_of_them() {
+    let mut app = app(endless());
+    // From nothing, and after a step of a few chunks (new ground, splits and merges).
+    let first = settle_within_the_budget(&mut app);
+    move_focus(&mut app, Vec3::new(120.0, 0.0, 40.0));
+    let step = settle_within_the_budget(&mut app);
+    assert!(first > 5 && step > 0, "the budget held things back in {first} and {step} frames");
+    // Settled, every point of the rule stands on the finest chunks: nothing was left waiting.
+    let (pieces, list) = (shown_pieces(&mut app), instances(&mut app));
+    let finest: Vec<_> =
+        pieces.iter().filter(|p| matches!(p.1, PieceKey::Chunk(k) if k.level == 0)).collect();
+    assert!(!finest.is_empty());
+    for &&(piece, key, b) in &finest {
+        let shown: Vec<_> =
+            list.iter().filter(|i| i.2 == piece && i.1 == 0).map(|i| [i.0.x, i.0.z]).collect();
+        let expected = queried(&mut app, 0, [b[0] as f32, b[1] as f32, b[2] as f32, b[3] as f32]);
+        assert!(
+            same_points(&shown, &expected),
+            "{key:?}: {} shown, {} expected",
+            shown.len(),
+            expected.len()
+        );
+    }
+}
+
+#[test]
+fn a_piece_shown_anew_or_replacing_another_keeps_the_things_it_places_again() {
     let mut app = app(endless());
     settle(&mut app);
     // Each thing by its point, layer and piece; and what each piece shows.
@@ -238,17 +305,23 @@ fn a_piece_shown_anew_keeps_the_things_it_places_again() {
         .filter(|(e, s)| shown_before.get(*e).is_some_and(|b| b != *s))
         .map(|(e, _)| *e)
         .collect();
-    // Every thing at the same point on a piece that was shown anew is the same entity.
-    let mut kept = 0;
+    // Every thing at the same point on a piece that was shown anew is the same entity; so is
+    // every thing at the same point on a piece that replaced the one it stood on (a finer or
+    // coarser chunk over the same ground).
+    let (mut kept, mut passed) = (0, 0);
     for (point, &(entity, piece)) in &after {
-        if shown_anew.contains(&piece) && before.get(point).is_some_and(|b| b.1 == piece) {
-            assert_eq!(before[point].0, entity, "a thing respawned at an unchanged point");
+        let Some(&(was, on)) = before.get(point) else { continue };
+        if on == piece && shown_anew.contains(&piece) {
+            assert_eq!(was, entity, "a thing respawned at an unchanged point");
             kept += 1;
+        } else if on != piece && !shown_after.contains_key(&on) {
+            assert_eq!(was, entity, "a thing respawned on the piece that replaced its own");
+            passed += 1;
         }
     }
     assert!(
-        !shown_anew.is_empty() && kept > 10,
-        "{} pieces shown anew, {kept} things kept",
+        !shown_anew.is_empty() && kept > 10 && passed > 10,
+        "{} pieces shown anew, {kept} things kept, {passed} passed on",
         shown_anew.len()
     );
 }
@@ -304,7 +377,11 @@ fn a_parameter_change_swaps_the_instances_without_a_frame_without_them() {
     let mut app = app(endless());
     settle(&mut app);
     let before = instances(&mut app).len();
-    app.world_mut().resource_mut::<TerrainParams>().noise.seed = 77;
+    // New ground, and new points for the trees: almost every thing is new (a parameter change
+    // spawns them all at once, whatever the streaming budget).
+    let mut params = app.world_mut().resource_mut::<TerrainParams>();
+    params.noise.seed = 77;
+    params.scatter[0].rule.seed = 9;
     let mut frames = 0;
     loop {
         app.update();

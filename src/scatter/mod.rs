@@ -10,13 +10,17 @@
 //! erosion). Each instance stands on the triangles of its piece's mesh.
 //!
 //! The points are placed in the piece's background build (a [`PieceHook`]) and
-//! spawned standing on the piece ([`ScatterInstance`], [`ScatterOf`]) in the frame its mesh
-//! lands: they come and go with their pieces, and a parameter change swaps them with the new
-//! terrain, never a frame without them. A piece shown anew (stitched to a neighbour's new level,
-//! say) keeps the instances it places again: only new points are spawned, only points no
-//! longer placed despawned. Far chunks carry fewer: a chunk at level of detail `L` keeps
-//! `far_share^L` of its layer's points, a subset of what its finer children carry. All instances
-//! of a layer share one mesh and material ([`ScatterLooks`]), so Bevy batches them.
+//! spawned standing on the piece ([`ScatterInstance`], [`ScatterOf`], listed in its
+//! [`ScatterOnPiece`]) once its mesh lands: they come and go with their pieces, and a parameter
+//! change swaps them with the new terrain, never a frame without them. A piece shown anew
+//! (stitched to a neighbour's new level, say) keeps the instances it places again, and a piece
+//! that replaces others at another level of detail takes over their things at the points it
+//! places too: only new points are spawned, only points no longer placed despawned. Streaming
+//! spawns at most [`ScatterSpawnBudget`] new things a frame (the rest wait a few frames); a
+//! parameter change spawns all of its own at once. Far chunks carry fewer: a chunk at level of
+//! detail `L` keeps `far_share^L` of its layer's points, a subset of what its finer children
+//! carry. All instances of a layer share one mesh and material ([`ScatterLooks`]), so Bevy
+//! batches them.
 //!
 //! [`ScatterQuery`] gives game code the points of a layer in a rectangle.
 
@@ -29,7 +33,7 @@ use std::sync::Arc;
 use bevy::prelude::*;
 
 pub use looks::ScatterLooks;
-pub use place::{ScatterInstance, ScatterOf, ScatterOnPiece};
+pub use place::{ScatterInstance, ScatterOf, ScatterOnPiece, ScatterSpawnBudget};
 pub use query::{ScatterQuery, ScatterQueryError};
 
 use crate::pieces::{PieceHook, PieceHooks};
@@ -37,8 +41,18 @@ use crate::pieces::{PieceHook, PieceHooks};
 /// Adds scatter to the terrain pieces ([`TerrainPlugin`](crate::TerrainPlugin) adds it).
 pub(crate) fn add_scatter(app: &mut App) {
     app.init_resource::<ScatterLooks>()
+        .init_resource::<place::ThingSwaps>()
+        .init_resource::<ScatterSpawnBudget>()
         .register_type::<ScatterInstance>()
+        .register_type::<ScatterSpawnBudget>()
         .add_systems(Startup, looks::make_shapes)
+        .add_systems(
+            Update,
+            place::swap_things
+                .in_set(crate::TerrainSystems::Apply)
+                .after(crate::pieces::swap::swap_pieces)
+                .before(crate::pieces::stats::update_stats),
+        )
         .add_systems(
             PostUpdate,
             place::follow_terrains

@@ -1,7 +1,11 @@
 //! The scatter hook: each piece's instances are placed in its background build and spawned on
 //! it in the frame its mesh lands; they follow their terrain entity's transform and visibility.
 
-use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
+use std::collections::VecDeque;
+
+use bevy::ecs::entity::EntityHashMap;
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use noise_terrain_core::{
@@ -10,7 +14,7 @@ use noise_terrain_core::{
 
 use crate::build::{PieceBuild, PieceGeometry, PieceKey};
 use crate::params::{TerrainLayout, TerrainParams};
-use crate::pieces::{HookOutput, PieceOf, Terrain, TerrainPieces};
+use crate::pieces::{HookOutput, PieceOf, Terrain, TerrainJobs, TerrainPiece, TerrainPieces};
 use crate::scatter::looks::ScatterLooks;
 
 /// Marks one placed thing. Its entity stands on a piece ([`ScatterOf`]) and is despawned with
@@ -32,15 +36,47 @@ pub struct ScatterInstance {
     pub in_terrain: Transform,
 }
 
-/// The piece a [`ScatterInstance`] stands on; it is despawned with the piece.
+/// The piece a [`ScatterInstance`] stands on. A plain component, not a relationship: when the
+/// piece goes, its things go with it or pass to the piece that replaces it at another level of
+/// detail (the same point placed again), and this changes (an insert: observers of `Insert`
+/// hear of it).
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-#[relationship(relationship_target = ScatterOnPiece)]
 pub struct ScatterOf(pub Entity);
 
-/// The [`ScatterInstance`]s standing on a piece (see [`ScatterOf`]).
+/// The [`ScatterInstance`]s standing on a piece, as its last swap left them. When the piece
+/// is despawned, its things are despawned in the same frame, except those a piece replacing it
+/// places again, which pass to that piece.
 #[derive(Component, Debug, Default)]
-#[relationship_target(relationship = ScatterOf, linked_spawn)]
-pub struct ScatterOnPiece(EntityHashSet);
+#[component(on_remove = loosen_things)]
+pub struct ScatterOnPiece {
+    things: Vec<PlacedThing>,
+    /// New things not spawned yet: streaming spreads spawns over frames.
+    waiting: Vec<WaitingLayer>,
+    /// The parameter generation the things were placed for.
+    generation: u64,
+}
+
+impl ScatterOnPiece {
+    /// The instances on the piece.
+    pub fn iter(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.things.iter().map(|t| t.entity)
+    }
+
+    /// How many instances stand on the piece.
+    pub fn len(&self) -> usize {
+        self.things.len()
+    }
+
+    /// Whether nothing stands on the piece.
+    pub fn is_empty(&self) -> bool {
+        self.things.is_empty()
+    }
+
+    /// How many of the piece's new things wait to be spawned.
+    pub fn waiting(&self) -> usize {
+        self.waiting.iter().map(|w| w.transforms.len()).sum()
+    }
+}
 
 /// What one piece's build placed: per layer, its look and the instances' transforms in the
 /// terrain entity's space.
@@ -170,18 +206,50 @@ fn instance_transform(layer: &ScatterLayer, p: &ScatterPoint, local: [f64; 3]) -
     }
 }
 
-/// The hook's apply: replaces the piece's instances with the new build's (or removes them).
+/// The hook's apply: queues the swap of the piece's instances for the new build's (or their
+/// removal); [`swap_things`] makes it once the frame's pieces have landed and gone.
 pub(crate) fn apply_to_piece(commands: &mut Commands, piece: Entity, output: Option<HookOutput>) {
     let placed = output.and_then(|o| o.downcast::<PieceScatter>().ok()).map(|p| *p).unwrap_or_default();
-    commands.queue(move |world: &mut World| swap_instances(world, piece, placed));
+    commands.queue(move |world: &mut World| world.resource_mut::<ThingSwaps>().queued.push((piece, placed)));
 }
 
-/// What stands on a piece, as its last swap left it: each instance's point key, entity and
-/// transform in the terrain's space. The next swap compares with this plain record instead of
-/// reading each instance back from the world (a thing found unchanged costs a hash lookup).
-#[derive(Component, Debug, Default)]
-pub(crate) struct ThingsOnPiece(Vec<PlacedThing>);
+/// How many new scatter instances a frame of streaming spawns at most; the rest wait for the
+/// next frames, oldest first, and the terrain counts as busy
+/// ([`TerrainJobs::is_busy`]) until none wait. A parameter change spawns all of its things at
+/// once (the new terrain lands whole), and things a piece takes over from the piece it replaces
+/// are not spawned at all.
+///
+/// Why: flying at 200 units/s with 29,000 things in view, a frame where four finer chunks land
+/// spawned up to 13,000 things (about 0.85 µs each on the machine measured); spread, a frame
+/// spawns at most the budget, and new ground far out gets its things a few frames late.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Reflect)]
+#[reflect(Resource)]
+pub struct ScatterSpawnBudget {
+    /// New instances per frame, at most (at least 1 is spawned: 0 counts as 1).
+    pub per_frame: usize,
+}
 
+impl Default for ScatterSpawnBudget {
+    fn default() -> Self {
+        Self { per_frame: 1000 }
+    }
+}
+
+/// The frame's thing swaps and what they share.
+#[derive(Resource, Default)]
+pub(crate) struct ThingSwaps {
+    /// The pieces whose builds landed this frame, with what they placed.
+    queued: Vec<(Entity, PieceScatter)>,
+    /// Things of pieces that went (or that their piece no longer places), by terrain and key:
+    /// a piece that places one of them again takes it; the rest are despawned.
+    loose: HashMap<(Entity, ThingKey), PlacedThing>,
+    /// Pieces with things waiting to be spawned, oldest first.
+    waiting: VecDeque<Entity>,
+}
+
+/// What stands on a piece: each instance's point key, entity and transform in the terrain's
+/// space. A swap compares new points with this plain record instead of reading each instance
+/// back from the world (a thing found unchanged costs a hash lookup).
 #[derive(Debug, Clone, Copy)]
 struct PlacedThing {
     key: ThingKey,
@@ -190,7 +258,7 @@ struct PlacedThing {
 }
 
 /// What makes an old instance the same thing as a new one: its layer, look and point (the
-/// point's bits: the same point is placed by the same arithmetic).
+/// point's bits: the same point is placed by the same arithmetic, whatever the piece).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct ThingKey {
     layer: u8,
@@ -201,84 +269,237 @@ struct ThingKey {
     z: u32,
 }
 
+/// One layer's things as a swap spawns them: what every instance of it carries.
+#[derive(Debug, Clone)]
+struct LayerLook {
+    layer: u8,
+    shape: ScatterShape,
+    solid: bool,
+    look: Option<(Handle<Mesh>, Handle<StandardMaterial>)>,
+}
+
+impl LayerLook {
+    fn key(&self, in_terrain: &Transform) -> ThingKey {
+        ThingKey {
+            layer: self.layer,
+            shape: self.shape,
+            solid: self.solid,
+            look: self.look.as_ref().map(|(mesh, material)| (mesh.id(), material.id())),
+            x: in_terrain.translation.x.to_bits(),
+            z: in_terrain.translation.z.to_bits(),
+        }
+    }
+
+    /// Spawns the things at `transforms` on `piece` (in one batch) and returns their record.
+    fn spawn(&self, world: &mut World, piece: Entity, transforms: &[Transform]) -> Vec<PlacedThing> {
+        let terrain = world.get::<PieceOf>(piece).map(|of| of.0);
+        let (frame, visibility) =
+            terrain.map_or((GlobalTransform::IDENTITY, Visibility::Inherited), |t| terrain_frame(world, t));
+        let instance = |in_terrain: Transform| {
+            let thing =
+                ScatterInstance { layer: self.layer, shape: self.shape, solid: self.solid, in_terrain };
+            (thing, in_world(frame, in_terrain), visibility, ScatterOf(piece))
+        };
+        let spawned: Vec<Entity> = match &self.look {
+            Some((mesh, material)) => world
+                .spawn_batch(
+                    transforms
+                        .iter()
+                        .map(|&t| (instance(t), Mesh3d(mesh.clone()), MeshMaterial3d(material.clone()))),
+                )
+                .collect(),
+            None => world.spawn_batch(transforms.iter().map(|&t| instance(t))).collect(),
+        };
+        let placed = spawned.into_iter().zip(transforms);
+        placed
+            .map(|(entity, &in_terrain)| PlacedThing { key: self.key(&in_terrain), entity, in_terrain })
+            .collect()
+    }
+}
+
+/// New things of one layer that wait to be spawned on a piece.
+#[derive(Debug)]
+struct WaitingLayer {
+    look: LayerLook,
+    transforms: Vec<Transform>,
+}
+
+/// A piece's things are loose when it goes: [`swap_things`] hands each to a piece that places
+/// it again, or despawns it.
+fn loosen_things(mut world: DeferredWorld, context: HookContext) {
+    let terrain = world.get::<PieceOf>(context.entity).map_or(Entity::PLACEHOLDER, |of| of.0);
+    let Some(mut on) = world.get_mut::<ScatterOnPiece>(context.entity) else { return };
+    let things = std::mem::take(&mut on.things);
+    if let Some(mut swaps) = world.get_resource_mut::<ThingSwaps>() {
+        swaps.loose.extend(things.into_iter().map(|t| ((terrain, t.key), t)));
+    }
+}
+
+/// Makes the frame's thing swaps (after the pieces landed and went), spawns waiting things
+/// within the [`ScatterSpawnBudget`], despawns the things no piece places any more, and
+/// tells each terrain's [`TerrainJobs`] how many things wait (it is busy until none do).
+pub(crate) fn swap_things(world: &mut World) {
+    // Out of the world meanwhile: no piece goes while it runs, so none of its things loosen.
+    world.resource_scope(|world, mut swaps: Mut<ThingSwaps>| {
+        let mut budget =
+            world.get_resource::<ScatterSpawnBudget>().copied().unwrap_or_default().per_frame.max(1);
+        let was_waiting = !swaps.waiting.is_empty();
+        for (piece, placed) in std::mem::take(&mut swaps.queued) {
+            swap_instances(world, piece, placed, &mut swaps, &mut budget);
+        }
+        spawn_waiting(world, &mut swaps, &mut budget);
+        despawn_loose(world, &mut swaps.loose);
+        if was_waiting || !swaps.waiting.is_empty() {
+            count_waiting(world, &swaps.waiting);
+        }
+    });
+}
+
 /// Replaces the piece's instances with `placed`, where its terrain's transform and visibility
-/// put them. A thing already on the piece with the same layer and look at the same point is
-/// kept: left alone when nothing about it changed, moved when its height did (the mesh under it
-/// changed). Only the new points are spawned, in one batch per layer, and only the things no
-/// longer placed are despawned.
+/// put them. A thing already on the piece, or loose from a piece that went, with the same layer
+/// and look at the same point is kept: left alone when nothing about it changed, moved when its
+/// height did (the mesh under it changed). Only the new points are spawned (within `budget`
+/// unless the parameters changed); the things the piece no longer places are loosened.
 ///
 /// Why: a piece rebuilt only for its stitching (a neighbour changed level) places the same
-/// things again. Flying at 200 units/s with 29,000 things in view, respawning them all moved a
-/// median 2,600 instances in each frame that landed pieces (up to 14,000); keeping them, 1,100.
-/// The comparison is with the piece's plain record ([`ThingsOnPiece`]): reading each thing
-/// back from the world cost about 1 µs a thing (cache misses), as much as respawning it.
-fn swap_instances(world: &mut World, piece: Entity, placed: PieceScatter) {
+/// things again, and the four chunks that replace one at a finer level place all of its things
+/// again. Flying at 200 units/s with 29,000 things in view, respawning them all moved a median
+/// 2,600 instances in each frame that landed pieces (up to 14,000). The comparison is with the
+/// piece's plain record: reading each thing back from the world cost about 1 µs a thing (cache
+/// misses), as much as respawning it.
+fn swap_instances(
+    world: &mut World,
+    piece: Entity,
+    placed: PieceScatter,
+    swaps: &mut ThingSwaps,
+    budget: &mut usize,
+) {
     let Ok(mut entity) = world.get_entity_mut(piece) else { return };
-    let old = entity.get_mut::<ThingsOnPiece>().map(|mut t| std::mem::take(&mut t.0)).unwrap_or_default();
-    let terrain = entity.get::<PieceOf>().map(|of| of.0);
-    let (frame, visibility) =
-        terrain.map_or((GlobalTransform::IDENTITY, Visibility::Inherited), |t| terrain_frame(world, t));
+    let generation = entity.get::<TerrainPiece>().and_then(|p| p.shown).map_or(0, |s| s.generation);
+    let terrain = entity.get::<PieceOf>().map_or(Entity::PLACEHOLDER, |of| of.0);
+    // `queued`: the piece is in the waiting queue already (it stays there, maybe with nothing
+    // left to wait for).
+    let (old, whole, queued) = match entity.get_mut::<ScatterOnPiece>() {
+        Some(mut on) => {
+            let queued = !on.waiting.is_empty();
+            on.waiting.clear();
+            (std::mem::take(&mut on.things), on.generation != generation, queued)
+        }
+        None => (Vec::new(), false, false),
+    };
+    let frame = terrain_frame(world, terrain).0;
     let mut old: HashMap<ThingKey, PlacedThing> = old.into_iter().map(|t| (t.key, t)).collect();
     let mut now = Vec::with_capacity(placed.layers.iter().map(|l| l.transforms.len()).sum());
+    let mut waiting = Vec::new();
     for (index, layer) in placed.layers.into_iter().enumerate() {
         let look = world.resource_mut::<ScatterLooks>().look_for(layer.shape, &layer.name);
-        let look_ids = look.as_ref().map(|(mesh, material)| (mesh.id(), material.id()));
-        let key_at = |t: &Transform| ThingKey {
-            layer: index as u8,
-            shape: layer.shape,
-            solid: layer.solid,
-            look: look_ids,
-            x: t.translation.x.to_bits(),
-            z: t.translation.z.to_bits(),
-        };
+        let look = LayerLook { layer: index as u8, shape: layer.shape, solid: layer.solid, look };
         let mut new = Vec::new();
         for in_terrain in layer.transforms {
-            match old.remove(&key_at(&in_terrain)) {
+            let key = look.key(&in_terrain);
+            let (thing, passed) = match old.remove(&key) {
+                Some(thing) => (Some(thing), false),
+                None => (swaps.loose.remove(&(terrain, key)), true),
+            };
+            match thing {
                 // Game code may have despawned it: then it is placed anew.
                 Some(thing) if world.entities().contains(thing.entity) => {
                     if thing.in_terrain != in_terrain {
                         move_instance(world, thing.entity, in_terrain, in_world(frame, in_terrain));
+                    }
+                    if passed {
+                        world.entity_mut(thing.entity).insert(ScatterOf(piece));
                     }
                     now.push(PlacedThing { in_terrain, ..thing });
                 }
                 _ => new.push(in_terrain),
             }
         }
-        if new.is_empty() {
-            continue;
+        let spawn_now = if whole { new.len() } else { new.len().min(*budget) };
+        *budget = budget.saturating_sub(spawn_now);
+        now.extend(look.spawn(world, piece, &new[..spawn_now]));
+        if spawn_now < new.len() {
+            waiting.push(WaitingLayer { look, transforms: new.split_off(spawn_now) });
         }
-        let instance = |in_terrain: Transform| {
-            let thing =
-                ScatterInstance { layer: index as u8, shape: layer.shape, solid: layer.solid, in_terrain };
-            (thing, in_world(frame, in_terrain), visibility, ScatterOf(piece))
-        };
-        let spawned: Vec<Entity> = match &look {
-            Some((mesh, material)) => world
-                .spawn_batch(
-                    new.iter()
-                        .map(|&t| (instance(t), Mesh3d(mesh.clone()), MeshMaterial3d(material.clone()))),
-                )
-                .collect(),
-            None => world.spawn_batch(new.iter().map(|&t| instance(t))).collect(),
-        };
-        let placed = spawned.into_iter().zip(new);
-        now.extend(placed.map(|(entity, in_terrain)| PlacedThing {
-            key: key_at(&in_terrain),
-            entity,
-            in_terrain,
-        }));
     }
-    for thing in old.into_values() {
+    swaps.loose.extend(old.into_values().map(|t| ((terrain, t.key), t)));
+    if !waiting.is_empty() && !queued {
+        swaps.waiting.push_back(piece);
+    }
+    let Ok(mut entity) = world.get_entity_mut(piece) else { return };
+    let on = ScatterOnPiece { things: now, waiting, generation };
+    match entity.get_mut::<ScatterOnPiece>() {
+        // In place: inserting over it would loosen its things (its remove hook) and move nothing.
+        Some(mut old) => *old = on,
+        None => {
+            entity.insert(on);
+        }
+    }
+}
+
+/// Spawns waiting things, oldest pieces first, while `budget` lasts.
+fn spawn_waiting(world: &mut World, swaps: &mut ThingSwaps, budget: &mut usize) {
+    while *budget > 0
+        && let Some(piece) = swaps.waiting.pop_front()
+    {
+        let Some(mut on) = world.get_mut::<ScatterOnPiece>(piece) else { continue };
+        let mut layers = std::mem::take(&mut on.waiting);
+        let mut spawned = Vec::new();
+        for layer in &mut layers {
+            let n = layer.transforms.len().min(*budget);
+            *budget -= n;
+            let rest = layer.transforms.split_off(n);
+            spawned.extend(layer.look.spawn(world, piece, &layer.transforms));
+            layer.transforms = rest;
+        }
+        layers.retain(|l| !l.transforms.is_empty());
+        let Some(mut on) = world.get_mut::<ScatterOnPiece>(piece) else { continue };
+        on.things.extend(spawned);
+        if !layers.is_empty() {
+            on.waiting = layers;
+            swaps.waiting.push_front(piece);
+        }
+    }
+}
+
+/// Despawns the things no piece took, last table row first: each despawn moves its table's
+/// last row into the hole, so going from the end moves fewer rows. (In hash order a despawn
+/// measured about 2 µs a thing in the flight, mostly cache misses; the order's own gain was not
+/// measured apart.)
+fn despawn_loose(world: &mut World, loose: &mut HashMap<(Entity, ThingKey), PlacedThing>) {
+    let entities = world.entities();
+    let mut rows: Vec<(usize, Entity)> = loose
+        .drain()
+        .filter_map(|(_, t)| Some((entities.get_spawned(t.entity).ok()?.table_row.index(), t.entity)))
+        .collect();
+    rows.sort_unstable_by_key(|r| std::cmp::Reverse(r.0));
+    for (_, entity) in rows {
         // Quietly: game code may have despawned it already.
-        let _ = world.try_despawn(thing.entity);
+        let _ = world.try_despawn(entity);
     }
-    if let Ok(mut entity) = world.get_entity_mut(piece) {
-        entity.insert(ThingsOnPiece(now));
+}
+
+/// Tells each terrain's jobs how many of its things wait to be spawned.
+fn count_waiting(world: &mut World, pieces: &VecDeque<Entity>) {
+    let mut per_terrain: EntityHashMap<usize> = EntityHashMap::default();
+    for &piece in pieces {
+        let (Some(of), Some(on)) = (world.get::<PieceOf>(piece), world.get::<ScatterOnPiece>(piece)) else {
+            continue;
+        };
+        *per_terrain.entry(of.0).or_default() += on.waiting();
+    }
+    let mut terrains = world.query::<(Entity, &mut TerrainJobs)>();
+    for (terrain, mut jobs) in terrains.iter_mut(world) {
+        let waiting = per_terrain.get(&terrain).copied().unwrap_or(0);
+        if jobs.hook_work_waiting != waiting {
+            jobs.hook_work_waiting = waiting;
+        }
     }
 }
 
 /// Moves a kept instance to where the new build stands it (its visibility and the terrain's
-/// transform are [`follow_terrains`]' to keep).
+/// transform are [`follow_terrains`]' to keep; the transform propagation, later in the frame,
+/// writes its `GlobalTransform`).
 fn move_instance(world: &mut World, entity: Entity, in_terrain: Transform, at: Transform) {
     let Ok(mut e) = world.get_entity_mut(entity) else { return };
     if let Some(mut thing) = e.get_mut::<ScatterInstance>() {
@@ -286,9 +507,6 @@ fn move_instance(world: &mut World, entity: Entity, in_terrain: Transform, at: T
     }
     if let Some(mut transform) = e.get_mut::<Transform>() {
         *transform = at;
-    }
-    if let Some(mut global) = e.get_mut::<GlobalTransform>() {
-        *global = GlobalTransform::from(at);
     }
 }
 
