@@ -12,7 +12,8 @@
 //! - scatter (`-- scatter` only): the endless example's world with its three layers (trees,
 //!   rocks, reeds) and without them, alternated, at rest and at 200 units/s, with the instance
 //!   count; `-- scatter dense` with the layers ten times as dense (spacings made room for it),
-//!   for tens of thousands of instances in view; `churn` adds how many instances came and went
+//!   for tens of thousands of instances in view (`-- scatter 17`: seventeen times, about 50,000);
+//!   `churn` adds how many instances came and went
 //!   in the frames of the flight that moved any (counted in the update, so a little slower).
 //!
 //! ```text
@@ -22,6 +23,7 @@
 //! cargo run --example timing -- scatter  # only scatter on and off
 //! cargo run --example timing -- scatter dense  # the same with ten times the things
 //! cargo run --example timing -- scatter dense churn  # and the instances moved per frame
+//! cargo run --example timing -- scatter 17  # seventeen times the things
 //! ```
 
 use std::collections::{HashMap, HashSet};
@@ -71,7 +73,10 @@ fn main() {
     }
     if mode.as_deref() == Some("scatter") {
         let args: Vec<String> = std::env::args().skip(2).collect();
-        scatter(args.iter().any(|a| a == "dense"), args.iter().any(|a| a == "churn"));
+        // `dense`: ten times as dense; a number: that many times.
+        let factor = args.iter().find_map(|a| a.parse::<f32>().ok().filter(|f| *f > 0.0));
+        let factor = factor.or(args.iter().any(|a| a == "dense").then_some(10.0));
+        scatter(factor, args.iter().any(|a| a == "churn"));
         return;
     }
     if mode.as_deref() != Some("endless") {
@@ -334,8 +339,6 @@ fn example_world(things: bool) -> TerrainParams {
     }
 }
 
-/// Scatter on and off, alternated twice: update times at rest and flying, instances in view;
-/// `dense`, the layers ten times as dense ([`denser`]).
 /// Instances spawned plus despawned in each frame (the `churn` option of the scatter mode).
 #[derive(Resource, Default)]
 struct Churn(Vec<usize>);
@@ -349,7 +352,9 @@ fn count_churn(
     churn.0.push(added.iter().count() + removed.read().count());
 }
 
-fn scatter(dense: bool, churn: bool) {
+/// Scatter on and off, alternated twice: update times at rest and flying, instances in view;
+/// with a `factor`, the layers that many times as dense ([`denser`]).
+fn scatter(factor: Option<f32>, churn: bool) {
     println!();
     let churn_column = if churn { " frames moving things: median / most things moved |" } else { "" };
     println!(
@@ -359,8 +364,8 @@ fn scatter(dense: bool, churn: bool) {
     for round in 0..4 {
         let things = round % 2 == 0;
         let mut params = example_world(things);
-        if things && dense {
-            params.scatter = denser(10.0);
+        if let (true, Some(factor)) = (things, factor) {
+            params.scatter = denser(factor);
         }
         let mut app = streaming_app(TerrainPlugin::default(), params);
         // Instances carry the shared mesh and material handles, as in a game.
@@ -395,10 +400,10 @@ fn scatter(dense: bool, churn: bool) {
         let instances = q.iter(app.world()).count();
         let (idle_median, idle_p99) = percentiles(idle);
         let (fly_median, fly_p99) = percentiles(flying);
-        let name = match (things, dense) {
-            (false, _) => "no scatter",
-            (true, false) => "three layers",
-            (true, true) => "three layers, ten times as dense",
+        let name = match (things, factor) {
+            (false, _) => "no scatter".to_string(),
+            (true, None) => "three layers".to_string(),
+            (true, Some(factor)) => format!("three layers, {factor} times as dense"),
         };
         println!(
             "| {name} | {instances} | {idle_median:.2} / {idle_p99:.2} ms | {fly_median:.2} / {fly_p99:.2} ms |{churn_cell}"
