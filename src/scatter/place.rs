@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use bevy::ecs::entity::EntityHashMap;
+use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::world::DeferredWorld;
 use bevy::platform::collections::HashMap;
@@ -482,7 +482,9 @@ fn despawn_loose(world: &mut World, loose: &mut HashMap<(Entity, ThingKey), Plac
 /// Tells each terrain's jobs how many of its things wait to be spawned.
 fn count_waiting(world: &mut World, pieces: &VecDeque<Entity>) {
     let mut per_terrain: EntityHashMap<usize> = EntityHashMap::default();
-    for &piece in pieces {
+    // A piece can be in the queue twice (emptied by a swap, filled again by the next).
+    let mut counted = EntityHashSet::default();
+    for &piece in pieces.iter().filter(|&&piece| counted.insert(piece)) {
         let (Some(of), Some(on)) = (world.get::<PieceOf>(piece), world.get::<ScatterOnPiece>(piece)) else {
             continue;
         };
