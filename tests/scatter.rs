@@ -79,6 +79,34 @@ fn instances(app: &mut App) -> Vec<(Vec3, u8, Entity)> {
     q.iter(app.world()).map(|(at, i, of)| (at.translation(), i.layer, of.0)).collect()
 }
 
+/// On the shown finest chunks, every point of each of `layers` stands, and nothing else; returns
+/// how many chunks were looked at.
+fn check_finest_chunks_carry_their_points(app: &mut App, layers: &[u8]) -> usize {
+    let (pieces, list) = (shown_pieces(app), instances(app));
+    let finest: Vec<_> =
+        pieces.iter().filter(|p| matches!(p.1, PieceKey::Chunk(k) if k.level == 0)).collect();
+    for &layer in layers {
+        for &&(piece, key, b) in &finest {
+            let shown: Vec<_> =
+                list.iter().filter(|i| i.2 == piece && i.1 == layer).map(|i| [i.0.x, i.0.z]).collect();
+            let rect = [b[0] as f32, b[1] as f32, b[2] as f32, b[3] as f32];
+            let expected = queried(app, usize::from(layer), rect);
+            assert!(same_points(&shown, &expected), "layer {layer} on {key:?}: {shown:?} {expected:?}");
+        }
+    }
+    finest.len()
+}
+
+/// The things spawned since `things` (the instances a frame before) are at most the budget;
+/// `things` becomes the instances now. Returns how many were spawned.
+fn check_spawned_within_the_budget(app: &mut App, things: &mut HashSet<Entity>, frame: usize) -> usize {
+    let now = thing_entities(app);
+    let spawned = now.difference(things).count();
+    assert!(spawned <= BUDGET, "frame {frame}: {spawned} things spawned");
+    *things = now;
+    spawned
+}
+
 /// Every instance's entity.
 fn thing_entities(app: &mut App) -> HashSet<Entity> {
     let mut q = app.world_mut().query_filtered::<Entity, With<ScatterInstance>>();
@@ -149,16 +177,7 @@ fn instances_stand_where_their_rules_allow_and_are_the_querys_points() {
     assert!(trees > 200 && rocks > 10, "{trees} trees, {rocks} rocks");
     check_instances_on_shown_pieces(&mut app);
     // On the finest chunks every point of the rule stands, and nothing else.
-    let pieces = shown_pieces(&mut app);
-    for layer in [0u8, 1] {
-        for &(piece, key, b) in pieces.iter().filter(|p| matches!(p.1, PieceKey::Chunk(k) if k.level == 0)) {
-            let shown: Vec<_> =
-                list.iter().filter(|i| i.2 == piece && i.1 == layer).map(|i| [i.0.x, i.0.z]).collect();
-            let rect = [b[0] as f32, b[1] as f32, b[2] as f32, b[3] as f32];
-            let expected = queried(&mut app, usize::from(layer), rect);
-            assert!(same_points(&shown, &expected), "layer {layer} on {key:?}: {shown:?} {expected:?}");
-        }
-    }
+    check_finest_chunks_carry_their_points(&mut app, &[0, 1]);
     // The rules' limits hold for every queried point: on land, slopes in range.
     let terrain = default_terrain(&mut app);
     let mut state = bevy::ecs::system::SystemState::<ScatterQuery>::new(app.world_mut());
@@ -200,10 +219,7 @@ fn instances_come_and_go_with_their_pieces_in_every_frame_of_a_flight() {
         // here); every instance shown stands on a shown piece, in every frame.
         check_instances_on_shown_pieces(&mut app);
         // Streaming spawns at most the budget in a frame; the rest wait.
-        let now = thing_entities(&mut app);
-        let spawned = now.difference(&things).count();
-        assert!(spawned <= BUDGET, "frame {frame}: {spawned} things spawned");
-        things = now;
+        check_spawned_within_the_budget(&mut app, &mut things, frame);
         if frame % 50 == 0 {
             settle(&mut app);
             counts.push(check_instances_on_shown_pieces(&mut app));
@@ -231,11 +247,8 @@ fn settle_within_the_budget(app: &mut App) -> usize {
     let (mut things, mut held_back) = (thing_entities(app), 0);
     for frame in 0.. {
         app.update();
-        let now = thing_entities(app);
-        let spawned = now.difference(&things).count();
-        assert!(spawned <= BUDGET, "frame {frame}: {spawned} things spawned");
+        let spawned = check_spawned_within_the_budget(app, &mut things, frame);
         held_back += usize::from(spawned == BUDGET && common::jobs(app).is_busy());
-        things = now;
         // Every shown thing stands on its shown piece, also while others wait.
         check_instances_on_shown_pieces(app);
         // A moved focus reaches the layout a frame later: a few frames always run.
@@ -256,21 +269,7 @@ fn streaming_spawns_new_things_within_the_budget_and_settles_with_all_of_them() 
     let step = settle_within_the_budget(&mut app);
     assert!(first > 5 && step > 0, "the budget held things back in {first} and {step} frames");
     // Settled, every point of the rule stands on the finest chunks: nothing was left waiting.
-    let (pieces, list) = (shown_pieces(&mut app), instances(&mut app));
-    let finest: Vec<_> =
-        pieces.iter().filter(|p| matches!(p.1, PieceKey::Chunk(k) if k.level == 0)).collect();
-    assert!(!finest.is_empty());
-    for &&(piece, key, b) in &finest {
-        let shown: Vec<_> =
-            list.iter().filter(|i| i.2 == piece && i.1 == 0).map(|i| [i.0.x, i.0.z]).collect();
-        let expected = queried(&mut app, 0, [b[0] as f32, b[1] as f32, b[2] as f32, b[3] as f32]);
-        assert!(
-            same_points(&shown, &expected),
-            "{key:?}: {} shown, {} expected",
-            shown.len(),
-            expected.len()
-        );
-    }
+    assert!(check_finest_chunks_carry_their_points(&mut app, &[0]) > 0);
 }
 
 #[test]

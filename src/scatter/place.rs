@@ -18,7 +18,7 @@ use crate::pieces::{HookOutput, PieceOf, Terrain, TerrainJobs, TerrainPiece, Ter
 use crate::scatter::looks::ScatterLooks;
 
 /// Marks one placed thing. Its entity stands on a piece ([`ScatterOf`]) and is despawned with
-/// it, but is not its child: its [`Transform`] is in world space (its terrain's transform times
+/// it (or passes to the piece that replaces it and places it again), but is not its child: its [`Transform`] is in world space (its terrain's transform times
 /// [`in_terrain`](Self::in_terrain)), kept so when the terrain entity moves, and it is hidden
 /// when the terrain entity's own [`Visibility`] is `Hidden`. Out of the transform hierarchy,
 /// thousands of things cost the transform propagation nothing while nothing about them changes.
@@ -290,11 +290,15 @@ impl LayerLook {
         }
     }
 
-    /// Spawns the things at `transforms` on `piece` (in one batch) and returns their record.
-    fn spawn(&self, world: &mut World, piece: Entity, transforms: &[Transform]) -> Vec<PlacedThing> {
-        let terrain = world.get::<PieceOf>(piece).map(|of| of.0);
-        let (frame, visibility) =
-            terrain.map_or((GlobalTransform::IDENTITY, Visibility::Inherited), |t| terrain_frame(world, t));
+    /// Spawns the things at `transforms` on `piece` (in one batch), where its terrain's
+    /// transform `frame` and `visibility` put them, and returns their record.
+    fn spawn(
+        &self,
+        world: &mut World,
+        piece: Entity,
+        (frame, visibility): (GlobalTransform, Visibility),
+        transforms: &[Transform],
+    ) -> Vec<PlacedThing> {
         let instance = |in_terrain: Transform| {
             let thing =
                 ScatterInstance { layer: self.layer, shape: self.shape, solid: self.solid, in_terrain };
@@ -376,7 +380,6 @@ fn swap_instances(
 ) {
     let Ok(mut entity) = world.get_entity_mut(piece) else { return };
     let generation = entity.get::<TerrainPiece>().and_then(|p| p.shown).map_or(0, |s| s.generation);
-    let terrain = entity.get::<PieceOf>().map_or(Entity::PLACEHOLDER, |of| of.0);
     // `queued`: the piece is in the waiting queue already (it stays there, maybe with nothing
     // left to wait for).
     let (old, whole, queued) = match entity.get_mut::<ScatterOnPiece>() {
@@ -387,7 +390,7 @@ fn swap_instances(
         }
         None => (Vec::new(), false, false),
     };
-    let frame = terrain_frame(world, terrain).0;
+    let (terrain, frame, visibility) = piece_frame(world, piece);
     let mut old: HashMap<ThingKey, PlacedThing> = old.into_iter().map(|t| (t.key, t)).collect();
     let mut now = Vec::with_capacity(placed.layers.iter().map(|l| l.transforms.len()).sum());
     let mut waiting = Vec::new();
@@ -417,7 +420,7 @@ fn swap_instances(
         }
         let spawn_now = if whole { new.len() } else { new.len().min(*budget) };
         *budget = budget.saturating_sub(spawn_now);
-        now.extend(look.spawn(world, piece, &new[..spawn_now]));
+        now.extend(look.spawn(world, piece, (frame, visibility), &new[..spawn_now]));
         if spawn_now < new.len() {
             waiting.push(WaitingLayer { look, transforms: new.split_off(spawn_now) });
         }
@@ -444,12 +447,13 @@ fn spawn_waiting(world: &mut World, swaps: &mut ThingSwaps, budget: &mut usize) 
     {
         let Some(mut on) = world.get_mut::<ScatterOnPiece>(piece) else { continue };
         let mut layers = std::mem::take(&mut on.waiting);
+        let (_, frame, visibility) = piece_frame(world, piece);
         let mut spawned = Vec::new();
         for layer in &mut layers {
             let n = layer.transforms.len().min(*budget);
             *budget -= n;
             let rest = layer.transforms.split_off(n);
-            spawned.extend(layer.look.spawn(world, piece, &layer.transforms));
+            spawned.extend(layer.look.spawn(world, piece, (frame, visibility), &layer.transforms));
             layer.transforms = rest;
         }
         layers.retain(|l| !l.transforms.is_empty());
@@ -535,6 +539,14 @@ fn things_visibility(terrain: Option<&Visibility>) -> Visibility {
 fn terrain_frame(world: &World, terrain: Entity) -> (GlobalTransform, Visibility) {
     let frame = world.get::<GlobalTransform>(terrain).copied().unwrap_or_default();
     (frame, things_visibility(world.get::<Visibility>(terrain)))
+}
+
+/// A piece's terrain (a placeholder for a piece without one), its world transform and the
+/// visibility things take from it.
+fn piece_frame(world: &World, piece: Entity) -> (Entity, GlobalTransform, Visibility) {
+    let terrain = world.get::<PieceOf>(piece).map_or(Entity::PLACEHOLDER, |of| of.0);
+    let (frame, visibility) = terrain_frame(world, terrain);
+    (terrain, frame, visibility)
 }
 
 /// What [`follow_terrains`] reads of a terrain.
