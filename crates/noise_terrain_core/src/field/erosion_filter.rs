@@ -30,7 +30,7 @@
 use crate::clamp::clamp_or;
 use crate::field::coord::split;
 use crate::field::dual::{Dual, Octave, Varying};
-use crate::field::hash::{hash2, unit_value};
+use crate::field::hash::{hash2_spread, spread_x, spread_y};
 use crate::{FieldSampler, GridWindow, fill_grid};
 
 /// [`ErosionFilter::strength`] is clamped to this range.
@@ -363,7 +363,13 @@ impl GullyPlan {
         state: GullyState<T>,
     ) -> GullyState<T> {
         let ((ix, fx), (iy, fy)) = (self.cell_of(k, q[0]), self.cell_of(k, q[1]));
-        GullyState::from_dual(self.octave_in(k, bends, [fx, fy], &self.pivots(k, ix, iy), state.to_dual()))
+        GullyState::from_dual(self.octave_in(
+            k,
+            bends,
+            [fx, fy],
+            &self.offsets_from_pivots(k, [ix, iy], [fx, fy]),
+            state.to_dual(),
+        ))
     }
 
     /// Where a coordinate `q` (base lattice units) falls among octave `k`'s cells: the index of
@@ -374,24 +380,46 @@ impl GullyPlan {
         split(q * self.cells[k] - 0.5)
     }
 
-    /// The pivots of octave `k`'s four cells around the point in cell `(ix, iy)` (see
-    /// [`cell_of`](Self::cell_of)), `[x, y]` in cells from that cell's centre: `(0, 0)`, `(1, 0)`,
-    /// `(0, 1)`, `(1, 1)` each moved by its hashed jitter. The same for every point between
-    /// those four centres, so rows compute them once per run of pixels.
+    /// Where the point at fractions `[fx, fy]` of cell `(ix, iy)` (see [`cell_of`](Self::cell_of))
+    /// lies from the pivots of octave `k`'s four cells around it, `[x, y]` in cells, in the order
+    /// `(0, 0)`, `(1, 0)`, `(0, 1)`, `(1, 1)`: each pivot is its cell's centre (that many cells
+    /// from the point's lower centre) moved by a hashed jitter. Branch-free integer arithmetic, so
+    /// that the rows compute them per pixel inside their vectorised loops (filling rows of pivots
+    /// once per run of pixels in a cell took a fifth of each octave: the runs are a few pixels
+    /// long at the finer octaves).
     #[inline(always)]
-    pub(crate) fn pivots(&self, k: usize, ix: i32, iy: i32) -> [[f32; 2]; 4] {
-        std::array::from_fn(|c| {
-            let (ox, oy) = ((c & 1) as i32, (c >> 1) as i32);
-            let hash = hash2(ix.wrapping_add(ox), iy.wrapping_add(oy), self.seeds[k]);
-            let jx = (unit_value(hash) - 0.5) * PIVOT_JITTER;
-            let jy = (unit_value(hash.rotate_left(12)) - 0.5) * PIVOT_JITTER;
-            [ox as f32 + jx, oy as f32 + jy]
-        })
+    pub(crate) fn offsets_from_pivots(
+        &self,
+        k: usize,
+        [ix, iy]: [i32; 2],
+        [fx, fy]: [f32; 2],
+    ) -> [[f32; 2]; 4] {
+        let seed = self.seeds[k];
+        // `spread_x(ix + 1) == spread_x(ix) + spread_x(1)`: the same bits as hashing `ix + 1`.
+        let (x0, y0) = (spread_x(ix), spread_y(iy));
+        let (x1, y1) = (x0.wrapping_add(spread_x(1)), y0.wrapping_add(spread_y(1)));
+        // The point less the centre's offset and the jitter's mean, once per offset; each cell
+        // then takes away its jitter, `PIVOT_JITTER` times a 24-bit fraction of the hash.
+        let half = 0.5 * PIVOT_JITTER;
+        let ([from_x0, from_x1], [from_y0, from_y1]) =
+            ([fx + half, fx + (half - 1.0)], [fy + half, fy + (half - 1.0)]);
+        let jitter = |bits: u32| (bits >> 8) as f32 * (PIVOT_JITTER / 16_777_216.0);
+        let from = |x: u32, y: u32, [from_x, from_y]: [f32; 2]| {
+            let hash = hash2_spread(x, y, seed);
+            [from_x - jitter(hash), from_y - jitter(hash.rotate_left(12))]
+        };
+        [
+            from(x0, y0, [from_x0, from_y0]),
+            from(x1, y0, [from_x1, from_y0]),
+            from(x0, y1, [from_x0, from_y1]),
+            from(x1, y1, [from_x1, from_y1]),
+        ]
     }
 
     /// Octave `k` of gullies at the fractions `[fx, fy]` of the point in its cell (see
-    /// [`cell_of`](Self::cell_of)) with the four cells' `pivots`, added to the state, with the
-    /// exact gradient; with `bends` the slope bent for the next octave.
+    /// [`cell_of`](Self::cell_of)), `from` the four cells' pivots (see
+    /// [`offsets_from_pivots`](Self::offsets_from_pivots)), added to the state, with the exact gradient; with
+    /// `bends` the slope bent for the next octave.
     ///
     /// Written out by hand rather than with [`Dual`] arithmetic throughout: the blend weights of
     /// one axis have no derivative along the other, and the bent slope's sums over the cells
@@ -403,18 +431,30 @@ impl GullyPlan {
         k: usize,
         bends: bool,
         [fx, fy]: [f32; 2],
-        pivots: &[[f32; 2]; 4],
+        from: &[[f32; 2]; 4],
         state: GullyState<Dual>,
     ) -> GullyState<Dual> {
         let GullyState { mask, slope, above } = state;
         let d = self.per_unit[k];
-        // Across the gullies: perpendicular to the slope so far, unit length on slopes.
-        let scaled = Self::inverse_length(self.steepness(slope)).times(self.slope_unit);
-        let across = [Dual::constant(0.0) - slope[1] * scaled, slope[0] * scaled];
+        // Across the gullies: the slope so far turned a quarter and divided by its length, with
+        // a floor on flats: `c = u / √(u²|s|² + ε²)` for `u` the slope per base lattice cell of a
+        // unit range, whose gradient is `-c³ (s₀∇s₀ + s₁∇s₁)`.
+        let [s0, s1] = slope;
+        let u = self.slope_unit;
+        let c =
+            u / (((s0.value * s0.value + s1.value * s1.value) * (u * u)) + FLAT_SLOPE * FLAT_SLOPE).sqrt();
+        let c3 = c * c * c;
+        let w = [0, 1].map(|j| c3 * (s0.value * s0.gradient[j] + s1.value * s1.gradient[j]));
+        let across = [
+            Dual::new(-(s1.value * c), [0, 1].map(|j| s1.value * w[j] - s1.gradient[j] * c)),
+            Dual::new(s0.value * c, [0, 1].map(|j| s0.gradient[j] * c - s0.value * w[j])),
+        ];
         // Quintic weights of the cells along each axis, with their slope and curvature per map
         // unit.
         let (x, y) = (quintic_jet(fx, d), quintic_jet(fy, d));
         let [a, b] = self.profile;
+        // `32 t - 128 t³` and its slope `32 - 384 t²`, times `d`.
+        let rounded = [32.0 * d, 128.0 * d, 384.0 * d];
         // One cell's gully profile `p` and the rounded profile's slope `r` across the gullies
         // (for the bend: the sharp one's jumps at the crests, and a jump in the direction would
         // tear the finer octaves there), each with its gradient. Written out for the four cells
@@ -422,18 +462,22 @@ impl GullyPlan {
         // vectorise.
         macro_rules! cell {
             ($c:literal) => {{
-                let [pivot_x, pivot_y] = pivots[$c];
-                let (rx, ry) = (fx - pivot_x, fy - pivot_y);
+                let [rx, ry] = from[$c];
                 // Distance across the gullies, in cells, and its place in the nearest one.
                 let t = rx * across[0].value + ry * across[1].value;
                 let t = t - (t + 0.5).floor();
                 let t_x = d * across[0].value + rx * across[0].gradient[0] + ry * across[1].gradient[0];
                 let t_y = d * across[1].value + rx * across[0].gradient[1] + ry * across[1].gradient[1];
-                let t2 = t * t;
-                let p_t = (a - 2.0 * b * t2) * (2.0 * t);
-                let p = Dual::new((t2 * a - t2 * t2 * b) - 1.0, [p_t * t_x, p_t * t_y]);
-                let r_t = 32.0 - 384.0 * t2;
-                let r = Dual::new(t * (32.0 - 128.0 * t2), [r_t * t_x, r_t * t_y]);
+                // `p = -1 + a t² - b t⁴` and `p_t = 2t (a - 2b t²)`.
+                let (t2, twice) = (t * t, t + t);
+                let m = b * t2;
+                let rest = a - m;
+                let p_t = (rest - m) * twice;
+                let p = Dual::new(t2 * rest - 1.0, [p_t * t_x, p_t * t_y]);
+                // The rounded profile's slope times the cells per map unit (for the bend).
+                let [r1, r3, rt] = rounded;
+                let r_t = r1 - rt * t2;
+                let r = Dual::new(t * (r1 - r3 * t2), [r_t * t_x, r_t * t_y]);
                 (p, r)
             }};
         }
@@ -443,11 +487,11 @@ impl GullyPlan {
         let (profile, towards) = blend_cells(profiles, x, y);
         // A gully's full depth: `strength` times the height the ground drops across one cell,
         // faded on peaks and floors. The profile in [-1, 1] (ridges at 1) takes a share of it.
-        let depth = mask.times(self.depth[k]);
         // Gullies down and ridges up by half the depth each, so the ground keeps its mean height
         // (the shore stays where it was); never past the field's bounds: a smooth minimum of the
         // change and the room left (`x·r / (x + r)`, which starts with slope 1 either way).
-        let change = depth * profile.times(0.5);
+        let half_depth = mask.times(0.5 * self.depth[k]);
+        let change = half_depth * profile;
         let lowering = change.value < 0.0;
         let room = if lowering { above } else { Dual::constant(self.range) - above };
         let amount = change.abs();
@@ -466,20 +510,18 @@ impl GullyPlan {
         let slope = if bends {
             // The slope that bends the next octave, with the direction held: the weights' slopes
             // times the profile, plus the rounded profile's slope across the gullies.
-            let bent = depth.times(0.5 * self.bend);
-            let along = [across[0].times(d), across[1].times(d)];
+            let bent = half_depth.times(self.bend);
             let rounded = blend_cells([cells[0].1, cells[1].1, cells[2].1, cells[3].1], x, y).0;
             [
-                slope[0] + bent * (towards[0] + rounded * along[0]),
-                slope[1] + bent * (towards[1] + rounded * along[1]),
+                slope[0] + bent * (towards[0] + rounded * across[0]),
+                slope[1] + bent * (towards[1] + rounded * across[1]),
             ]
         } else {
             slope
         };
         // Rounding can leave the sum a hair outside the range (a clamp to constant bounds, which
         // keeps the pixel loops free of a check that the bounds are in order).
-        let share = (above + change).times(self.inv_range).clamp(0.0, 1.0);
-        GullyState { mask, slope, above: share.times(self.range) }
+        GullyState { mask, slope, above: (above + change).clamp(0.0, self.range) }
     }
 
     /// The filtered height from the field's height `h` and the state after the last octave, and

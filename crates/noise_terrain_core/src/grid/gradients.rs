@@ -105,9 +105,6 @@ pub(crate) struct Scratch {
     states: Vec<GullyState<f32>>,
     /// For heights with gradients as a structure of arrays (see [`dual_gully_octave`]).
     dual_states: [Vec<f32>; 12],
-    /// The pivots of the four gully cells around each pixel of the row (x and y of each, see
-    /// [`GullyPlan::pivots`]), for one octave.
-    pivots: [Vec<f32>; 8],
 }
 
 /// One octave's split of the row into cells: cell indices, fractions, faded weights and slopes.
@@ -411,43 +408,16 @@ fn fill_jets(cells: &Cells, run: std::ops::Range<usize>, jets: &mut [Vec<f32>; 6
 }
 
 /// Octave `k`'s gully cells along a row (x positions `xs`, y `py` in base lattice units): each
-/// pixel's fraction in its cell into `cells.fx`, the pivots of the four cells around it into
-/// `pivots` (hashed once per run of pixels between the same cell centres); returns the row's
+/// pixel's cell index and fraction into `cells.i0` and `cells.fx`; returns the row's cell and
 /// fraction in y.
 #[inline(always)]
-fn gully_cells(
-    plan: &GullyPlan,
-    k: usize,
-    (xs, py): (&[f64], f64),
-    cells: &mut Cells,
-    pivots: &mut [Vec<f32>; 8],
-) -> f32 {
+fn gully_cells(plan: &GullyPlan, k: usize, (xs, py): (&[f64], f64), cells: &mut Cells) -> (i32, f32) {
     let width = xs.len();
     cells.resize(width);
-    for p in pivots.iter_mut() {
-        p.resize(width.next_multiple_of(LANES), 0.0);
-    }
-    let (iy, fy) = plan.cell_of(k, py);
     for ((&x, i0), fx) in xs.iter().zip(&mut cells.i0[..width]).zip(&mut cells.fx[..width]) {
         (*i0, *fx) = plan.cell_of(k, x);
     }
-    let mut start = 0;
-    while start < width {
-        // The positions grow along the row, so the cells are sorted.
-        let end = run_end(&cells.i0[..width], start, true);
-        let run = plan.pivots(k, cells.i0[start], iy);
-        for (row, &v) in pivots.iter_mut().zip(run.as_flattened()) {
-            row[start..end].fill(v);
-        }
-        start = end;
-    }
-    fy
-}
-
-/// The four pivots of pixel `i` from [`gully_cells`]' rows.
-#[inline(always)]
-fn pivots_at(p: &[&[f32]; 8], i: usize) -> [[f32; 2]; 4] {
-    [[p[0][i], p[1][i]], [p[2][i], p[3][i]], [p[4][i], p[5][i]], [p[6][i], p[7][i]]]
+    plan.cell_of(k, py)
 }
 
 /// Octave `k` of the erosion filter with gradients over a row whose states are kept as a structure
@@ -456,35 +426,33 @@ fn pivots_at(p: &[&[f32]; 8], i: usize) -> [[f32; 2]; 4] {
 /// not).
 #[inline(always)]
 fn dual_gully_octave(plan: &GullyPlan, k: usize, xs: &[f64], py: f64, scratch: &mut Scratch) {
-    let Scratch { cells, dual_states, pivots, .. } = scratch;
-    let fy = gully_cells(plan, k, (xs, py), cells, pivots);
+    let Scratch { cells, dual_states, .. } = scratch;
+    let y = gully_cells(plan, k, (xs, py), cells);
     // The branch taken out of the pixel loops.
     if plan.bends_after(k) {
-        dual_gully_octave_row::<true>(plan, k, (&cells.fx, fy), pivots, dual_states);
+        dual_gully_octave_row::<true>(plan, k, (&cells.i0, &cells.fx), y, dual_states);
     } else {
-        dual_gully_octave_row::<false>(plan, k, (&cells.fx, fy), pivots, dual_states);
+        dual_gully_octave_row::<false>(plan, k, (&cells.i0, &cells.fx), y, dual_states);
     }
 }
 
 /// [`dual_gully_octave`] with the bend fixed, [`LANES`] pixels at a time copied into local arrays
 /// (the states' rows are padded to whole chunks): on the row's slices themselves the loop
-/// needed more checks that its twenty-one rows do not overlap than LLVM makes, and stayed
-/// scalar.
+/// needed more checks that its rows do not overlap than LLVM makes, and stayed scalar.
 #[inline(always)]
 fn dual_gully_octave_row<const BENDS: bool>(
     plan: &GullyPlan,
     k: usize,
-    (fx, fy): (&[f32], f32),
-    pivots: &[Vec<f32>; 8],
+    (ix, fx): (&[i32], &[f32]),
+    (iy, fy): (i32, f32),
     parts: &mut [Vec<f32>; 12],
 ) {
     for start in (0..parts[0].len()).step_by(LANES) {
         let lanes = start..start + LANES;
         let take = |v: &[f32]| -> [f32; LANES] { v[lanes.clone()].try_into().expect("LANES long") };
         let x = take(fx);
+        let cell: [i32; LANES] = ix[lanes.clone()].try_into().expect("LANES long");
         // Written out: with `array::from_fn` the whole octave ran a fifth slower.
-        let [q0, q1, q2, q3, q4, q5, q6, q7] = pivots;
-        let q = [take(q0), take(q1), take(q2), take(q3), take(q4), take(q5), take(q6), take(q7)];
         let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = &*parts;
         let [a, b, c, d, e, f] = [take(p0), take(p1), take(p2), take(p3), take(p4), take(p5)];
         let mut p = [a, b, c, d, e, f, take(p6), take(p7), take(p8), take(p9), take(p10), take(p11)];
@@ -493,8 +461,8 @@ fn dual_gully_octave_row<const BENDS: bool>(
                 p[0][l], p[1][l], p[2][l], p[3][l], p[4][l], p[5][l], p[6][l], p[7][l], p[8][l], p[9][l],
                 p[10][l], p[11][l],
             ]);
-            let pivots = [[q[0][l], q[1][l]], [q[2][l], q[3][l]], [q[4][l], q[5][l]], [q[6][l], q[7][l]]];
-            let v = plan.octave_in(k, BENDS, [x[l], fy], &pivots, state).to_parts();
+            let from = plan.offsets_from_pivots(k, [cell[l], iy], [x[l], fy]);
+            let v = plan.octave_in(k, BENDS, [x[l], fy], &from, state).to_parts();
             for c in 0..12 {
                 p[c][l] = v[c];
             }
@@ -511,14 +479,14 @@ fn dual_gully_octave_row<const BENDS: bool>(
 /// twelve take [`dual_gully_octave`]).
 #[inline(always)]
 fn gully_octaves(plan: &GullyPlan, xs: &[f64], py: f64, scratch: &mut Scratch) {
-    let Scratch { cells, states, pivots, .. } = scratch;
+    let Scratch { cells, states, .. } = scratch;
     for k in 0..plan.octaves() {
-        let fy = gully_cells(plan, k, (xs, py), cells, pivots);
+        let y = gully_cells(plan, k, (xs, py), cells);
         // The branch taken out of the pixel loops.
         if plan.bends_after(k) {
-            gully_octave_row::<true>(plan, k, (&cells.fx, fy), pivots, states);
+            gully_octave_row::<true>(plan, k, (&cells.i0, &cells.fx), y, states);
         } else {
-            gully_octave_row::<false>(plan, k, (&cells.fx, fy), pivots, states);
+            gully_octave_row::<false>(plan, k, (&cells.i0, &cells.fx), y, states);
         }
     }
 }
@@ -528,16 +496,15 @@ fn gully_octaves(plan: &GullyPlan, xs: &[f64], py: f64, scratch: &mut Scratch) {
 fn gully_octave_row<const BENDS: bool>(
     plan: &GullyPlan,
     k: usize,
-    (fx, fy): (&[f32], f32),
-    pivots: &[Vec<f32>; 8],
+    (ix, fx): (&[i32], &[f32]),
+    (iy, fy): (i32, f32),
     states: &mut [GullyState<f32>],
 ) {
     let width = states.len();
-    let [q0, q1, q2, q3, q4, q5, q6, q7] = pivots;
-    cut_to!(width; fx, q0, q1, q2, q3, q4, q5, q6, q7);
-    let pivots = [q0, q1, q2, q3, q4, q5, q6, q7];
+    cut_to!(width; ix, fx);
     for (i, state) in states.iter_mut().enumerate() {
-        let octave = plan.octave_in(k, BENDS, [fx[i], fy], &pivots_at(&pivots, i), state.to_dual());
+        let from = plan.offsets_from_pivots(k, [ix[i], iy], [fx[i], fy]);
+        let octave = plan.octave_in(k, BENDS, [fx[i], fy], &from, state.to_dual());
         *state = GullyState::from_dual(octave);
     }
 }
