@@ -98,6 +98,10 @@ pub(crate) struct Scratch {
     sums: [Vec<f32>; 3],
     /// The slope the erosion filter follows and its derivatives: `[∂/∂x, ∂/∂y, xx, xy, yy]`.
     coarse: [Vec<f32>; 5],
+    /// The coarse octaves' layers for the fractal (value, ∂/∂x and ∂/∂y per map unit, as
+    /// [`octave_layer`] writes them), one row per coarse octave, kept by [`coarse_slope_row`] when
+    /// the filter runs over heights with gradients (see [`reuses_coarse_layers`]).
+    coarse_layers: [Vec<f32>; 3],
     /// One coarse octave's value, gradient and Hessian per cell, a row each:
     /// `[value, ∂/∂x, ∂/∂y, xx, xy, yy]`, [`LANES`] longer than the row.
     jets: [Vec<f32>; 6],
@@ -143,22 +147,17 @@ struct RowOut<'a> {
 crate::isa::dispatch! {
     /// [`lattice_row`] compiled for a level (the same bits at every level, as for the heights'
     /// grid).
-    fn lattice_row_at(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) => lattice_row
+    fn lattice_row_at(sampler: &FieldSampler, at: (GridWindow, usize, usize), row: RowOut<'_>) => lattice_row
 }
 
 crate::isa::dispatch! {
     /// [`coarse_slope_row`] compiled for a level.
-    fn coarse_slope_at(sampler: &FieldSampler, xs: &[f64], py: f64, scratch: &mut Scratch) => coarse_slope_row
-}
-
-crate::isa::dispatch! {
-    /// [`dual_gully_start`] compiled for a level.
-    fn dual_gully_start_at(plan: &GullyPlan, heights: &[f32], gradients: &[[f32; 2]], scratch: &mut Scratch) => dual_gully_start
+    fn coarse_slope_at(sampler: &FieldSampler, along: (&[f64], f64, bool), scratch: &mut Scratch) => coarse_slope_row
 }
 
 crate::isa::dispatch! {
     /// [`dual_gully_octave`] compiled for a level.
-    fn dual_gully_octave_at(plan: &GullyPlan, k: usize, xs: &[f64], py: f64, scratch: &mut Scratch) => dual_gully_octave
+    fn dual_gully_octave_at(plan: &GullyPlan, k: usize, along: (&[f64], f64), field: (&[f32], &[[f32; 2]]), scratch: &mut Scratch) => dual_gully_octave
 }
 
 crate::isa::dispatch! {
@@ -172,42 +171,68 @@ crate::isa::dispatch! {
 }
 
 /// Row `j` of heights and gradients: [`lattice_row`], then the erosion filter when there is one
-/// (following the slope of the coarse octaves along the row, from [`coarse_slope_row`]). Each
-/// stage is compiled for the level on its own: with every stage inlined into one function the
-/// filtered row ran 1.4x to 1.6x slower (1024², 129² and 65² grids, Zen 4).
+/// (following the slope of the coarse octaves along the row, from [`coarse_slope_row`], whose
+/// layers the fractal takes instead of making them again where it can). Each stage is compiled
+/// for the level on its own: with every stage inlined into one function the filtered row ran 1.4x
+/// to 1.6x slower (1024², 129² and 65² grids, Zen 4).
 fn filtered_row(isa: Isa, sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
     let RowOut { heights, gradients, xs, scratch } = row;
-    lattice_row_at(isa, sampler, window, j, RowOut { heights, gradients, xs, scratch });
-    let Some(plan) = &sampler.filter else { return };
+    let Some(plan) = &sampler.filter else {
+        lattice_row_at(isa, sampler, (window, j, 0), RowOut { heights, gradients, xs, scratch });
+        return;
+    };
     let py = row_y(sampler, window, j);
-    coarse_slope_at(isa, sampler, xs, py, scratch);
-    dual_gully_start_at(isa, plan, heights, gradients, scratch);
+    let reuse = reuses_coarse_layers(sampler);
+    coarse_slope_at(isa, sampler, (xs, py, reuse), scratch);
+    let reused = if reuse { sampler.filter_octaves as usize } else { 0 };
+    lattice_row_at(isa, sampler, (window, j, reused), RowOut { heights, gradients, xs, scratch });
     for k in 0..plan.octaves() {
-        dual_gully_octave_at(isa, plan, k, xs, py, scratch);
+        dual_gully_octave_at(isa, plan, k, (xs, py), (heights, gradients), scratch);
     }
     dual_gully_finish_at(isa, plan, heights, gradients, &scratch.dual_states);
 }
 
-/// The filter's starting states of a row of heights with gradients (the coarse slope in
-/// `scratch.coarse`), into `scratch.dual_states`.
+/// Whether the fractal of a filtered row takes its coarse octaves' layers from
+/// [`coarse_slope_row`]: for value and gradient noise, whose jets' values and gradients are the
+/// same bits as their layers' (simplex noise's jet flattens where the layer does not).
+fn reuses_coarse_layers(sampler: &FieldSampler) -> bool {
+    matches!(sampler.settings.basis, Basis::Value | Basis::Gradient)
+}
+
+/// The filter's starting states of [`LANES`] pixels from `start` of a row of heights with
+/// gradients (the field's `heights` and `gradients`, the coarse slope's rows `coarse`, padded to
+/// whole chunks), as [`GullyState::to_parts`]' twelve numbers; zeros past the row's end.
 #[inline(always)]
-fn dual_gully_start(plan: &GullyPlan, heights: &[f32], gradients: &[[f32; 2]], scratch: &mut Scratch) {
-    let width = heights.len();
-    let gradients = &gradients[..width];
-    let [gx, gy, xx, xy, yy] = &scratch.coarse;
-    cut_to!(width; gx, gy, xx, xy, yy);
-    // Whole chunks of `LANES` (see `dual_gully_octave_row`).
-    for p in scratch.dual_states.iter_mut() {
-        p.resize(width.next_multiple_of(LANES), 0.0);
+fn start_lanes(
+    plan: &GullyPlan,
+    start: usize,
+    (heights, gradients): (&[f32], &[[f32; 2]]),
+    coarse: &[Vec<f32>; 5],
+) -> [[f32; LANES]; 12] {
+    let lanes = start..start + LANES;
+    let (mut h, mut g) = ([0.0f32; LANES], [[0.0f32; 2]; LANES]);
+    if lanes.end <= heights.len() {
+        h = heights[lanes.clone()].try_into().expect("LANES long");
+        g = gradients[lanes.clone()].try_into().expect("LANES long");
+    } else {
+        let end = heights.len();
+        h[..end - start].copy_from_slice(&heights[start..end]);
+        g[..end - start].copy_from_slice(&gradients[start..end]);
     }
-    let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = &mut scratch.dual_states;
-    cut_to!(width; mut p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11);
-    for i in 0..width {
-        let slope = [Dual::new(gx[i], [xx[i], xy[i]]), Dual::new(gy[i], [xy[i], yy[i]])];
-        let v = plan.start(Dual::new(heights[i], gradients[i]), slope).to_parts();
-        (p0[i], p1[i], p2[i], p3[i], p4[i], p5[i]) = (v[0], v[1], v[2], v[3], v[4], v[5]);
-        (p6[i], p7[i], p8[i], p9[i], p10[i], p11[i]) = (v[6], v[7], v[8], v[9], v[10], v[11]);
+    // The gradients' two components apart, so that the loop below runs on plain rows.
+    let (hx, hy) = (g.map(|g| g[0]), g.map(|g| g[1]));
+    let take = |v: &[f32]| -> [f32; LANES] { v[lanes.clone()].try_into().expect("LANES long") };
+    let [gx, gy, xx, xy, yy] = coarse;
+    let (gx, gy, xx, xy, yy) = (take(gx), take(gy), take(xx), take(xy), take(yy));
+    let mut p = [[0.0f32; LANES]; 12];
+    for l in 0..LANES {
+        let slope = [Dual::new(gx[l], [xx[l], xy[l]]), Dual::new(gy[l], [xy[l], yy[l]])];
+        let v = plan.start(Dual::new(h[l], [hx[l], hy[l]]), slope).to_parts();
+        for c in 0..12 {
+            p[c][l] = v[c];
+        }
     }
+    p
 }
 
 /// The filtered heights and gradients of a row from the states after the last octave.
@@ -243,7 +268,7 @@ pub(crate) fn filter_heights_row(
 ) {
     let plan = sampler.filter.as_ref().expect("a field with the erosion filter");
     let py = row_y(sampler, window, j);
-    coarse_slope_at(isa, sampler, xs, py, scratch);
+    coarse_slope_at(isa, sampler, (xs, py, false), scratch);
     let [gx, gy, ..] = &scratch.coarse;
     let states = &mut scratch.states;
     states.clear();
@@ -259,16 +284,17 @@ pub(crate) fn filter_heights_row(
 /// lattice units) and its derivatives per map unit², into `scratch.coarse`: per octave the
 /// corners once per run of pixels in a lattice cell, then per pixel the cell's derivatives by the
 /// point path's own functions, added up as the point path adds them (bit for bit
-/// `FieldSampler`'s).
+/// `FieldSampler`'s). With `keep`, each octave's layer too, into `scratch.coarse_layers`.
 #[inline(always)]
-fn coarse_slope_row(sampler: &FieldSampler, xs: &[f64], py: f64, scratch: &mut Scratch) {
-    let Scratch { cells, coarse, jets, .. } = scratch;
+fn coarse_slope_row(sampler: &FieldSampler, (xs, py, keep): (&[f64], f64, bool), scratch: &mut Scratch) {
+    let Scratch { cells, coarse, jets, coarse_layers, .. } = scratch;
     let s = &sampler.settings;
     let width = xs.len();
     cells.resize(width);
+    // Padded to whole chunks of `LANES` (see `start_lanes`).
     for v in coarse.iter_mut() {
         v.clear();
-        v.resize(width, 0.0);
+        v.resize(width.next_multiple_of(LANES), 0.0);
     }
     for v in jets.iter_mut() {
         v.resize(width + LANES, 0.0);
@@ -321,6 +347,9 @@ fn coarse_slope_row(sampler: &FieldSampler, xs: &[f64], py: f64, scratch: &mut S
         }
         // The octave added to the sums over the whole row, in a loop that vectorises.
         let per = scale as f32 * s.frequency;
+        if keep {
+            keep_layer(&jets[..3], per, (k, width), coarse_layers);
+        }
         let [gx, gy, xx, xy, yy] = &mut *coarse;
         cut_to!(width; mut gx, gy, xx, xy, yy);
         let [value, dx, dy, hxx, hxy, hyy] = &*jets;
@@ -338,6 +367,22 @@ fn coarse_slope_row(sampler: &FieldSampler, xs: &[f64], py: f64, scratch: &mut S
     let k = sampler.to_unit.slope_scale();
     for v in coarse.iter_mut() {
         v.iter_mut().for_each(|v| *v *= k);
+    }
+}
+
+/// Row `k` of `layers` (each row `width` long): the jets' values, and their gradients per map unit
+/// (`per` map units per lattice cell), as [`octave_layer`] writes a layer.
+#[inline(always)]
+fn keep_layer(jets: &[Vec<f32>], per: f32, (k, width): (usize, usize), layers: &mut [Vec<f32>; 3]) {
+    let row = k * width..(k + 1) * width;
+    for (c, (layer, jet)) in layers.iter_mut().zip(jets).enumerate() {
+        layer.resize(layer.len().max(row.end), 0.0);
+        let (to, from) = (&mut layer[row.clone()], &jet[..width]);
+        if c == 0 {
+            to.copy_from_slice(from);
+        } else {
+            to.iter_mut().zip(from).for_each(|(to, &from)| *to = from * per);
+        }
     }
 }
 
@@ -423,28 +468,53 @@ fn gully_cells(plan: &GullyPlan, k: usize, (xs, py): (&[f64], f64), cells: &mut 
 /// Octave `k` of the erosion filter with gradients over a row whose states are kept as a structure
 /// of arrays (`scratch.dual_states`, [`GullyState::to_parts`]' twelve numbers, each a row long):
 /// unit-stride loads and stores, so that the pixel loop vectorises (as an array of states it did
-/// not).
+/// not). The first octave starts the states from the `field`'s heights and gradients and the
+/// coarse slope (in the same loop: a loop of its own stored and loaded the twelve rows once more,
+/// a twentieth of the filter).
 #[inline(always)]
-fn dual_gully_octave(plan: &GullyPlan, k: usize, xs: &[f64], py: f64, scratch: &mut Scratch) {
-    let Scratch { cells, dual_states, .. } = scratch;
+fn dual_gully_octave(
+    plan: &GullyPlan,
+    k: usize,
+    (xs, py): (&[f64], f64),
+    field: (&[f32], &[[f32; 2]]),
+    scratch: &mut Scratch,
+) {
+    let Scratch { cells, dual_states, coarse, .. } = scratch;
     let y = gully_cells(plan, k, (xs, py), cells);
-    // The branch taken out of the pixel loops.
-    if plan.bends_after(k) {
-        dual_gully_octave_row::<true>(plan, k, (&cells.i0, &cells.fx), y, dual_states);
-    } else {
-        dual_gully_octave_row::<false>(plan, k, (&cells.i0, &cells.fx), y, dual_states);
+    let at = ((&cells.i0[..], &cells.fx[..]), y);
+    if k == 0 {
+        for p in dual_states.iter_mut() {
+            p.resize(xs.len().next_multiple_of(LANES), 0.0);
+        }
+    }
+    let first = (field, &*coarse);
+    // The branches taken out of the pixel loops.
+    match (k == 0, plan.bends_after(k)) {
+        (true, true) => dual_gully_octave_row::<true, true>(plan, k, at, first, dual_states),
+        (true, false) => dual_gully_octave_row::<true, false>(plan, k, at, first, dual_states),
+        (false, true) => dual_gully_octave_row::<false, true>(plan, k, at, first, dual_states),
+        (false, false) => dual_gully_octave_row::<false, false>(plan, k, at, first, dual_states),
     }
 }
 
+/// An octave's cells along a row: each pixel's cell and fraction in x, the row's in y (see
+/// [`gully_cells`]).
+type OctaveCells<'a> = ((&'a [i32], &'a [f32]), (i32, f32));
+
+/// What the first octave starts its states from: the field's heights and gradients and the
+/// coarse slope (see [`start_lanes`]).
+type FirstOctave<'a> = ((&'a [f32], &'a [[f32; 2]]), &'a [Vec<f32>; 5]);
+
 /// [`dual_gully_octave`] with the bend fixed, [`LANES`] pixels at a time copied into local arrays
 /// (the states' rows are padded to whole chunks): on the row's slices themselves the loop
-/// needed more checks that its rows do not overlap than LLVM makes, and stayed scalar.
+/// needed more checks that its rows do not overlap than LLVM makes, and stayed scalar. With
+/// `FIRST`, the states are started from `first` rather than loaded.
 #[inline(always)]
-fn dual_gully_octave_row<const BENDS: bool>(
+fn dual_gully_octave_row<const FIRST: bool, const BENDS: bool>(
     plan: &GullyPlan,
     k: usize,
-    (ix, fx): (&[i32], &[f32]),
-    (iy, fy): (i32, f32),
+    ((ix, fx), (iy, fy)): OctaveCells<'_>,
+    first: FirstOctave<'_>,
     parts: &mut [Vec<f32>; 12],
 ) {
     for start in (0..parts[0].len()).step_by(LANES) {
@@ -452,10 +522,14 @@ fn dual_gully_octave_row<const BENDS: bool>(
         let take = |v: &[f32]| -> [f32; LANES] { v[lanes.clone()].try_into().expect("LANES long") };
         let x = take(fx);
         let cell: [i32; LANES] = ix[lanes.clone()].try_into().expect("LANES long");
-        // Written out: with `array::from_fn` the whole octave ran a fifth slower.
-        let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = &*parts;
-        let [a, b, c, d, e, f] = [take(p0), take(p1), take(p2), take(p3), take(p4), take(p5)];
-        let mut p = [a, b, c, d, e, f, take(p6), take(p7), take(p8), take(p9), take(p10), take(p11)];
+        let mut p = if FIRST {
+            start_lanes(plan, start, first.0, first.1)
+        } else {
+            // Written out: with `array::from_fn` the whole octave ran a fifth slower.
+            let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = &*parts;
+            let [a, b, c, d, e, f] = [take(p0), take(p1), take(p2), take(p3), take(p4), take(p5)];
+            [a, b, c, d, e, f, take(p6), take(p7), take(p8), take(p9), take(p10), take(p11)]
+        };
         for l in 0..LANES {
             let state = GullyState::from_parts([
                 p[0][l], p[1][l], p[2][l], p[3][l], p[4][l], p[5][l], p[6][l], p[7][l], p[8][l], p[9][l],
@@ -519,11 +593,12 @@ fn row_y(sampler: &FieldSampler, window: GridWindow, j: usize) -> f64 {
 /// Row `j` of value, gradient or simplex noise: every octave's layer with its gradient, then the
 /// fractal (never the damped one: `gradients_on_the_row_path` sends it point by point). fBm and
 /// billow add each octave to the sums as it is made; the multifractals keep every layer and
-/// combine them per pixel.
+/// combine them per pixel. The first `reused` octaves' layers are taken from
+/// `scratch.coarse_layers` (see [`coarse_slope_row`]) rather than made.
 #[inline(always)]
-fn lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
+fn lattice_row(sampler: &FieldSampler, (window, j, reused): (GridWindow, usize, usize), row: RowOut<'_>) {
     let RowOut { heights, gradients, xs, scratch } = row;
-    let Scratch { cells, layers, sums, .. } = scratch;
+    let Scratch { cells, layers, sums, coarse_layers, .. } = scratch;
     let s = &sampler.settings;
     let width = heights.len();
     let octaves = sampler.fractal.octave_count() as usize;
@@ -547,13 +622,26 @@ fn lattice_row(sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut
         // Each row with room for `fill_run`'s last chunk (octave k's spills into octave k + 1's
         // row, which is made after it).
         let row = if summed { 0..width + LANES } else { k * width..(k + 1) * width + LANES };
-        let [values, dx, dy] = &mut *layers;
-        let out = [&mut values[row.clone()], &mut dx[row.clone()], &mut dy[row]];
-        let per = (scale as f32, f as f32);
-        octave_layer(s.basis, &sampler.lattices[k], (xs, scale), py * scale, per, cells, out);
-        if summed {
-            let layer = [&layers[0][..width], &layers[1][..width], &layers[2][..width]];
-            add_octave(sampler.fractal.kind, amplitude, layer, sums);
+        if k < reused {
+            let kept = k * width..(k + 1) * width;
+            let [values, dx, dy] = &*coarse_layers;
+            let layer = [&values[kept.clone()], &dx[kept.clone()], &dy[kept]];
+            if summed {
+                add_octave(sampler.fractal.kind, amplitude, layer, sums);
+            } else {
+                for (to, from) in layers.iter_mut().zip(layer) {
+                    to[row.start..row.start + width].copy_from_slice(from);
+                }
+            }
+        } else {
+            let [values, dx, dy] = &mut *layers;
+            let out = [&mut values[row.clone()], &mut dx[row.clone()], &mut dy[row]];
+            let per = (scale as f32, f as f32);
+            octave_layer(s.basis, &sampler.lattices[k], (xs, scale), py * scale, per, cells, out);
+            if summed {
+                let layer = [&layers[0][..width], &layers[1][..width], &layers[2][..width]];
+                add_octave(sampler.fractal.kind, amplitude, layer, sums);
+            }
         }
         amplitude *= sampler.fractal.persistence;
         scale *= s.lacunarity as f64;
@@ -791,12 +879,14 @@ mod tests {
     fn heights_are_the_grid_and_gradients_the_point_path_bit_for_bit() {
         for basis in [Basis::Value, Basis::Gradient, Basis::Simplex, Basis::Worley] {
             for fractal in [Fractal::Fbm, Fractal::Billow, Fractal::Ridged, Fractal::Hetero, Fractal::None] {
-                for (period, warp, filter) in [
-                    (None, 0.0, false),
-                    (Some(3), 0.0, false),
-                    (None, 0.5, false),
-                    (None, 0.0, true),
-                    (Some(3), 0.0, true),
+                // The filter's scale 2 follows the first octave's slope; 8, the first three.
+                for (period, warp, filter, scale) in [
+                    (None, 0.0, false, 2.0),
+                    (Some(3), 0.0, false, 2.0),
+                    (None, 0.5, false, 2.0),
+                    (None, 0.0, true, 2.0),
+                    (Some(3), 0.0, true, 2.0),
+                    (None, 0.0, true, 8.0),
                 ] {
                     let s = NoiseSettings {
                         basis,
@@ -804,10 +894,12 @@ mod tests {
                         fade: Fade::Quintic,
                         period,
                         warp: Warp { amplitude: warp, ..Default::default() },
-                        erosion_filter: crate::ErosionFilter { enabled: filter, ..Default::default() },
+                        erosion_filter: crate::ErosionFilter { enabled: filter, scale, ..Default::default() },
                         ..Default::default()
                     };
                     assert_eq!(s.sampler().filter.is_some(), filter && s.supports_erosion_filter());
+                    let coarse = if scale == 8.0 && fractal != Fractal::None { 3 } else { 1 };
+                    assert_eq!(s.sampler().filter_octaves, coarse);
                     let sampler = s.sampler();
                     // 23 pixels per unit: every octave's runs are a few pixels long; 400: the
                     // first octave's run spans the row (100 pixels per cell), the last ones are
