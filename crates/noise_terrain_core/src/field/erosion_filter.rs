@@ -492,21 +492,18 @@ impl GullyPlan {
         // change and the room left (`x·r / (x + r)`, which starts with slope 1 either way).
         let half_depth = mask.times(0.5 * self.depth[k]);
         let change = half_depth * profile;
-        let lowering = change.value < 0.0;
-        let room = if lowering { above } else { Dual::constant(self.range) - above };
-        let amount = change.abs();
-        // `x r / (x + r)` with its gradient `(r / (x + r))² ∇x + (x / (x + r))² ∇r`, one division.
-        let inverse = 1.0 / (amount.value + room.value + f32::MIN_POSITIVE);
-        let (room_share, amount_share) = (room.value * inverse, amount.value * inverse);
-        let (rr, xx) = (room_share * room_share, amount_share * amount_share);
-        let limited = Dual::new(
-            amount.value * room_share,
-            [
-                rr * amount.gradient[0] + xx * room.gradient[0],
-                rr * amount.gradient[1] + xx * room.gradient[1],
-            ],
+        // The room on the change's side: the height above the lower bound when it lowers, below
+        // the upper one when it raises. `c r / (|c| + r)` with its gradient `(r / (|c| + r))² ∇c
+        // + c |c| / (|c| + r)² ∇r`, where `∇r = ∓∇above` makes the last term `-(c / (|c| + r))²
+        // ∇above` on either side: one division, no branch on the sign.
+        let room = if change.value < 0.0 { above.value } else { self.range - above.value };
+        let inverse = 1.0 / (change.value.abs() + room + f32::MIN_POSITIVE);
+        let (room_share, change_share) = (room * inverse, change.value * inverse);
+        let (rr, cc) = (room_share * room_share, change_share * change_share);
+        let change = Dual::new(
+            change.value * room_share,
+            [0, 1].map(|j| rr * change.gradient[j] - cc * above.gradient[j]),
         );
-        let change = if lowering { Dual::constant(0.0) - limited } else { limited };
         let slope = if bends {
             // The slope that bends the next octave, with the direction held: the weights' slopes
             // times the profile, plus the rounded profile's slope across the gullies.

@@ -541,8 +541,12 @@ fn dual_gully_octave_row<const FIRST: bool, const BENDS: bool>(
                 p[c][l] = v[c];
             }
         }
-        for (to, from) in parts.iter_mut().zip(&p) {
-            to[lanes.clone()].copy_from_slice(from);
+        // Stored where they changed: the mask ([`GullyState::to_parts`]' first three numbers)
+        // only when started, the slope (the next six) only when started or bent.
+        for (c, (to, from)) in parts.iter_mut().zip(&p).enumerate() {
+            if FIRST || c >= 9 || (BENDS && c >= 3) {
+                to[lanes.clone()].copy_from_slice(from);
+            }
         }
     }
 }
