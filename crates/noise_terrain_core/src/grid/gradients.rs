@@ -199,21 +199,21 @@ fn reuses_coarse_layers(sampler: &FieldSampler) -> bool {
     matches!(sampler.settings.basis, Basis::Value | Basis::Gradient)
 }
 
-/// The filter's starting states of [`LANES`] pixels from `start` of a row of heights with
-/// gradients (the field's `heights` and `gradients`, the coarse slope's rows `coarse`, padded to
-/// whole chunks), as [`GullyState::to_parts`]' twelve numbers; zeros past the row's end.
+/// The filter's starting states of `L` pixels from `start` of a row of heights with gradients
+/// (the field's `heights` and `gradients`, the coarse slope's rows `coarse`, padded to whole
+/// chunks), as [`GullyState::to_parts`]' twelve numbers; zeros past the row's end.
 #[inline(always)]
-fn start_lanes(
+fn start_lanes<const L: usize>(
     plan: &GullyPlan,
     start: usize,
     (heights, gradients): (&[f32], &[[f32; 2]]),
     coarse: &[Vec<f32>; 5],
-) -> [[f32; LANES]; 12] {
-    let lanes = start..start + LANES;
-    let (mut h, mut g) = ([0.0f32; LANES], [[0.0f32; 2]; LANES]);
+) -> [[f32; L]; 12] {
+    let lanes = start..start + L;
+    let (mut h, mut g) = ([0.0f32; L], [[0.0f32; 2]; L]);
     if lanes.end <= heights.len() {
-        h = heights[lanes.clone()].try_into().expect("LANES long");
-        g = gradients[lanes.clone()].try_into().expect("LANES long");
+        h = heights[lanes.clone()].try_into().expect("L long");
+        g = gradients[lanes.clone()].try_into().expect("L long");
     } else {
         let end = heights.len();
         h[..end - start].copy_from_slice(&heights[start..end]);
@@ -221,11 +221,11 @@ fn start_lanes(
     }
     // The gradients' two components apart, so that the loop below runs on plain rows.
     let (hx, hy) = (g.map(|g| g[0]), g.map(|g| g[1]));
-    let take = |v: &[f32]| -> [f32; LANES] { v[lanes.clone()].try_into().expect("LANES long") };
+    let take = |v: &[f32]| -> [f32; L] { v[lanes.clone()].try_into().expect("L long") };
     let [gx, gy, xx, xy, yy] = coarse;
     let (gx, gy, xx, xy, yy) = (take(gx), take(gy), take(xx), take(xy), take(yy));
-    let mut p = [[0.0f32; LANES]; 12];
-    for l in 0..LANES {
+    let mut p = [[0.0f32; L]; 12];
+    for l in 0..L {
         let slope = [Dual::new(gx[l], [xx[l], xy[l]]), Dual::new(gy[l], [xy[l], yy[l]])];
         let v = plan.start(Dual::new(h[l], [hx[l], hy[l]]), slope).to_parts();
         for c in 0..12 {
@@ -505,48 +505,70 @@ type OctaveCells<'a> = ((&'a [i32], &'a [f32]), (i32, f32));
 /// coarse slope (see [`start_lanes`]).
 type FirstOctave<'a> = ((&'a [f32], &'a [[f32; 2]]), &'a [Vec<f32>; 5]);
 
-/// [`dual_gully_octave`] with the bend fixed, [`LANES`] pixels at a time copied into local arrays
-/// (the states' rows are padded to whole chunks): on the row's slices themselves the loop
-/// needed more checks that its rows do not overlap than LLVM makes, and stayed scalar. With
-/// `FIRST`, the states are started from `first` rather than loaded.
+/// [`dual_gully_octave`] with the bend fixed, [`LANES`] pixels at a time (see
+/// [`dual_gully_octave_chunk`]). A row that ends in a few pixels (chunks are 65 or 129 wide)
+/// takes them in a chunk of half the lanes: on AVX-512 at half the cost of a whole one, most of
+/// whose lanes would be padding.
 #[inline(always)]
 fn dual_gully_octave_row<const FIRST: bool, const BENDS: bool>(
     plan: &GullyPlan,
     k: usize,
+    at: OctaveCells<'_>,
+    first: FirstOctave<'_>,
+    parts: &mut [Vec<f32>; 12],
+) {
+    const HALF: usize = LANES / 2;
+    let width = first.0.0.len();
+    let tail = width % LANES;
+    let whole = if tail == 0 || tail > HALF { parts[0].len() } else { width - tail };
+    for start in (0..whole).step_by(LANES) {
+        dual_gully_octave_chunk::<FIRST, BENDS, LANES>(plan, (k, start), at, first, parts);
+    }
+    if whole < width {
+        dual_gully_octave_chunk::<FIRST, BENDS, HALF>(plan, (k, whole), at, first, parts);
+    }
+}
+
+/// [`dual_gully_octave_row`]'s `L` pixels from `start`, copied into local arrays (the states'
+/// rows are padded to whole chunks): on the row's slices themselves the loop needed more checks
+/// that its rows do not overlap than LLVM makes, and stayed scalar. With `FIRST`, the states are
+/// started from `first` rather than loaded.
+#[inline(always)]
+fn dual_gully_octave_chunk<const FIRST: bool, const BENDS: bool, const L: usize>(
+    plan: &GullyPlan,
+    (k, start): (usize, usize),
     ((ix, fx), (iy, fy)): OctaveCells<'_>,
     first: FirstOctave<'_>,
     parts: &mut [Vec<f32>; 12],
 ) {
-    for start in (0..parts[0].len()).step_by(LANES) {
-        let lanes = start..start + LANES;
-        let take = |v: &[f32]| -> [f32; LANES] { v[lanes.clone()].try_into().expect("LANES long") };
-        let x = take(fx);
-        let cell: [i32; LANES] = ix[lanes.clone()].try_into().expect("LANES long");
-        let mut p = if FIRST {
-            start_lanes(plan, start, first.0, first.1)
-        } else {
-            // Written out: with `array::from_fn` the whole octave ran a fifth slower.
-            let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = &*parts;
-            let [a, b, c, d, e, f] = [take(p0), take(p1), take(p2), take(p3), take(p4), take(p5)];
-            [a, b, c, d, e, f, take(p6), take(p7), take(p8), take(p9), take(p10), take(p11)]
-        };
-        for l in 0..LANES {
-            let state = GullyState::from_parts([
-                p[0][l], p[1][l], p[2][l], p[3][l], p[4][l], p[5][l], p[6][l], p[7][l], p[8][l], p[9][l],
-                p[10][l], p[11][l],
-            ]);
-            let from = plan.offsets_from_pivots(k, [cell[l], iy], [x[l], fy]);
-            let v = plan.octave_in(k, BENDS, [x[l], fy], &from, state).to_parts();
-            for c in 0..12 {
-                p[c][l] = v[c];
-            }
+    let lanes = start..start + L;
+    let take = |v: &[f32]| -> [f32; L] { v[lanes.clone()].try_into().expect("L long") };
+    let x = take(fx);
+    let cell: [i32; L] = ix[lanes.clone()].try_into().expect("L long");
+    let mut p = if FIRST {
+        start_lanes::<L>(plan, start, first.0, first.1)
+    } else {
+        // Written out: with `array::from_fn` the whole octave ran a fifth slower.
+        let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = &*parts;
+        let [a, b, c, d, e, f] = [take(p0), take(p1), take(p2), take(p3), take(p4), take(p5)];
+        [a, b, c, d, e, f, take(p6), take(p7), take(p8), take(p9), take(p10), take(p11)]
+    };
+    for l in 0..L {
+        let state = GullyState::from_parts([
+            p[0][l], p[1][l], p[2][l], p[3][l], p[4][l], p[5][l], p[6][l], p[7][l], p[8][l], p[9][l],
+            p[10][l], p[11][l],
+        ]);
+        let from = plan.offsets_from_pivots(k, [cell[l], iy], [x[l], fy]);
+        let v = plan.octave_in(k, BENDS, [x[l], fy], &from, state).to_parts();
+        for c in 0..12 {
+            p[c][l] = v[c];
         }
-        // Stored where they changed: the mask ([`GullyState::to_parts`]' first three numbers)
-        // only when started, the slope (the next six) only when started or bent.
-        for (c, (to, from)) in parts.iter_mut().zip(&p).enumerate() {
-            if FIRST || c >= 9 || (BENDS && c >= 3) {
-                to[lanes.clone()].copy_from_slice(from);
-            }
+    }
+    // Stored where they changed: the mask ([`GullyState::to_parts`]' first three numbers) only
+    // when started, the slope (the next six) only when started or bent.
+    for (c, (to, from)) in parts.iter_mut().zip(&p).enumerate() {
+        if FIRST || c >= 9 || (BENDS && c >= 3) {
+            to[lanes.clone()].copy_from_slice(from);
         }
     }
 }
@@ -907,18 +929,18 @@ mod tests {
                     let sampler = s.sampler();
                     // 23 pixels per unit: every octave's runs are a few pixels long; 400: the
                     // first octave's run spans the row (100 pixels per cell), the last ones are
-                    // short.
-                    for ppu in [23.0, 400.0] {
-                        let window =
-                            GridWindow { origin: [-7, 5], width: 37, height: 9, pixels_per_unit: ppu };
-                        let n = 37 * 9;
+                    // short. Rows of 37 end in 5 pixels (a half chunk with the filter), of 45 in 13
+                    // (a whole one).
+                    for (ppu, width) in [(23.0, 37), (400.0, 37), (23.0, 45)] {
+                        let window = GridWindow { origin: [-7, 5], width, height: 9, pixels_per_unit: ppu };
+                        let n = width as usize * 9;
                         let (mut heights, mut gradients, mut plain) =
                             (vec![0.0; n], vec![[0.0; 2]; n], vec![0.0; n]);
                         fill_grid_with_gradients(&sampler, window, &mut heights, &mut gradients);
                         fill_grid(&sampler, window, &mut plain);
                         for (k, ((h, g), p)) in heights.iter().zip(&gradients).zip(&plain).enumerate() {
                             assert_eq!(h.to_bits(), p.to_bits(), "{basis:?} {fractal:?} pixel {k}");
-                            let (i, j) = ((k % 37) as f64, (k / 37) as f64);
+                            let (i, j) = ((k % width as usize) as f64, (k / width as usize) as f64);
                             let d = sampler.sample_with_gradient((i - 7.0) / ppu, (j + 5.0) / ppu);
                             assert_eq!(
                                 g.map(f32::to_bits),
