@@ -108,7 +108,7 @@ pub(crate) struct Scratch {
     /// The erosion filter's state per pixel: for heights, and for heights with gradients.
     states: Vec<GullyState<f32>>,
     /// For heights with gradients as a structure of arrays (see [`dual_gully_octave`]).
-    dual_states: [Vec<f32>; 12],
+    dual_states: Vec<StateChunk>,
 }
 
 /// One octave's split of the row into cells: cell indices, fractions, faded weights and slopes.
@@ -162,7 +162,7 @@ crate::isa::dispatch! {
 
 crate::isa::dispatch! {
     /// [`dual_gully_finish`] compiled for a level.
-    fn dual_gully_finish_at(plan: &GullyPlan, heights: &mut [f32], gradients: &mut [[f32; 2]], parts: &[Vec<f32>; 12]) => dual_gully_finish
+    fn dual_gully_finish_at(plan: &GullyPlan, heights: &mut [f32], gradients: &mut [[f32; 2]], states: &[StateChunk]) => dual_gully_finish
 }
 
 crate::isa::dispatch! {
@@ -235,24 +235,30 @@ fn start_lanes<const L: usize>(
     p
 }
 
+/// The filter's states of [`LANES`] pixels with gradients: [`GullyState::to_parts`]' twelve
+/// numbers, each for every lane. A row's states are a run of these, one load and one store per
+/// number and chunk: as twelve rows of numbers each chunk took a bounds check and a reload of
+/// each row's address (a fifth of the octave's instructions).
+type StateChunk = [[f32; LANES]; 12];
+
 /// The filtered heights and gradients of a row from the states after the last octave.
 #[inline(always)]
 fn dual_gully_finish(
     plan: &GullyPlan,
     heights: &mut [f32],
     gradients: &mut [[f32; 2]],
-    parts: &[Vec<f32>; 12],
+    states: &[StateChunk],
 ) {
-    let width = heights.len();
-    let gradients = &mut gradients[..width];
-    let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = parts;
-    cut_to!(width; p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11);
-    for i in 0..width {
-        let state = GullyState::from_parts([
-            p0[i], p1[i], p2[i], p3[i], p4[i], p5[i], p6[i], p7[i], p8[i], p9[i], p10[i], p11[i],
-        ]);
-        let d = plan.finish(Dual::new(heights[i], gradients[i]), state).0.with_finite_gradient();
-        (heights[i], gradients[i]) = (d.value, d.gradient);
+    let out = heights.chunks_mut(LANES).zip(gradients.chunks_mut(LANES));
+    for ((heights, gradients), p) in out.zip(states) {
+        for (l, (h, g)) in heights.iter_mut().zip(gradients).enumerate() {
+            let state = GullyState::from_parts([
+                p[0][l], p[1][l], p[2][l], p[3][l], p[4][l], p[5][l], p[6][l], p[7][l], p[8][l], p[9][l],
+                p[10][l], p[11][l],
+            ]);
+            let d = plan.finish(Dual::new(*h, *g), state).0.with_finite_gradient();
+            (*h, *g) = (d.value, d.gradient);
+        }
     }
 }
 
@@ -465,10 +471,9 @@ fn gully_cells(plan: &GullyPlan, k: usize, (xs, py): (&[f64], f64), cells: &mut 
     plan.cell_of(k, py)
 }
 
-/// Octave `k` of the erosion filter with gradients over a row whose states are kept as a structure
-/// of arrays (`scratch.dual_states`, [`GullyState::to_parts`]' twelve numbers, each a row long):
-/// unit-stride loads and stores, so that the pixel loop vectorises (as an array of states it did
-/// not). The first octave starts the states from the `field`'s heights and gradients and the
+/// Octave `k` of the erosion filter with gradients over a row whose states are kept as chunks of
+/// structures of arrays (`scratch.dual_states`, see [`StateChunk`]): unit-stride loads and stores,
+/// so that the pixel loop vectorises (as an array of states it did not). The first octave starts the states from the `field`'s heights and gradients and the
 /// coarse slope (in the same loop: a loop of its own stored and loaded the twelve rows once more,
 /// a twentieth of the filter).
 #[inline(always)]
@@ -483,9 +488,7 @@ fn dual_gully_octave(
     let y = gully_cells(plan, k, (xs, py), cells);
     let at = ((&cells.i0[..], &cells.fx[..]), y);
     if k == 0 {
-        for p in dual_states.iter_mut() {
-            p.resize(xs.len().next_multiple_of(LANES), 0.0);
-        }
+        dual_states.resize(xs.len().div_ceil(LANES), [[0.0; LANES]; 12]);
     }
     let first = (field, &*coarse);
     // The branches taken out of the pixel loops.
@@ -515,43 +518,44 @@ fn dual_gully_octave_row<const FIRST: bool, const BENDS: bool>(
     k: usize,
     at: OctaveCells<'_>,
     first: FirstOctave<'_>,
-    parts: &mut [Vec<f32>; 12],
+    states: &mut [StateChunk],
 ) {
     const HALF: usize = LANES / 2;
     let width = first.0.0.len();
     let tail = width % LANES;
-    let whole = if tail == 0 || tail > HALF { parts[0].len() } else { width - tail };
-    for start in (0..whole).step_by(LANES) {
-        dual_gully_octave_chunk::<FIRST, BENDS, LANES>(plan, (k, start), at, first, parts);
+    let (whole, half) = if tail == 0 || tail > HALF { (states.len(), false) } else { (width / LANES, true) };
+    for (c, chunk) in states[..whole].iter_mut().enumerate() {
+        dual_gully_octave_chunk::<FIRST, BENDS, LANES>(plan, (k, c * LANES), at, first, chunk);
     }
-    if whole < width {
-        dual_gully_octave_chunk::<FIRST, BENDS, HALF>(plan, (k, whole), at, first, parts);
+    if half {
+        dual_gully_octave_chunk::<FIRST, BENDS, HALF>(
+            plan,
+            (k, whole * LANES),
+            at,
+            first,
+            &mut states[whole],
+        );
     }
 }
 
-/// [`dual_gully_octave_row`]'s `L` pixels from `start`, copied into local arrays (the states'
-/// rows are padded to whole chunks): on the row's slices themselves the loop needed more checks
-/// that its rows do not overlap than LLVM makes, and stayed scalar. With `FIRST`, the states are
-/// started from `first` rather than loaded.
+/// [`dual_gully_octave_row`]'s `L` pixels from `start` (their states the first `L` lanes of
+/// `chunk`), in local arrays. With `FIRST`, the states are started from `first` rather than
+/// loaded.
 #[inline(always)]
 fn dual_gully_octave_chunk<const FIRST: bool, const BENDS: bool, const L: usize>(
     plan: &GullyPlan,
     (k, start): (usize, usize),
     ((ix, fx), (iy, fy)): OctaveCells<'_>,
     first: FirstOctave<'_>,
-    parts: &mut [Vec<f32>; 12],
+    chunk: &mut StateChunk,
 ) {
     let lanes = start..start + L;
-    let take = |v: &[f32]| -> [f32; L] { v[lanes.clone()].try_into().expect("L long") };
-    let x = take(fx);
-    let cell: [i32; L] = ix[lanes.clone()].try_into().expect("L long");
+    let x: [f32; L] = fx[lanes.clone()].try_into().expect("L long");
+    let cell: [i32; L] = ix[lanes].try_into().expect("L long");
     let mut p = if FIRST {
         start_lanes::<L>(plan, start, first.0, first.1)
     } else {
-        // Written out: with `array::from_fn` the whole octave ran a fifth slower.
-        let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11] = &*parts;
-        let [a, b, c, d, e, f] = [take(p0), take(p1), take(p2), take(p3), take(p4), take(p5)];
-        [a, b, c, d, e, f, take(p6), take(p7), take(p8), take(p9), take(p10), take(p11)]
+        chunk.map(|lanes| std::array::from_fn(|l| lanes[l]))
     };
     for l in 0..L {
         let state = GullyState::from_parts([
@@ -566,9 +570,9 @@ fn dual_gully_octave_chunk<const FIRST: bool, const BENDS: bool, const L: usize>
     }
     // Stored where they changed: the mask ([`GullyState::to_parts`]' first three numbers) only
     // when started, the slope (the next six) only when started or bent.
-    for (c, (to, from)) in parts.iter_mut().zip(&p).enumerate() {
+    for (c, (to, from)) in chunk.iter_mut().zip(&p).enumerate() {
         if FIRST || c >= 9 || (BENDS && c >= 3) {
-            to[lanes.clone()].copy_from_slice(from);
+            to[..L].copy_from_slice(from);
         }
     }
 }
