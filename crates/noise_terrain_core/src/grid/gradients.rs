@@ -109,6 +109,9 @@ pub(crate) struct Scratch {
     states: Vec<GullyState<f32>>,
     /// For heights with gradients as a structure of arrays (see [`dual_gully_octave`]).
     dual_states: Vec<StateChunk>,
+    /// Each octave's gully cells along the rows, found by the first row (with gradients: a
+    /// `Scratch` serves one grid, whose rows share their x positions).
+    gully_columns: Vec<GullyColumns>,
 }
 
 /// One octave's split of the row into cells: cell indices, fractions, faded weights and slopes.
@@ -471,17 +474,24 @@ fn fill_jets(cells: &Cells, run: std::ops::Range<usize>, jets: &mut [Vec<f32>; 6
     }
 }
 
-/// Octave `k`'s gully cells along a row (x positions `xs`, y `py` in base lattice units): each
-/// pixel's cell index and fraction into `cells.i0` and `cells.fx`; returns the row's cell and
-/// fraction in y.
+/// Octave `k`'s gully cells along a row (x positions `xs` in base lattice units): each pixel's
+/// cell index and fraction (see [`GullyPlan::cell_of`]), [`LANES`] longer than the row.
 #[inline(always)]
-fn gully_cells(plan: &GullyPlan, k: usize, (xs, py): (&[f64], f64), cells: &mut Cells) -> (i32, f32) {
+fn gully_cells(plan: &GullyPlan, k: usize, xs: &[f64], ix: &mut Vec<i32>, fx: &mut Vec<f32>) {
     let width = xs.len();
-    cells.resize(width);
-    for ((&x, i0), fx) in xs.iter().zip(&mut cells.i0[..width]).zip(&mut cells.fx[..width]) {
-        (*i0, *fx) = plan.cell_of(k, x);
+    ix.resize(width + LANES, 0);
+    fx.resize(width + LANES, 0.0);
+    for ((&x, i), f) in xs.iter().zip(&mut ix[..width]).zip(&mut fx[..width]) {
+        (*i, *f) = plan.cell_of(k, x);
     }
-    plan.cell_of(k, py)
+}
+
+/// One octave's gully cells along the rows of a grid, which share their x positions: each
+/// pixel's cell index and fraction in x (see [`gully_cells`]).
+#[derive(Default)]
+struct GullyColumns {
+    ix: Vec<i32>,
+    fx: Vec<f32>,
 }
 
 /// Octave `k` of the erosion filter with gradients over a row whose states are kept as chunks of
@@ -497,9 +507,14 @@ fn dual_gully_octave(
     field: (&[f32], &[[f32; 2]]),
     scratch: &mut Scratch,
 ) {
-    let Scratch { cells, dual_states, coarse, .. } = scratch;
-    let y = gully_cells(plan, k, (xs, py), cells);
-    let at = ((&cells.i0[..], &cells.fx[..]), y);
+    let Scratch { gully_columns, dual_states, coarse, .. } = scratch;
+    // The first row's octaves find the grid's columns of cells; the other rows reuse them.
+    while gully_columns.len() <= k {
+        let mut columns = GullyColumns::default();
+        gully_cells(plan, gully_columns.len(), xs, &mut columns.ix, &mut columns.fx);
+        gully_columns.push(columns);
+    }
+    let at = ((&gully_columns[k].ix[..], &gully_columns[k].fx[..]), plan.cell_of(k, py));
     if k == 0 {
         dual_states.resize(xs.len().div_ceil(LANES), [[0.0; LANES]; 12]);
     }
@@ -598,7 +613,8 @@ fn dual_gully_octave_chunk<const FIRST: bool, const BENDS: bool, const L: usize>
 fn gully_octaves(plan: &GullyPlan, xs: &[f64], py: f64, scratch: &mut Scratch) {
     let Scratch { cells, states, .. } = scratch;
     for k in 0..plan.octaves() {
-        let y = gully_cells(plan, k, (xs, py), cells);
+        gully_cells(plan, k, xs, &mut cells.i0, &mut cells.fx);
+        let y = plan.cell_of(k, py);
         // The branch taken out of the pixel loops.
         if plan.bends_after(k) {
             gully_octave_row::<true>(plan, k, (&cells.i0, &cells.fx), y, states);
