@@ -30,7 +30,7 @@
 use crate::clamp::clamp_or;
 use crate::field::coord::split;
 use crate::field::dual::{Dual, Octave, Varying};
-use crate::field::hash::{hash2_spread, spread_x, spread_y};
+use crate::field::hash::{spread_seed, spread_x, spread_y};
 use crate::{FieldSampler, GridWindow, fill_grid};
 
 /// [`ErosionFilter::strength`] is clamped to this range.
@@ -156,7 +156,7 @@ impl ErosionFilter {
             per_unit[k] = (cells[k] * frequency as f64) as f32;
             // Per unit of steepness (range per base lattice cell): the drop across one cell.
             depth[k] = s.strength * s.gain.powi(k as i32) * range / cells[k] as f32;
-            seeds[k] = s.seed.wrapping_add(FILTER_SEED_STEP.wrapping_mul(k as u32));
+            seeds[k] = spread_seed(s.seed.wrapping_add(FILTER_SEED_STEP.wrapping_mul(k as u32)));
         }
         let sigma = s.sharpness;
         Some(GullyPlan {
@@ -224,17 +224,24 @@ pub(crate) struct GullyPlan {
     frequency: f32,
 }
 
-/// The cubic smoothstep of `t` clamped to `[0, 1]`, with its gradient.
+/// The pivots' hash of a cell's spread coordinates and seed (`x ^ y ^ seed`, see
+/// [`spread_x`] and [`spread_seed`]): one multiply and one shift, where the field's lattices take
+/// [`hash2_spread`](crate::field::hash::hash2_spread)'s two of each. The jitter reads the top 24
+/// bits (and, turned, the top 12 and bottom 12), which the multiply mixes from every input bit
+/// below them and the shift brings down to the bottom; a pivot's place needs no more (each
+/// pivot's hash costs the octave's lanes about a tenth of their work).
 #[inline(always)]
-fn smoothstep<T: Varying>(t: T) -> T {
-    let t = t.clamp(0.0, 1.0);
-    t * t * (T::constant(3.0) - t.times(2.0))
+const fn light_hash(bits: u32) -> u32 {
+    let h = bits.wrapping_mul(0x846C_A68B);
+    h ^ (h >> 16)
 }
 
-/// `a + (b - a) · t` for a constant `a` and `b`.
+/// The cubic smoothstep of `t` clamped to `[0, 1]`, and its slope `6t(1 - t)` (zero where
+/// clamped, as it is at the ends).
 #[inline(always)]
-fn lerp_constant<T: Varying>(a: f32, b: T, t: f32) -> T {
-    b.times(t).plus(a * (1.0 - t))
+fn smoothstep_with_slope(t: f32) -> (f32, f32) {
+    let t = t.clamp(0.0, 1.0);
+    (t * t * (3.0 - 2.0 * t), 6.0 * t * (1.0 - t))
 }
 
 /// What the filter carries for one point from octave to octave.
@@ -320,28 +327,32 @@ impl GullyPlan {
     /// The state before the first octave: the mask from the height, the slope itself.
     #[inline(always)]
     pub(crate) fn start<T: Varying>(&self, h: T, s: [T; 2]) -> GullyState<T> {
-        let c = T::constant;
-        // The height as a share of the range, for the peak and floor masks.
+        // The height as a share of the range, for the peak and floor masks: one function of the
+        // share and its slope (the chain rule once, not on each factor).
         let above = h.plus(-self.lo);
-        let share = above.times(self.inv_range);
         let [keep_floors, keep_peaks] = self.keep;
-        let floors = lerp_constant(1.0, smoothstep(share.times(2.0)), keep_floors);
-        let peaks = lerp_constant(1.0, smoothstep((c(1.0) - share).times(2.0)), keep_peaks);
+        let faded = |share: f32| {
+            let (floors, floors_slope) = smoothstep_with_slope(2.0 * share);
+            let (peaks, peaks_slope) = smoothstep_with_slope(2.0 - 2.0 * share);
+            let (floors, peaks) = (1.0 + keep_floors * (floors - 1.0), 1.0 + keep_peaks * (peaks - 1.0));
+            let slope = 2.0 * (keep_floors * floors_slope * peaks - keep_peaks * peaks_slope * floors);
+            (floors * peaks, slope)
+        };
+        let faded = above.times(self.inv_range).map(|v| faded(v).0, |v| faded(v).1);
         // Depths scale with the field's own steepness, `|s|² / √(|s|² + ε²)`: the slope's length
         // where the ground slopes, fading to zero on flats. (Not with the slope bent by the gullies
-        // so far: the gullies' walls would deepen the next octave, and that the one after.)
-        let steepness = self.steepness(s);
-        let steep = steepness * Self::inverse_length(steepness);
-        GullyState { mask: floors * peaks * steep, slope: s, above }
-    }
-
-    /// `1 / √(|s|² + ε²)` of a steepness `|s|²`: the inverse of the slope's length, bounded on
-    /// flats, where the direction is undefined.
-    #[inline(always)]
-    fn inverse_length<T: Varying>(steepness: T) -> T {
-        // `1/√v` and its slope `-½ (1/√v)³`: one division (the compiler shares `1/√v`).
-        let inverse = |v: f32| 1.0 / v.sqrt();
-        steepness.plus(FLAT_SLOPE * FLAT_SLOPE).map(inverse, |v| -0.5 * inverse(v) * inverse(v) * inverse(v))
+        // so far: the gullies' walls would deepen the next octave, and that the one after.) Its
+        // slope by `|s|²` is `(|s|² + 2ε²) / (2 (|s|² + ε²)^{3/2})`.
+        let ee = FLAT_SLOPE * FLAT_SLOPE;
+        let inverse = |n: f32| 1.0 / (n + ee).sqrt();
+        let steep = self.steepness(s).map(
+            |n| n * inverse(n),
+            |n| {
+                let i = inverse(n);
+                (n + 2.0 * ee) * (0.5 * i * i * i)
+            },
+        );
+        GullyState { mask: faded * steep, slope: s, above }
     }
 
     /// `|s|²` of a slope per map unit, with the slope per base lattice cell of a unit range.
@@ -405,7 +416,7 @@ impl GullyPlan {
             ([fx + half, fx + (half - 1.0)], [fy + half, fy + (half - 1.0)]);
         let jitter = |bits: u32| (bits >> 8) as f32 * (PIVOT_JITTER / 16_777_216.0);
         let from = |x: u32, y: u32, [from_x, from_y]: [f32; 2]| {
-            let hash = hash2_spread(x, y, seed);
+            let hash = light_hash(x ^ y ^ seed);
             [from_x - jitter(hash), from_y - jitter(hash.rotate_left(12))]
         };
         [

@@ -47,10 +47,16 @@ pub(crate) const fn spread_y(y: i32) -> u32 {
     (y as u32).wrapping_mul(PRIME_Y)
 }
 
+/// The seed's share of [`hash2`], spread over all 32 bits as [`spread_x`] spreads a coordinate.
+#[inline(always)]
+pub(crate) const fn spread_seed(seed: u32) -> u32 {
+    seed.wrapping_mul(PRIME_SEED)
+}
+
 /// [`hash2`] from the spread coordinates.
 #[inline(always)]
 pub(crate) const fn hash2_spread(x: u32, y: u32, seed: u32) -> u32 {
-    mix(seed.wrapping_mul(PRIME_SEED) ^ x ^ y)
+    mix(spread_seed(seed) ^ x ^ y)
 }
 
 /// Hash of a 3-D lattice coordinate and a seed.
