@@ -112,6 +112,9 @@ pub(crate) struct Scratch {
     /// Each octave's gully cells along the rows, found by the first row (with gradients: a
     /// `Scratch` serves one grid, whose rows share their x positions).
     gully_columns: Vec<GullyColumns>,
+    /// The coarse octaves' cells along the rows, found by the first row (see
+    /// [`coarse_slope_row`]).
+    coarse_columns: Vec<Cells>,
 }
 
 /// One octave's split of the row into cells: cell indices, fractions, faded weights and slopes.
@@ -306,10 +309,12 @@ pub(crate) fn filter_heights_row(
 /// lattice units) and its derivatives per map unit², into `scratch.coarse`: per octave the
 /// corners once per run of pixels in a lattice cell, then per pixel the cell's derivatives by the
 /// point path's own functions, added up as the point path adds them (bit for bit
-/// `FieldSampler`'s). With `keep`, each octave's layer too, into `scratch.coarse_layers`.
+/// `FieldSampler`'s). With `grid_rows` (value and gradient noise over a grid with gradients, whose
+/// `Scratch` serves the grid's rows alone: see [`reuses_coarse_layers`]), each octave's layer too,
+/// into `scratch.coarse_layers`, and its cells along x found once, by the first row.
 #[inline(always)]
-fn coarse_slope_row(sampler: &FieldSampler, (xs, py, keep): (&[f64], f64, bool), scratch: &mut Scratch) {
-    let Scratch { cells, coarse, jets, coarse_layers, .. } = scratch;
+fn coarse_slope_row(sampler: &FieldSampler, (xs, py, grid_rows): (&[f64], f64, bool), scratch: &mut Scratch) {
+    let Scratch { cells, coarse, jets, coarse_layers, coarse_columns, .. } = scratch;
     let s = &sampler.settings;
     let width = xs.len();
     cells.resize(width);
@@ -333,10 +338,20 @@ fn coarse_slope_row(sampler: &FieldSampler, (xs, py, keep): (&[f64], f64, bool),
                 }
             }
         } else {
-            split_row(xs, scale, lattice.period, [&mut cells.i0, &mut cells.i1], &mut cells.fx);
+            // A grid's rows share their cells along x: found by the first row.
+            let cells: &Cells = if grid_rows {
+                if coarse_columns.len() == k {
+                    let mut columns = Cells::default();
+                    columns.resize(width);
+                    column_cells(xs, scale, lattice, &mut columns);
+                    coarse_columns.push(columns);
+                }
+                &coarse_columns[k]
+            } else {
+                column_cells(xs, scale, lattice, cells);
+                cells
+            };
             let fade = lattice.fade;
-            let curves = [&mut cells.u[..width], &mut cells.du[..width], &mut cells.ddu[..width]];
-            fade.curves_slice(&cells.fx[..width], curves);
             let cy = AxisCell::new(y, lattice.period);
             let y_fades = [fade.apply(cy.f), fade.derivative(cy.f), fade.second_derivative(cy.f)];
             let mut start = 0;
@@ -369,7 +384,7 @@ fn coarse_slope_row(sampler: &FieldSampler, (xs, py, keep): (&[f64], f64, bool),
         }
         // The octave added to the sums over the whole row, in a loop that vectorises.
         let per = scale as f32 * s.frequency;
-        if keep {
+        if grid_rows {
             keep_layer(&jets[..3], per, (k, width), coarse_layers);
         }
         let [gx, gy, xx, xy, yy] = &mut *coarse;
@@ -390,6 +405,16 @@ fn coarse_slope_row(sampler: &FieldSampler, (xs, py, keep): (&[f64], f64, bool),
     for v in coarse.iter_mut() {
         v.iter_mut().for_each(|v| *v *= k);
     }
+}
+
+/// Octave `lattice`'s cells along a row (x positions `xs` times `scale`) with the fade's value,
+/// slope and curvature at each pixel.
+#[inline(always)]
+fn column_cells(xs: &[f64], scale: f64, lattice: &Lattice, cells: &mut Cells) {
+    let width = xs.len();
+    split_row(xs, scale, lattice.period, [&mut cells.i0, &mut cells.i1], &mut cells.fx);
+    let curves = [&mut cells.u[..width], &mut cells.du[..width], &mut cells.ddu[..width]];
+    lattice.fade.curves_slice(&cells.fx[..width], curves);
 }
 
 /// Row `k` of `layers` (each row `width` long): the jets' values, and their gradients per map unit
