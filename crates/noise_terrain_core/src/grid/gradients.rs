@@ -44,6 +44,18 @@ pub fn fill_grid_with_gradients(
     heights: &mut [f32],
     gradients: &mut [[f32; 2]],
 ) {
+    fill_with_gradients_at(Isa::best(), sampler, window, heights, gradients);
+}
+
+/// [`fill_grid_with_gradients`] at instruction-set level `isa` (one the CPU has; the tests run
+/// every level).
+fn fill_with_gradients_at(
+    isa: Isa,
+    sampler: &FieldSampler,
+    window: GridWindow,
+    heights: &mut [f32],
+    gradients: &mut [[f32; 2]],
+) {
     let width = window.width as usize;
     let len = width as u64 * u64::from(window.height);
     assert!(heights.len() as u64 == len && gradients.len() as u64 == len, "outputs do not match the window");
@@ -54,7 +66,6 @@ pub fn fill_grid_with_gradients(
     let per_unit = window.pixels_per_unit;
     let x_of = |i: usize| (window.origin[0] as f64 + i as f64) / per_unit;
     let y_of = |j: usize| (window.origin[1] as f64 + j as f64) / per_unit;
-    let isa = Isa::best();
     // The x positions every row shares, with `FieldSampler::sample`'s operations (a division
     // each: computed per row they cost a tenth of the fill).
     let s = &sampler.settings;
@@ -992,19 +1003,22 @@ mod tests {
                     for (ppu, width) in [(23.0, 37), (400.0, 37), (23.0, 45)] {
                         let window = GridWindow { origin: [-7, 5], width, height: 9, pixels_per_unit: ppu };
                         let n = width as usize * 9;
-                        let (mut heights, mut gradients, mut plain) =
-                            (vec![0.0; n], vec![[0.0; 2]; n], vec![0.0; n]);
-                        fill_grid_with_gradients(&sampler, window, &mut heights, &mut gradients);
-                        fill_grid(&sampler, window, &mut plain);
-                        for (k, ((h, g), p)) in heights.iter().zip(&gradients).zip(&plain).enumerate() {
-                            assert_eq!(h.to_bits(), p.to_bits(), "{basis:?} {fractal:?} pixel {k}");
-                            let (i, j) = ((k % width as usize) as f64, (k / width as usize) as f64);
-                            let d = sampler.sample_with_gradient((i - 7.0) / ppu, (j + 5.0) / ppu);
-                            assert_eq!(
-                                g.map(f32::to_bits),
-                                d.gradient.map(f32::to_bits),
-                                "{basis:?} {fractal:?} {ppu} {k} filter {filter}"
-                            );
+                        // Every level this CPU has, not only the one the fill picks.
+                        for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+                            let (mut heights, mut gradients, mut plain) =
+                                (vec![0.0; n], vec![[0.0; 2]; n], vec![0.0; n]);
+                            fill_with_gradients_at(isa, &sampler, window, &mut heights, &mut gradients);
+                            fill_grid(&sampler, window, &mut plain);
+                            for (k, ((h, g), p)) in heights.iter().zip(&gradients).zip(&plain).enumerate() {
+                                assert_eq!(h.to_bits(), p.to_bits(), "{basis:?} {fractal:?} pixel {k}");
+                                let (i, j) = ((k % width as usize) as f64, (k / width as usize) as f64);
+                                let d = sampler.sample_with_gradient((i - 7.0) / ppu, (j + 5.0) / ppu);
+                                assert_eq!(
+                                    g.map(f32::to_bits),
+                                    d.gradient.map(f32::to_bits),
+                                    "{basis:?} {fractal:?} {ppu} {k} filter {filter} {isa:?}"
+                                );
+                            }
                         }
                     }
                 }
