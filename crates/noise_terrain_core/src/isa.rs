@@ -98,6 +98,19 @@ impl Isa {
         }
     }
 
+    /// Whether the level has 32 vector registers of 16 `f32` lanes (AVX-512): a kernel with a wide
+    /// working set takes 16 pixels at a time there and 8 elsewhere (AVX2 has 16 registers of 8
+    /// lanes, where 16 pixels at a time spill).
+    pub(crate) fn wide(self) -> bool {
+        match self {
+            Isa::Baseline => false,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => false,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => true,
+        }
+    }
+
     /// The best level this CPU supports.
     pub(crate) fn best() -> Isa {
         Isa::ALL.iter().copied().find(|isa| isa.is_supported()).unwrap_or(Isa::Baseline)

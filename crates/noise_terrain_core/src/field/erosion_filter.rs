@@ -226,10 +226,10 @@ pub(crate) struct GullyPlan {
 
 /// The pivots' hash of a cell's spread coordinates and seed (`x ^ y ^ seed`, see
 /// [`spread_x`] and [`spread_seed`]): one multiply and one shift, where the field's lattices take
-/// [`hash2_spread`](crate::field::hash::hash2_spread)'s two of each. The jitter reads the top 24
-/// bits (and, turned, the top 12 and bottom 12), which the multiply mixes from every input bit
-/// below them and the shift brings down to the bottom; a pivot's place needs no more (each
-/// pivot's hash costs the octave's lanes about a tenth of their work).
+/// [`hash2_spread`](crate::field::hash::hash2_spread)'s two of each. The jitter reads the top 16
+/// bits, which the multiply mixes from every input bit below them, and the bottom 16, onto which
+/// the shift brings them; a pivot's place needs no more (each pivot's hash cost the octave's
+/// lanes about a tenth of their work).
 #[inline(always)]
 const fn light_hash(bits: u32) -> u32 {
     let h = bits.wrapping_mul(0x846C_A68B);
@@ -410,14 +410,16 @@ impl GullyPlan {
         let (x0, y0) = (spread_x(ix), spread_y(iy));
         let (x1, y1) = (x0.wrapping_add(spread_x(1)), y0.wrapping_add(spread_y(1)));
         // The point less the centre's offset and the jitter's mean, once per offset; each cell
-        // then takes away its jitter, `PIVOT_JITTER` times a 24-bit fraction of the hash.
+        // then takes away its jitter, `PIVOT_JITTER` times a 16-bit fraction of the hash.
         let half = 0.5 * PIVOT_JITTER;
         let ([from_x0, from_x1], [from_y0, from_y1]) =
             ([fx + half, fx + (half - 1.0)], [fy + half, fy + (half - 1.0)]);
-        let jitter = |bits: u32| (bits >> 8) as f32 * (PIVOT_JITTER / 16_777_216.0);
+        // The top and the bottom half of the hash, each a 16-bit fraction (no rotate: AVX2 has
+        // none).
+        let jitter = |bits: u32| bits as f32 * (PIVOT_JITTER / 65_536.0);
         let from = |x: u32, y: u32, [from_x, from_y]: [f32; 2]| {
             let hash = light_hash(x ^ y ^ seed);
-            [from_x - jitter(hash), from_y - jitter(hash.rotate_left(12))]
+            [from_x - jitter(hash >> 16), from_y - jitter(hash & 0xFFFF)]
         };
         [
             from(x0, y0, [from_x0, from_y0]),

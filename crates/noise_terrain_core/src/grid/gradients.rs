@@ -173,8 +173,37 @@ crate::isa::dispatch! {
 }
 
 crate::isa::dispatch! {
-    /// [`dual_gully_octave`] compiled for a level.
-    fn dual_gully_octave_at(plan: &GullyPlan, k: usize, along: (&[f64], f64), field: (&[f32], &[[f32; 2]]), scratch: &mut Scratch) => dual_gully_octave
+    /// [`dual_gully_octave`] compiled for a level, sixteen pixels at a time (AVX-512).
+    fn dual_gully_octave_wide_at(plan: &GullyPlan, k: usize, along: (&[f64], f64), field: (&[f32], &[[f32; 2]]), scratch: &mut Scratch) => dual_gully_octave_wide
+}
+
+crate::isa::dispatch! {
+    /// [`dual_gully_octave`] compiled for a level, eight pixels at a time (the other levels).
+    fn dual_gully_octave_narrow_at(plan: &GullyPlan, k: usize, along: (&[f64], f64), field: (&[f32], &[[f32; 2]]), scratch: &mut Scratch) => dual_gully_octave_narrow
+}
+
+/// [`dual_gully_octave`] sixteen pixels at a time.
+#[inline(always)]
+fn dual_gully_octave_wide(
+    plan: &GullyPlan,
+    k: usize,
+    along: (&[f64], f64),
+    field: (&[f32], &[[f32; 2]]),
+    scratch: &mut Scratch,
+) {
+    dual_gully_octave::<true>(plan, k, along, field, scratch);
+}
+
+/// [`dual_gully_octave`] eight pixels at a time.
+#[inline(always)]
+fn dual_gully_octave_narrow(
+    plan: &GullyPlan,
+    k: usize,
+    along: (&[f64], f64),
+    field: (&[f32], &[[f32; 2]]),
+    scratch: &mut Scratch,
+) {
+    dual_gully_octave::<false>(plan, k, along, field, scratch);
 }
 
 crate::isa::dispatch! {
@@ -204,7 +233,12 @@ fn filtered_row(isa: Isa, sampler: &FieldSampler, window: GridWindow, j: usize, 
     let reused = if reuse { sampler.filter_octaves as usize } else { 0 };
     lattice_row_at(isa, sampler, (window, j, reused), RowOut { heights, gradients, xs, scratch });
     for k in 0..plan.octaves() {
-        dual_gully_octave_at(isa, plan, k, (xs, py), (heights, gradients), scratch);
+        // The width of the octave's chunks follows the level's registers (see `Isa::wide`).
+        if isa.wide() {
+            dual_gully_octave_wide_at(isa, plan, k, (xs, py), (heights, gradients), scratch);
+        } else {
+            dual_gully_octave_narrow_at(isa, plan, k, (xs, py), (heights, gradients), scratch);
+        }
     }
     dual_gully_finish_at(isa, plan, heights, gradients, &scratch.dual_states);
 }
@@ -536,7 +570,7 @@ struct GullyColumns {
 /// coarse slope (in the same loop: a loop of its own stored and loaded the twelve rows once more,
 /// a twentieth of the filter).
 #[inline(always)]
-fn dual_gully_octave(
+fn dual_gully_octave<const WIDE: bool>(
     plan: &GullyPlan,
     k: usize,
     (xs, py): (&[f64], f64),
@@ -557,10 +591,10 @@ fn dual_gully_octave(
     let first = (field, &*coarse);
     // The branches taken out of the pixel loops.
     match (k == 0, plan.bends_after(k)) {
-        (true, true) => dual_gully_octave_row::<true, true>(plan, k, at, first, dual_states),
-        (true, false) => dual_gully_octave_row::<true, false>(plan, k, at, first, dual_states),
-        (false, true) => dual_gully_octave_row::<false, true>(plan, k, at, first, dual_states),
-        (false, false) => dual_gully_octave_row::<false, false>(plan, k, at, first, dual_states),
+        (true, true) => dual_gully_octave_row::<WIDE, true, true>(plan, k, at, first, dual_states),
+        (true, false) => dual_gully_octave_row::<WIDE, true, false>(plan, k, at, first, dual_states),
+        (false, true) => dual_gully_octave_row::<WIDE, false, true>(plan, k, at, first, dual_states),
+        (false, false) => dual_gully_octave_row::<WIDE, false, false>(plan, k, at, first, dual_states),
     }
 }
 
@@ -577,7 +611,7 @@ type FirstOctave<'a> = ((&'a [f32], &'a [[f32; 2]]), &'a [Vec<f32>; 5]);
 /// takes them in a chunk of half the lanes: on AVX-512 at half the cost of a whole one, most of
 /// whose lanes would be padding.
 #[inline(always)]
-fn dual_gully_octave_row<const FIRST: bool, const BENDS: bool>(
+fn dual_gully_octave_row<const WIDE: bool, const FIRST: bool, const BENDS: bool>(
     plan: &GullyPlan,
     k: usize,
     at: OctaveCells<'_>,
@@ -589,16 +623,18 @@ fn dual_gully_octave_row<const FIRST: bool, const BENDS: bool>(
     let tail = width % LANES;
     let (whole, half) = if tail == 0 || tail > HALF { (states.len(), false) } else { (width / LANES, true) };
     for (c, chunk) in states[..whole].iter_mut().enumerate() {
-        dual_gully_octave_chunk::<FIRST, BENDS, LANES>(plan, (k, c * LANES), at, first, chunk);
+        if WIDE {
+            dual_gully_octave_chunk::<FIRST, BENDS, LANES, 0>(plan, (k, c * LANES), at, first, chunk);
+        } else {
+            // Two halves: sixteen lanes of the octave's numbers need more than AVX2's sixteen
+            // registers (the filter ran 1.15x slower, spilling); AVX-512 has thirty-two.
+            dual_gully_octave_chunk::<FIRST, BENDS, HALF, 0>(plan, (k, c * LANES), at, first, chunk);
+            dual_gully_octave_chunk::<FIRST, BENDS, HALF, HALF>(plan, (k, c * LANES), at, first, chunk);
+        }
     }
     if half {
-        dual_gully_octave_chunk::<FIRST, BENDS, HALF>(
-            plan,
-            (k, whole * LANES),
-            at,
-            first,
-            &mut states[whole],
-        );
+        let at_tail = (k, whole * LANES);
+        dual_gully_octave_chunk::<FIRST, BENDS, HALF, 0>(plan, at_tail, at, first, &mut states[whole]);
     }
 }
 
@@ -606,20 +642,20 @@ fn dual_gully_octave_row<const FIRST: bool, const BENDS: bool>(
 /// `chunk`), in local arrays. With `FIRST`, the states are started from `first` rather than
 /// loaded.
 #[inline(always)]
-fn dual_gully_octave_chunk<const FIRST: bool, const BENDS: bool, const L: usize>(
+fn dual_gully_octave_chunk<const FIRST: bool, const BENDS: bool, const L: usize, const OFFSET: usize>(
     plan: &GullyPlan,
     (k, start): (usize, usize),
     ((ix, fx), (iy, fy)): OctaveCells<'_>,
     first: FirstOctave<'_>,
     chunk: &mut StateChunk,
 ) {
-    let lanes = start..start + L;
+    let lanes = start + OFFSET..start + OFFSET + L;
     let x: [f32; L] = fx[lanes.clone()].try_into().expect("L long");
-    let cell: [i32; L] = ix[lanes].try_into().expect("L long");
+    let cell: [i32; L] = ix[lanes.clone()].try_into().expect("L long");
     let mut p = if FIRST {
-        start_lanes::<L>(plan, start, first.0, first.1)
+        start_lanes::<L>(plan, lanes.start, first.0, first.1)
     } else {
-        chunk.map(|lanes| std::array::from_fn(|l| lanes[l]))
+        chunk.map(|lanes| std::array::from_fn(|l| lanes[OFFSET + l]))
     };
     for l in 0..L {
         let state = GullyState::from_parts([
@@ -636,7 +672,7 @@ fn dual_gully_octave_chunk<const FIRST: bool, const BENDS: bool, const L: usize>
     // when started, the slope (the next six) only when started or bent.
     for (c, (to, from)) in chunk.iter_mut().zip(&p).enumerate() {
         if FIRST || c >= 9 || (BENDS && c >= 3) {
-            to[..L].copy_from_slice(from);
+            to[OFFSET..OFFSET + L].copy_from_slice(from);
         }
     }
 }
