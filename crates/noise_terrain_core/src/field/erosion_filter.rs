@@ -431,8 +431,8 @@ impl GullyPlan {
 
     /// Octave `k` of gullies at the fractions `[fx, fy]` of the point in its cell (see
     /// [`cell_of`](Self::cell_of)), `from` the four cells' pivots (see
-    /// [`offsets_from_pivots`](Self::offsets_from_pivots)), added to the state, with the exact gradient; with
-    /// `bends` the slope bent for the next octave.
+    /// [`offsets_from_pivots`](Self::offsets_from_pivots)), added to the state, with the exact
+    /// gradient; with `bends` the slope bent for the next octave.
     ///
     /// Written out by hand rather than with [`Dual`] arithmetic throughout: the blend weights of
     /// one axis have no derivative along the other, and the bent slope's sums over the cells

@@ -287,9 +287,9 @@ fn start_lanes<const L: usize>(
 }
 
 /// The filter's states of [`LANES`] pixels with gradients: [`GullyState::to_parts`]' twelve
-/// numbers, each for every lane. A row's states are a run of these, one load and one store per
-/// number and chunk: as twelve rows of numbers each chunk took a bounds check and a reload of
-/// each row's address (a fifth of the octave's instructions).
+/// numbers, each for every lane. A row's states are a run of these: one array per chunk, where
+/// twelve rows of numbers took a bounds check and a reload of each row's address per chunk (as
+/// fast on Zen 4, and simpler).
 type StateChunk = [[f32; LANES]; 12];
 
 /// The filtered heights and gradients of a row from the states after the last octave.
@@ -565,10 +565,11 @@ struct GullyColumns {
 }
 
 /// Octave `k` of the erosion filter with gradients over a row whose states are kept as chunks of
-/// structures of arrays (`scratch.dual_states`, see [`StateChunk`]): unit-stride loads and stores,
-/// so that the pixel loop vectorises (as an array of states it did not). The first octave starts the states from the `field`'s heights and gradients and the
-/// coarse slope (in the same loop: a loop of its own stored and loaded the twelve rows once more,
-/// a twentieth of the filter).
+/// structures of arrays (`scratch.dual_states`, see [`StateChunk`]): unit-stride loads and
+/// stores, so that the pixel loop vectorises (as an array of states it did not). The first
+/// octave starts the states from the `field`'s heights and gradients and the coarse slope in the
+/// same loop (a loop of its own stored and loaded the twelve numbers once more). `WIDE`: sixteen
+/// pixels at a time (AVX-512), else eight (see [`Isa::wide`]).
 #[inline(always)]
 fn dual_gully_octave<const WIDE: bool>(
     plan: &GullyPlan,
