@@ -607,8 +607,8 @@ type OctaveCells<'a> = ((&'a [i32], &'a [f32]), (i32, f32));
 /// coarse slope (see [`start_lanes`]).
 type FirstOctave<'a> = ((&'a [f32], &'a [[f32; 2]]), &'a [Vec<f32>; 5]);
 
-/// [`dual_gully_octave`] with the bend fixed, [`LANES`] pixels at a time (see
-/// [`dual_gully_octave_chunk`]). A row that ends in a few pixels (chunks are 65 or 129 wide)
+/// [`dual_gully_octave`] with the bend fixed, [`LANES`] pixels at a time with `WIDE`, else each
+/// chunk in two halves (see [`dual_gully_octave_chunk`]). A row that ends in a few pixels (chunks are 65 or 129 wide)
 /// takes them in a chunk of half the lanes: on AVX-512 at half the cost of a whole one, most of
 /// whose lanes would be padding.
 #[inline(always)]
@@ -639,8 +639,8 @@ fn dual_gully_octave_row<const WIDE: bool, const FIRST: bool, const BENDS: bool>
     }
 }
 
-/// [`dual_gully_octave_row`]'s `L` pixels from `start` (their states the first `L` lanes of
-/// `chunk`), in local arrays. With `FIRST`, the states are started from `first` rather than
+/// [`dual_gully_octave_row`]'s `L` pixels from `start + OFFSET` (their states the `L` lanes of
+/// `chunk` from `OFFSET`, the chunk of the pixels from `start`), in local arrays. With `FIRST`, the states are started from `first` rather than
 /// loaded.
 #[inline(always)]
 fn dual_gully_octave_chunk<const FIRST: bool, const BENDS: bool, const L: usize, const OFFSET: usize>(
