@@ -174,36 +174,12 @@ crate::isa::dispatch! {
 
 crate::isa::dispatch! {
     /// [`dual_gully_octave`] compiled for a level, sixteen pixels at a time (AVX-512).
-    fn dual_gully_octave_wide_at(plan: &GullyPlan, k: usize, along: (&[f64], f64), field: (&[f32], &[[f32; 2]]), scratch: &mut Scratch) => dual_gully_octave_wide
+    fn dual_gully_octave_wide_at(plan: &GullyPlan, k: usize, along: (&[f64], f64), field: (&[f32], &[[f32; 2]]), scratch: &mut Scratch) => dual_gully_octave::<true>
 }
 
 crate::isa::dispatch! {
     /// [`dual_gully_octave`] compiled for a level, eight pixels at a time (the other levels).
-    fn dual_gully_octave_narrow_at(plan: &GullyPlan, k: usize, along: (&[f64], f64), field: (&[f32], &[[f32; 2]]), scratch: &mut Scratch) => dual_gully_octave_narrow
-}
-
-/// [`dual_gully_octave`] sixteen pixels at a time.
-#[inline(always)]
-fn dual_gully_octave_wide(
-    plan: &GullyPlan,
-    k: usize,
-    along: (&[f64], f64),
-    field: (&[f32], &[[f32; 2]]),
-    scratch: &mut Scratch,
-) {
-    dual_gully_octave::<true>(plan, k, along, field, scratch);
-}
-
-/// [`dual_gully_octave`] eight pixels at a time.
-#[inline(always)]
-fn dual_gully_octave_narrow(
-    plan: &GullyPlan,
-    k: usize,
-    along: (&[f64], f64),
-    field: (&[f32], &[[f32; 2]]),
-    scratch: &mut Scratch,
-) {
-    dual_gully_octave::<false>(plan, k, along, field, scratch);
+    fn dual_gully_octave_narrow_at(plan: &GullyPlan, k: usize, along: (&[f64], f64), field: (&[f32], &[[f32; 2]]), scratch: &mut Scratch) => dual_gully_octave::<false>
 }
 
 crate::isa::dispatch! {
