@@ -397,7 +397,10 @@ fn scatter(factor: Option<f32>, churn: bool) {
             )
         });
         let mut q = app.world_mut().query::<&bevy_noise_terrain::ScatterInstance>();
-        let instances = q.iter(app.world()).count();
+        let entities = q.iter(app.world()).count();
+        let mut q = app.world_mut().query::<&bevy_noise_terrain::ScatterBatch>();
+        let batched: u32 = q.iter(app.world()).map(|b| b.instances).sum();
+        let instances = format!("{} ({entities} entities)", entities + batched as usize);
         let (idle_median, idle_p99) = percentiles(idle);
         let (fly_median, fly_p99) = percentiles(flying);
         let name = match (things, factor) {

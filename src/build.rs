@@ -143,6 +143,9 @@ pub struct PieceBuild {
     /// What each [`PieceHook`](crate::PieceHook) made for it, in the hooks' order (`None`
     /// where the piece did not want one; empty without hooks).
     pub hook_outputs: Vec<Option<HookOutput>>,
+    /// The hooks this build runs, one bit per hook in [`PieceHooks`](crate::PieceHooks)' order
+    /// (set before they run: a hook can see which others run on the same piece).
+    pub hooks: u32,
     /// Where water goes on the patch after stream power (one cell per vertex): drainage, lakes
     /// and rivers; `None` without stream power and for chunks.
     pub drainage: Option<Drainage>,
@@ -360,6 +363,7 @@ pub fn build_piece(
         image,
         elapsed: start.elapsed(),
         hook_outputs: Vec::new(),
+        hooks: 0,
         drainage: erosion_maps.and_then(|maps| maps.drainage),
     })
 }

@@ -65,7 +65,8 @@ pub use pieces::{
 pub use query::TerrainQuery;
 pub use rivers::{RiverLine, RiverVertex, RiverWater, TerrainRivers};
 pub use scatter::{
-    ScatterInstance, ScatterLooks, ScatterOf, ScatterOnPiece, ScatterQuery, ScatterSpawnBudget,
+    ScatterBatch, ScatterBudget, ScatterEntities, ScatterInstance, ScatterLooks, ScatterOf, ScatterOnPiece,
+    ScatterQuery,
 };
 pub use sea::SeaSurface;
 

@@ -9,7 +9,8 @@ use bevy::prelude::*;
 use bevy_noise_terrain::core::{ScatterLayer, ScatterRule, ScatterShape, slope_degrees};
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{
-    PieceHeights, PieceKey, ScatterInstance, ScatterLooks, ScatterOf, ScatterSpawnBudget, SeaSurface,
+    PieceHeights, PieceKey, ScatterBatch, ScatterBudget, ScatterEntities, ScatterInstance, ScatterLooks,
+    ScatterOf, ScatterOnPiece, SeaSurface,
 };
 use common::{app_with_focus, default_terrain, move_focus, settle};
 
@@ -67,9 +68,18 @@ fn endless() -> TerrainParams {
 /// spreads spawns over frames here too (the settled checks wait for them).
 const BUDGET: usize = 60;
 
+/// An app whose pieces carry every thing as an entity, despawned as soon as no piece places it
+/// (the tests of far batches and of the despawn budget set their own).
 fn app(params: TerrainParams) -> App {
+    app_with(params, f32::INFINITY, usize::MAX)
+}
+
+/// An app whose pieces nearer than `near` carry entities, despawning at most `despawns` a frame.
+fn app_with(params: TerrainParams, near: f32, despawns: usize) -> App {
     let mut app = app_with_focus(params);
-    app.init_asset::<StandardMaterial>().insert_resource(ScatterSpawnBudget { per_frame: BUDGET });
+    app.init_asset::<StandardMaterial>()
+        .insert_resource(ScatterBudget { spawns: BUDGET, despawns })
+        .insert_resource(ScatterEntities { distance: near });
     app
 }
 
@@ -458,4 +468,168 @@ fn the_sea_follows_its_switch_the_water_level_and_the_focus() {
     app.world_mut().resource_mut::<TerrainParams>().sea = false;
     settle(&mut app);
     assert!(sea(&mut app).is_empty());
+}
+
+/// Each far batch: its entity, layer, piece, instances and world-space vertex positions.
+fn batches(app: &mut App) -> Vec<(Entity, ScatterBatch, Vec<Vec3>)> {
+    let mut q = app.world_mut().query::<(Entity, &ScatterBatch, &Mesh3d, &GlobalTransform)>();
+    let meshes = app.world().resource::<Assets<Mesh>>();
+    q.iter(app.world())
+        .map(|(e, b, mesh, at)| {
+            let mesh = meshes.get(&mesh.0).expect("a batch's mesh");
+            let positions = mesh.attribute(Mesh::ATTRIBUTE_POSITION).and_then(|p| p.as_float3()).unwrap();
+            (e, *b, positions.iter().map(|&p| at.transform_point(Vec3::from(p))).collect())
+        })
+        .collect()
+}
+
+/// The focus's distance to a piece's square.
+fn distance_to(bounds: [f64; 4], focus: Vec3) -> f64 {
+    let (x, z) = (f64::from(focus.x), f64::from(focus.z));
+    let dx = (bounds[0] - x).max(x - bounds[2]).max(0.0);
+    let dz = (bounds[1] - z).max(z - bounds[3]).max(0.0);
+    dx.hypot(dz)
+}
+
+#[test]
+fn far_pieces_draw_the_same_things_as_one_mesh_per_layer() {
+    // The same world, its pieces' things as entities everywhere, and only within 50 units.
+    let mut everywhere = app(endless());
+    let mut near = app_with(endless(), 50.0, usize::MAX);
+    settle(&mut everywhere);
+    settle(&mut near);
+    let key_of = |app: &mut App| {
+        let mut q = app.world_mut().query::<(Entity, &TerrainPiece)>();
+        q.iter(app.world()).map(|(e, p)| (e, p.spec.key)).collect::<std::collections::HashMap<_, _>>()
+    };
+    let (keys_everywhere, keys_near) = (key_of(&mut everywhere), key_of(&mut near));
+    let list = instances(&mut everywhere);
+    let mut q = everywhere.world_mut().query::<(&ScatterInstance, &ScatterOf)>();
+    let things: Vec<_> = q.iter(everywhere.world()).map(|(i, of)| (*i, keys_everywhere[&of.0])).collect();
+    // Near pieces carry entities, far ones batches, each by its distance.
+    for (_, layer, piece) in instances(&mut near) {
+        let bounds = shown_pieces(&mut near).into_iter().find(|p| p.0 == piece).expect("shown").2;
+        assert!(distance_to(bounds, Vec3::ZERO) < 50.0, "layer {layer} entity on a far piece");
+    }
+    let far = batches(&mut near);
+    let looks = near.world().resource::<ScatterLooks>();
+    let shapes = [
+        looks.batch_shape(ScatterShape::Tree, "").unwrap(),
+        looks.batch_shape(ScatterShape::Rock, "").unwrap(),
+    ];
+    let (mut batched, mut checked) = (0, 0);
+    for (_, batch, positions) in &far {
+        let key = keys_near[&batch.piece];
+        let bounds = shown_pieces(&mut near).into_iter().find(|p| p.0 == batch.piece).expect("shown").2;
+        assert!(distance_to(bounds, Vec3::ZERO) >= 50.0, "a batch on a near piece");
+        // The things the piece would carry as entities, each copied into the mesh where the
+        // entity would stand.
+        let expected: Vec<&ScatterInstance> =
+            things.iter().filter(|(i, k)| *k == key && i.layer == batch.layer).map(|(i, _)| i).collect();
+        assert_eq!(batch.instances as usize, expected.len(), "{key:?} layer {}", batch.layer);
+        let shape = shapes[usize::from(batch.layer)]
+            .attribute(Mesh::ATTRIBUTE_POSITION)
+            .unwrap()
+            .as_float3()
+            .unwrap();
+        assert_eq!(positions.len(), shape.len() * expected.len());
+        for group in positions.chunks(shape.len()) {
+            let standing = expected.iter().any(|thing| {
+                group
+                    .iter()
+                    .zip(shape)
+                    .all(|(&p, &s)| thing.in_terrain.transform_point(Vec3::from(s)).distance(p) < 1e-3)
+            });
+            assert!(standing, "a thing in {key:?}'s batch where no entity would stand");
+            checked += 1;
+        }
+        batched += expected.len();
+    }
+    let entities = instances(&mut near).len();
+    assert!(batched > 100 && entities > 50 && checked == batched, "{batched} batched, {entities} entities");
+    // Together they are every thing, whichever way each piece draws its own.
+    assert_eq!(batched + entities, list.len());
+    // Batches of a layer share its material; each has its own mesh.
+    let mut q =
+        near.world_mut().query_filtered::<(&Mesh3d, &MeshMaterial3d<StandardMaterial>), With<ScatterBatch>>();
+    let parts: Vec<_> = q.iter(near.world()).map(|(m, mat)| (m.0.id(), mat.0.id())).collect();
+    assert_eq!(parts.iter().map(|p| p.0).collect::<HashSet<_>>().len(), parts.len());
+    assert_eq!(parts.iter().map(|p| p.1).collect::<HashSet<_>>().len(), 1);
+}
+
+#[test]
+fn a_piece_coming_near_keeps_its_batches_until_its_things_are_spawned() {
+    let mut app = app_with(endless(), 50.0, usize::MAX);
+    settle(&mut app);
+    // Each far piece's batched things, by piece.
+    let mut before: std::collections::HashMap<Entity, (usize, Vec<Entity>)> = Default::default();
+    for (entity, batch, _) in batches(&mut app) {
+        let e = before.entry(batch.piece).or_default();
+        e.0 += batch.instances as usize;
+        e.1.push(entity);
+    }
+    // Pieces beyond 50 units come within it (each is rebuilt with entities, spawned 60 a frame).
+    move_focus(&mut app, Vec3::new(70.0, 0.0, 0.0));
+    let (mut held, mut frames) = (0, 0);
+    loop {
+        app.update();
+        frames += 1;
+        let mut q = app.world_mut().query::<(Entity, &ScatterOnPiece)>();
+        let waiting: Vec<(Entity, usize)> = q.iter(app.world()).map(|(e, on)| (e, on.waiting())).collect();
+        for (piece, waits) in waiting {
+            let Some((_, old)) = before.get(&piece) else { continue };
+            if waits > 0 {
+                // Its things are not all spawned: its batches are still drawn.
+                assert!(
+                    old.iter().all(|&b| app.world().get_entity(b).is_ok()),
+                    "frame {frames}: a bare piece"
+                );
+                held += 1;
+            }
+        }
+        if frames > 3 && common::settled(&mut app) || frames > 3000 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(300));
+    }
+    // Settled: every piece that came near carries as entities what its batches held; no batch
+    // is left of them.
+    let mut q = app.world_mut().query::<(Entity, &ScatterOnPiece)>();
+    let now: Vec<(Entity, usize)> = q.iter(app.world()).map(|(e, on)| (e, on.len())).collect();
+    let mut came_near = 0;
+    for (piece, n) in now {
+        let Some((count, old)) = before.get(&piece) else { continue };
+        assert_eq!(n, *count);
+        assert!(old.iter().all(|&b| app.world().get_entity(b).is_err()));
+        came_near += 1;
+    }
+    assert!(came_near > 2 && held > 0, "{came_near} pieces came near, held in {held} piece-frames");
+    assert!(batches(&mut app).iter().all(|(_, b, _)| app.world().get_entity(b.piece).is_ok()));
+}
+
+#[test]
+fn things_no_piece_places_go_within_the_despawn_budget() {
+    const DESPAWNS: usize = 5;
+    let mut app = app_with(endless(), 80.0, DESPAWNS);
+    settle(&mut app);
+    let mut things = thing_entities(&mut app);
+    let (mut most, mut lingered) = (0, 0);
+    for frame in 1..=120 {
+        move_focus(&mut app, Vec3::new(4.0 * frame as f32, 0.0, 0.0));
+        app.update();
+        // Time for the builds, so that pieces land during the flight.
+        std::thread::sleep(std::time::Duration::from_millis(3));
+        let now = thing_entities(&mut app);
+        let gone = things.difference(&now).count();
+        assert!(gone <= DESPAWNS, "frame {frame}: {gone} despawned");
+        most = most.max(gone);
+        // Things whose piece went stay, standing where they stood, until despawned.
+        let mut q = app.world_mut().query::<&ScatterOf>();
+        lingered += q.iter(app.world()).filter(|of| app.world().get_entity(of.0).is_err()).count();
+        things = now;
+    }
+    settle(&mut app);
+    // Settled, none is left: every thing stands on a shown piece.
+    check_instances_on_shown_pieces(&mut app);
+    assert!(most == DESPAWNS && lingered > 0, "at most {most} a frame, {lingered} lingered");
 }

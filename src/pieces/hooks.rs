@@ -58,6 +58,11 @@ impl PieceHooks {
         })
     }
 
+    /// The hook at `index`.
+    pub fn get(&self, index: usize) -> Option<&PieceHook> {
+        self.0.get(index)
+    }
+
     /// The hook at `index`, to change its distance.
     pub fn get_mut(&mut self, index: usize) -> Option<&mut PieceHook> {
         Arc::make_mut(&mut self.0).get_mut(index)
@@ -72,6 +77,7 @@ impl PieceHooks {
 
     /// Runs the hooks of `mask` on a finished build (in its job).
     pub(crate) fn run(&self, build: &mut PieceBuild, params: &TerrainParams, mask: u32) {
+        build.hooks = mask;
         build.hook_outputs = self
             .0
             .iter()

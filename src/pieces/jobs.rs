@@ -82,7 +82,7 @@ pub struct TerrainJobs {
     pub(crate) queued: usize,
     /// Pieces whose finished build waits for the pieces its edges depend on.
     pub(crate) waiting: usize,
-    /// Work a build hook spreads over frames that waits (scatter's new things to spawn).
+    /// Work a build hook spreads over frames that waits (scatter's things to spawn or despawn).
     pub(crate) hook_work_waiting: usize,
     /// How long the latest build shown took, from parameters to mesh and image.
     pub(crate) last_build_time: std::time::Duration,
@@ -90,7 +90,7 @@ pub struct TerrainJobs {
 
 impl TerrainJobs {
     /// Whether a piece is being built, waits for a job or for its neighbours' builds, a shown
-    /// piece's scatter instances wait to be spawned, or the first parameters are not taken in
+    /// piece's scatter instances wait to be spawned or despawned, or the first parameters are not taken in
     /// yet.
     pub fn is_busy(&self) -> bool {
         !self.building.is_empty()

@@ -16,14 +16,18 @@
 //! (stitched to a neighbour's new level, say) keeps the instances it places again, and a piece
 //! that replaces others at another level of detail takes over their things at the points it
 //! places too: only new points are spawned, only points no longer placed despawned. Streaming
-//! spawns at most [`ScatterSpawnBudget`] new things a frame (the rest wait a few frames); a
+//! spawns at most [`ScatterBudget`] new things a frame (the rest wait a few frames); a
 //! parameter change spawns all of its own at once. Far chunks carry fewer: a chunk at level of
 //! detail `L` keeps `far_share^L` of its layer's points, a subset of what its finer children
 //! carry. All instances of a layer share one mesh and material ([`ScatterLooks`]), so Bevy
-//! batches them.
+//! batches them. Pieces farther than [`ScatterEntities::distance`] from a focus draw each layer's
+//! things as one merged mesh instead ([`ScatterBatch`]): entities only where game code and
+//! colliders need them.
 //!
 //! [`ScatterQuery`] gives game code the points of a layer in a rectangle.
 
+mod batches;
+mod cache;
 mod looks;
 mod place;
 mod query;
@@ -32,8 +36,9 @@ use std::sync::Arc;
 
 use bevy::prelude::*;
 
+pub use batches::{ScatterBatch, ScatterEntities};
 pub use looks::ScatterLooks;
-pub use place::{ScatterInstance, ScatterOf, ScatterOnPiece, ScatterSpawnBudget};
+pub use place::{ScatterBudget, ScatterInstance, ScatterOf, ScatterOnPiece};
 pub use query::{ScatterQuery, ScatterQueryError};
 
 use crate::pieces::{PieceHook, PieceHooks};
@@ -42,10 +47,19 @@ use crate::pieces::{PieceHook, PieceHooks};
 pub(crate) fn add_scatter(app: &mut App) {
     app.init_resource::<ScatterLooks>()
         .init_resource::<place::ThingSwaps>()
-        .init_resource::<ScatterSpawnBudget>()
+        .init_resource::<batches::BatchSwaps>()
+        .init_resource::<ScatterBudget>()
+        .init_resource::<ScatterEntities>()
         .register_type::<ScatterInstance>()
-        .register_type::<ScatterSpawnBudget>()
+        .register_type::<ScatterBatch>()
+        .register_type::<ScatterBudget>()
+        .register_type::<ScatterEntities>()
         .add_systems(Startup, looks::make_shapes)
+        .add_systems(
+            Update,
+            (looks::share_custom_shapes, batches::follow_entity_distance)
+                .before(crate::TerrainSystems::Queue),
+        )
         .add_systems(
             Update,
             place::swap_things
@@ -59,13 +73,30 @@ pub(crate) fn add_scatter(app: &mut App) {
                 .after(bevy::transform::TransformSystems::Propagate)
                 .before(bevy::camera::visibility::VisibilitySystems::VisibilityPropagate),
         );
-    let hook = PieceHook {
-        // Every piece: each layer's view distance is applied per level of detail in the build.
-        within: f32::INFINITY,
-        build: Arc::new(place::place_on_piece),
+    // Near pieces' things as entities; every piece runs the batch hook, which makes meshes for
+    // those that do not run the entity hook. Each layer's view distance is applied per level of
+    // detail in the builds.
+    let cache = cache::PointCache::default();
+    let entities = PieceHook {
+        within: app.world().resource::<ScatterEntities>().distance,
+        build: place::place_on_piece(cache.clone()),
         apply: Arc::new(place::apply_to_piece),
     };
-    if app.world_mut().resource_mut::<PieceHooks>().add(hook).is_none() {
+    let shapes = app.world().resource::<ScatterLooks>().batch_shapes();
+    let mut hooks = app.world_mut().resource_mut::<PieceHooks>();
+    let Some(index) = hooks.add(entities) else {
         warn!("more than {} terrain build hooks: no scatter", PieceHooks::MAX);
+        return;
+    };
+    let batches = PieceHook {
+        within: f32::INFINITY,
+        build: batches::batch_build(index, shapes, cache),
+        apply: Arc::new(batches::apply_batches),
+    };
+    if hooks.add(batches).is_none() {
+        warn!("more than {} terrain build hooks: far scatter things drawn as entities", PieceHooks::MAX);
+        hooks.get_mut(index).expect("just added").within = f32::INFINITY;
+        return;
     }
+    app.insert_resource(batches::EntityHook(index));
 }

@@ -2,6 +2,7 @@
 //! it in the frame its mesh lands; they follow their terrain entity's transform and visibility.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy::ecs::lifecycle::HookContext;
@@ -14,7 +15,8 @@ use noise_terrain_core::{
 
 use crate::build::{PieceBuild, PieceGeometry, PieceKey};
 use crate::params::{TerrainLayout, TerrainParams};
-use crate::pieces::{HookOutput, PieceOf, Terrain, TerrainJobs, TerrainPiece, TerrainPieces};
+use crate::pieces::{HookBuild, HookOutput, PieceOf, Terrain, TerrainJobs, TerrainPiece, TerrainPieces};
+use crate::scatter::cache::PointCache;
 use crate::scatter::looks::ScatterLooks;
 
 /// Marks one placed thing. Its entity stands on a piece ([`ScatterOf`]) and is despawned with
@@ -85,12 +87,17 @@ pub(crate) struct PieceScatter {
     layers: Vec<PlacedLayer>,
 }
 
+/// One layer's things on a piece.
 #[derive(Debug)]
-struct PlacedLayer {
-    shape: ScatterShape,
-    name: String,
-    solid: bool,
-    transforms: Vec<Transform>,
+pub(super) struct PlacedLayer {
+    /// The layer's shape.
+    pub(super) shape: ScatterShape,
+    /// The layer's name.
+    pub(super) name: String,
+    /// Whether the layer is solid.
+    pub(super) solid: bool,
+    /// Where each thing stands, in the terrain entity's space.
+    pub(super) transforms: Vec<Transform>,
 }
 
 /// The ground of a piece's terrain at any point, as the layers see it: the field itself in the
@@ -149,45 +156,68 @@ pub(crate) fn layer_points(
 }
 
 /// The hook's build: every layer's instances on the piece, standing on its mesh.
-pub(crate) fn place_on_piece(build: &PieceBuild, params: &TerrainParams) -> HookOutput {
-    let mut placed = PieceScatter::default();
+pub(crate) fn place_on_piece(cache: PointCache) -> Arc<HookBuild> {
+    Arc::new(move |build: &PieceBuild, params: &TerrainParams| -> HookOutput {
+        Box::new(PieceScatter { layers: placed_layers(build, params, &cache) })
+    })
+}
+
+/// Every layer's things on the piece (none for a layer the piece does not carry), standing on
+/// its mesh: where the piece's instances or its batches stand. The points come from `cache`
+/// when the piece was built before with the same parameters.
+pub(super) fn placed_layers(
+    build: &PieceBuild,
+    params: &TerrainParams,
+    cache: &PointCache,
+) -> Vec<PlacedLayer> {
     if params.scatter.is_empty() {
-        return Box::new(placed);
+        return Vec::new();
     }
     let (params, _) = params.validated();
     let g = build.geometry;
-    let Some(ground) = TerrainGround::new(&params, Some((&build.heights, g))) else {
-        return Box::new(placed);
-    };
+    let points = cache.points(build.spec.key, &params, || piece_points(build, &params));
     // The mesh's own surface: instances stand on the triangles drawn, whatever the level.
     let mesh = g.placement(params.height_scale, [build.stats.min, build.stats.max]);
-    let mut points = Vec::new();
-    for layer in &params.scatter {
-        let share = match (build.spec.key, params.layout.lod_settings()) {
-            (PieceKey::Chunk(key), Some(lod)) => layer.share_at_level(key.level, lod.chunk_size),
-            _ => f32::from(layer.rule.enabled),
-        };
-        points.clear();
-        if share > 0.0
-            && let Err(e) = layer_points(layer, &params, &ground, g.bounds(), share, &mut points)
-        {
-            warn!("scatter layer {:?}: {e}", layer.name);
-        }
-        let transforms = points
-            .iter()
-            .filter_map(|p| {
-                let y = mesh.height_at(&build.heights, p.position[0], p.position[2])?;
-                Some(instance_transform(layer, p, [p.position[0], y, p.position[2]]))
-            })
-            .collect();
-        placed.layers.push(PlacedLayer {
-            shape: layer.shape,
-            name: layer.name.clone(),
-            solid: layer.solid,
-            transforms,
-        });
-    }
-    Box::new(placed)
+    params
+        .scatter
+        .iter()
+        .zip(points.iter())
+        .map(|(layer, points)| {
+            let transforms = points
+                .iter()
+                .filter_map(|p| {
+                    let y = mesh.height_at(&build.heights, p.position[0], p.position[2])?;
+                    Some(instance_transform(layer, p, [p.position[0], y, p.position[2]]))
+                })
+                .collect();
+            PlacedLayer { shape: layer.shape, name: layer.name.clone(), solid: layer.solid, transforms }
+        })
+        .collect()
+}
+
+/// Each layer's points on the piece (validated `params`), thinned for its level of detail.
+fn piece_points(build: &PieceBuild, params: &TerrainParams) -> Vec<Vec<ScatterPoint>> {
+    let g = build.geometry;
+    let Some(ground) = TerrainGround::new(params, Some((&build.heights, g))) else {
+        return vec![Vec::new(); params.scatter.len()];
+    };
+    params
+        .scatter
+        .iter()
+        .map(|layer| {
+            let share = match (build.spec.key, params.layout.lod_settings()) {
+                (PieceKey::Chunk(key), Some(lod)) => layer.share_at_level(key.level, lod.chunk_size),
+                _ => f32::from(layer.rule.enabled),
+            };
+            let mut points = Vec::new();
+            if share > 0.0
+                && let Err(e) = layer_points(layer, params, &ground, g.bounds(), share, &mut points)
+            {
+                warn!("scatter layer {:?}: {e}", layer.name);
+            }
+            points
+        })
+        .collect()
 }
 
 /// Where one instance stands in its terrain's space: turned about the vertical, tilted to the
@@ -213,25 +243,29 @@ pub(crate) fn apply_to_piece(commands: &mut Commands, piece: Entity, output: Opt
     commands.queue(move |world: &mut World| world.resource_mut::<ThingSwaps>().queued.push((piece, placed)));
 }
 
-/// How many new scatter instances a frame of streaming spawns at most; the rest wait for the
-/// next frames, oldest first, and the terrain counts as busy
-/// ([`TerrainJobs::is_busy`]) until none wait. A parameter change spawns all of its things at
-/// once (the new terrain lands whole), and things a piece takes over from the piece it replaces
-/// are not spawned at all.
+/// How many scatter instances a frame of streaming spawns and despawns at most. New things
+/// beyond `spawns` wait for the next frames, oldest first, and the terrain counts as busy
+/// ([`TerrainJobs::is_busy`]) until none wait; things no piece places any more beyond
+/// `despawns` stay where they stood for the next frames, oldest first (their [`ScatterOf`]
+/// names the piece that went; a piece that places one again takes it back). A parameter change
+/// lands whole: it spawns all of its things at once, and things of older parameters are
+/// despawned at once. Things a piece takes over from the piece it replaces are neither.
 ///
 /// Why: flying at 200 units/s with 29,000 things in view, a frame where four finer chunks land
-/// spawned up to 13,000 things (about 0.85 µs each on the machine measured); spread, a frame
-/// spawns at most the budget, and new ground far out gets its things a few frames late.
+/// spawned up to 13,000 things (about 0.85 µs each on the machine measured), and a frame where
+/// chunks left the view despawned thousands (about 2 µs each).
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Reflect)]
 #[reflect(Resource)]
-pub struct ScatterSpawnBudget {
+pub struct ScatterBudget {
     /// New instances per frame, at most (at least 1 is spawned: 0 counts as 1).
-    pub per_frame: usize,
+    pub spawns: usize,
+    /// Instances despawned per frame, at most (at least 1: 0 counts as 1).
+    pub despawns: usize,
 }
 
-impl Default for ScatterSpawnBudget {
+impl Default for ScatterBudget {
     fn default() -> Self {
-        Self { per_frame: 1000 }
+        Self { spawns: 400, despawns: 300 }
     }
 }
 
@@ -240,9 +274,12 @@ impl Default for ScatterSpawnBudget {
 pub(crate) struct ThingSwaps {
     /// The pieces whose builds landed this frame, with what they placed.
     queued: Vec<(Entity, PieceScatter)>,
-    /// Things of pieces that went (or that their piece no longer places), by terrain and key:
-    /// a piece that places one of them again takes it; the rest are despawned.
-    loose: HashMap<(Entity, ThingKey), PlacedThing>,
+    /// Things of pieces that went (or that their piece no longer places), by terrain and key,
+    /// with the parameter generation they were placed for: a piece that places one of them
+    /// again takes it; the rest are despawned within the budget.
+    loose: HashMap<(Entity, ThingKey), (PlacedThing, u64)>,
+    /// The keys of `loose` in the order they came loose (some taken since).
+    leaving: VecDeque<(Entity, ThingKey)>,
     /// Pieces with things waiting to be spawned, oldest first.
     waiting: VecDeque<Entity>,
 }
@@ -333,28 +370,40 @@ struct WaitingLayer {
 fn loosen_things(mut world: DeferredWorld, context: HookContext) {
     let terrain = world.get::<PieceOf>(context.entity).map_or(Entity::PLACEHOLDER, |of| of.0);
     let Some(mut on) = world.get_mut::<ScatterOnPiece>(context.entity) else { return };
-    let things = std::mem::take(&mut on.things);
+    let (things, generation) = (std::mem::take(&mut on.things), on.generation);
     if let Some(mut swaps) = world.get_resource_mut::<ThingSwaps>() {
-        swaps.loose.extend(things.into_iter().map(|t| ((terrain, t.key), t)));
+        swaps.loosen(terrain, things, generation);
     }
 }
 
-/// Makes the frame's thing swaps (after the pieces landed and went), spawns waiting things
-/// within the [`ScatterSpawnBudget`], despawns the things no piece places any more, and
-/// tells each terrain's [`TerrainJobs`] how many things wait (it is busy until none do).
+impl ThingSwaps {
+    /// Makes `things` of `terrain`, placed for `generation`, loose.
+    fn loosen(&mut self, terrain: Entity, things: impl IntoIterator<Item = PlacedThing>, generation: u64) {
+        for thing in things {
+            self.loose.insert((terrain, thing.key), (thing, generation));
+            self.leaving.push_back((terrain, thing.key));
+        }
+    }
+}
+
+/// Makes the frame's thing swaps (after the pieces landed and went), spawns waiting things and
+/// despawns the things no piece places any more within the [`ScatterBudget`], swaps the far
+/// pieces' batches, and tells each terrain's [`TerrainJobs`] how many things wait (it is busy
+/// until none do).
 pub(crate) fn swap_things(world: &mut World) {
     // Out of the world meanwhile: no piece goes while it runs, so none of its things loosen.
     world.resource_scope(|world, mut swaps: Mut<ThingSwaps>| {
-        let mut budget =
-            world.get_resource::<ScatterSpawnBudget>().copied().unwrap_or_default().per_frame.max(1);
-        let was_waiting = !swaps.waiting.is_empty();
+        let limits = world.get_resource::<ScatterBudget>().copied().unwrap_or_default();
+        let mut budget = limits.spawns.max(1);
+        let was_pending = !swaps.waiting.is_empty() || !swaps.loose.is_empty();
         for (piece, placed) in std::mem::take(&mut swaps.queued) {
             swap_instances(world, piece, placed, &mut swaps, &mut budget);
         }
         spawn_waiting(world, &mut swaps, &mut budget);
-        despawn_loose(world, &mut swaps.loose);
-        if was_waiting || !swaps.waiting.is_empty() {
-            count_waiting(world, &swaps.waiting);
+        despawn_loose(world, &mut swaps, limits.despawns.max(1));
+        crate::scatter::batches::swap_batches(world, swaps.waiting.iter().copied());
+        if was_pending || !swaps.waiting.is_empty() || !swaps.loose.is_empty() {
+            count_waiting(world, &swaps);
         }
     });
 }
@@ -382,14 +431,15 @@ fn swap_instances(
     let generation = entity.get::<TerrainPiece>().and_then(|p| p.shown).map_or(0, |s| s.generation);
     // `queued`: the piece is in the waiting queue already (it stays there, maybe with nothing
     // left to wait for).
-    let (old, whole, queued) = match entity.get_mut::<ScatterOnPiece>() {
+    let (old, old_generation, queued) = match entity.get_mut::<ScatterOnPiece>() {
         Some(mut on) => {
             let queued = !on.waiting.is_empty();
             on.waiting.clear();
-            (std::mem::take(&mut on.things), on.generation != generation, queued)
+            (std::mem::take(&mut on.things), Some(on.generation), queued)
         }
-        None => (Vec::new(), false, false),
+        None => (Vec::new(), None, false),
     };
+    let whole = old_generation.is_some_and(|g| g != generation);
     let (terrain, frame, visibility) = piece_frame(world, piece);
     let mut old: HashMap<ThingKey, PlacedThing> = old.into_iter().map(|t| (t.key, t)).collect();
     let mut now = Vec::with_capacity(placed.layers.iter().map(|l| l.transforms.len()).sum());
@@ -402,7 +452,7 @@ fn swap_instances(
             let key = look.key(&in_terrain);
             let (thing, passed) = match old.remove(&key) {
                 Some(thing) => (Some(thing), false),
-                None => (swaps.loose.remove(&(terrain, key)), true),
+                None => (swaps.loose.remove(&(terrain, key)).map(|(thing, _)| thing), true),
             };
             match thing {
                 // Game code may have despawned it: then it is placed anew.
@@ -425,7 +475,7 @@ fn swap_instances(
             waiting.push(WaitingLayer { look, transforms: new.split_off(spawn_now) });
         }
     }
-    swaps.loose.extend(old.into_values().map(|t| ((terrain, t.key), t)));
+    swaps.loosen(terrain, old.into_values(), old_generation.unwrap_or(generation));
     if !waiting.is_empty() && !queued {
         swaps.waiting.push_back(piece);
     }
@@ -466,26 +516,46 @@ fn spawn_waiting(world: &mut World, swaps: &mut ThingSwaps, budget: &mut usize) 
     }
 }
 
-/// Despawns the things no piece took, last table row first: each despawn moves its table's
-/// last row into the hole, so going from the end moves fewer rows. (In hash order a despawn
-/// measured about 2 µs a thing in the flight, mostly cache misses; the order's own gain was not
-/// measured apart.)
-fn despawn_loose(world: &mut World, loose: &mut HashMap<(Entity, ThingKey), PlacedThing>) {
-    let entities = world.entities();
-    let mut rows: Vec<(usize, Entity)> = loose
-        .drain()
-        .filter_map(|(_, t)| Some((entities.get_spawned(t.entity).ok()?.table_row.index(), t.entity)))
+/// Despawns loose things no piece took: those of an older parameter generation than their
+/// terrain's all at once (the new terrain lands whole), the others oldest first, at most
+/// `budget` of them.
+fn despawn_loose(world: &mut World, swaps: &mut ThingSwaps, budget: usize) {
+    let outdated = |world: &World, terrain: Entity, generation: u64| {
+        world.get::<TerrainJobs>(terrain).is_some_and(|jobs| jobs.generation() > generation)
+    };
+    let mut despawned = 0;
+    while despawned < budget
+        && let Some(key) = swaps.leaving.pop_front()
+    {
+        if let Some((thing, _)) = swaps.loose.remove(&key) {
+            // Quietly: game code may have despawned it already.
+            let _ = world.try_despawn(thing.entity);
+            despawned += 1;
+        }
+    }
+    let old: Vec<_> = swaps
+        .loose
+        .iter()
+        .filter(|((terrain, _), (_, g))| outdated(world, *terrain, *g))
+        .map(|(k, _)| *k)
         .collect();
-    rows.sort_unstable_by_key(|r| std::cmp::Reverse(r.0));
-    for (_, entity) in rows {
-        // Quietly: game code may have despawned it already.
-        let _ = world.try_despawn(entity);
+    for key in old {
+        if let Some((thing, _)) = swaps.loose.remove(&key) {
+            let _ = world.try_despawn(thing.entity);
+        }
+    }
+    if swaps.loose.is_empty() {
+        swaps.leaving.clear();
     }
 }
 
-/// Tells each terrain's jobs how many of its things wait to be spawned.
-fn count_waiting(world: &mut World, pieces: &VecDeque<Entity>) {
+/// Tells each terrain's jobs how many of its things wait to be spawned or despawned.
+fn count_waiting(world: &mut World, swaps: &ThingSwaps) {
     let mut per_terrain: EntityHashMap<usize> = EntityHashMap::default();
+    for (terrain, _) in swaps.loose.keys() {
+        *per_terrain.entry(*terrain).or_default() += 1;
+    }
+    let pieces = &swaps.waiting;
     // A piece can be in the queue twice (emptied by a swap, filled again by the next).
     let mut counted = EntityHashSet::default();
     for &piece in pieces.iter().filter(|&&piece| counted.insert(piece)) {

@@ -1,0 +1,263 @@
+//! Far pieces' things as one mesh per layer: pieces nearer than [`ScatterEntities::distance`]
+//! to a focus carry each thing as its own entity ([`ScatterInstance`](crate::ScatterInstance)),
+//! farther ones one [`ScatterBatch`] entity per layer, whose mesh holds all of the layer's things
+//! on the piece (merged in the piece's background build from a shape with fewer facets).
+//!
+//! Why: tens of thousands of things in view were as many entities, and streaming spawned and
+//! despawned thousands of them in a frame when far chunks changed level (about 2 µs a despawn);
+//! a far chunk's things now come and go as a few entities and a mesh asset.
+
+use std::sync::Arc;
+
+use bevy::asset::RenderAssetUsages;
+use bevy::camera::primitives::{Aabb, MeshAabb};
+use bevy::camera::visibility::NoAutoAabb;
+use bevy::ecs::entity::EntityHashSet;
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
+use bevy::prelude::*;
+use noise_terrain_core::ScatterShape;
+
+use crate::build::PieceBuild;
+use crate::params::TerrainParams;
+use crate::pieces::{HookBuild, HookOutput, PieceHooks, PieceOf, TerrainJobs, TerrainPiece};
+use crate::scatter::cache::PointCache;
+use crate::scatter::looks::{BatchShapes, ScatterLooks};
+use crate::scatter::place::placed_layers;
+
+/// Which pieces carry their scatter things as entities: those nearer than `distance` to a focus
+/// (the patch always). Farther pieces draw each layer's things as one mesh ([`ScatterBatch`]):
+/// no entity per thing, so no game component, collider or [`Transform`] of its own. With the
+/// physics plugin (feature `avian`), pieces within its collider distance carry entities too, so
+/// solid things have colliders wherever the ground has one. A chunk that comes nearer is rebuilt
+/// with entities (its batches stay until they have all been spawned).
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Reflect)]
+#[reflect(Resource)]
+pub struct ScatterEntities {
+    /// World units from the nearest focus.
+    pub distance: f32,
+}
+
+impl Default for ScatterEntities {
+    /// Within 160 units: the finest chunks of the default endless layout.
+    fn default() -> Self {
+        Self { distance: 160.0 }
+    }
+}
+
+/// One layer's things on a far piece, drawn as one mesh (a child of the terrain entity, placed
+/// where the piece is). It comes and goes with its piece, like the piece's instances would.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Reflect)]
+#[reflect(Component)]
+pub struct ScatterBatch {
+    /// The layer's index in [`TerrainParams::scatter`].
+    pub layer: u8,
+    /// The piece it stands on.
+    pub piece: Entity,
+    /// How many things its mesh holds.
+    pub instances: u32,
+}
+
+/// The [`ScatterBatch`]es on a piece. When the piece goes they stay until their terrain has no
+/// thing waiting to be spawned (the pieces replacing it may be spawning theirs), so that no
+/// frame shows the ground bare.
+#[derive(Component, Debug, Default)]
+#[component(on_remove = loosen_batches)]
+pub(crate) struct BatchesOnPiece {
+    batches: Vec<Entity>,
+    generation: u64,
+}
+
+/// What a far piece's build made: per layer, the mesh of its things. `near`: the piece carries
+/// entities instead (its old batches go once those have been spawned).
+#[derive(Debug)]
+pub(crate) struct PieceBatches {
+    near: bool,
+    layers: Vec<LayerBatch>,
+}
+
+#[derive(Debug)]
+struct LayerBatch {
+    layer: u8,
+    shape: ScatterShape,
+    name: String,
+    mesh: Mesh,
+    aabb: Aabb,
+    instances: u32,
+}
+
+/// Where the entity hook (the scatter hook that spawns instances) sits in [`PieceHooks`].
+#[derive(Resource, Debug, Clone, Copy)]
+pub(crate) struct EntityHook(pub(crate) usize);
+
+/// The frame's batch swaps and the batches of pieces that went.
+#[derive(Resource, Default)]
+pub(crate) struct BatchSwaps {
+    queued: Vec<(Entity, PieceBatches)>,
+    loose: Vec<LooseBatch>,
+}
+
+/// A batch whose piece went or carries entities now.
+#[derive(Debug, Clone, Copy)]
+struct LooseBatch {
+    terrain: Entity,
+    entity: Entity,
+    generation: u64,
+    frames: u32,
+}
+
+/// Frames a loose batch waits at most for its terrain's waiting things.
+const LOOSE_FRAMES: u32 = 60;
+
+/// The batch hook's build: nothing for a piece that runs the entity hook (`entity_hook`), else
+/// one mesh per layer with things on the piece, from `shapes` (the points from `cache`, shared
+/// with the entity hook).
+pub(crate) fn batch_build(entity_hook: usize, shapes: BatchShapes, cache: PointCache) -> Arc<HookBuild> {
+    Arc::new(move |build: &PieceBuild, params: &TerrainParams| -> HookOutput {
+        if build.hooks >> entity_hook & 1 == 1 {
+            return Box::new(PieceBatches { near: true, layers: Vec::new() });
+        }
+        let g = build.geometry;
+        let origin = Vec3::new(g.translation[0] as f32, 0.0, g.translation[1] as f32);
+        let layers = placed_layers(build, params, &cache)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, layer)| {
+                let shape = shapes.get(layer.shape, &layer.name)?;
+                let mesh = merged_things(&shape, &layer.transforms, origin)?;
+                let aabb = mesh.compute_aabb()?;
+                let instances = layer.transforms.len() as u32;
+                Some(LayerBatch {
+                    layer: index as u8,
+                    shape: layer.shape,
+                    name: layer.name,
+                    mesh,
+                    aabb,
+                    instances,
+                })
+            })
+            .collect();
+        Box::new(PieceBatches { near: false, layers })
+    })
+}
+
+/// `shape` copied to every transform (in the terrain's space, made relative to `origin`), as one
+/// mesh for the render world only; `None` without transforms.
+fn merged_things(shape: &Mesh, transforms: &[Transform], origin: Vec3) -> Option<Mesh> {
+    let mut things = transforms.iter().map(|t| Transform { translation: t.translation - origin, ..*t });
+    let mut mesh = shape.clone().try_transformed_by(things.next()?).ok()?;
+    for thing in things {
+        mesh.merge(&shape.clone().try_transformed_by(thing).ok()?).ok()?;
+    }
+    mesh.asset_usage = RenderAssetUsages::RENDER_WORLD;
+    Some(mesh)
+}
+
+/// The batch hook's apply: queues the swap of the piece's batches; [`swap_batches`] makes it.
+pub(crate) fn apply_batches(commands: &mut Commands, piece: Entity, output: Option<HookOutput>) {
+    let batches = output
+        .and_then(|o| o.downcast::<PieceBatches>().ok())
+        .map_or(PieceBatches { near: false, layers: Vec::new() }, |b| *b);
+    commands.queue(move |world: &mut World| world.resource_mut::<BatchSwaps>().queued.push((piece, batches)));
+}
+
+/// A piece's batches are loose when it goes.
+fn loosen_batches(mut world: DeferredWorld, context: HookContext) {
+    let terrain = world.get::<PieceOf>(context.entity).map_or(Entity::PLACEHOLDER, |of| of.0);
+    let Some(mut on) = world.get_mut::<BatchesOnPiece>(context.entity) else { return };
+    let (batches, generation) = (std::mem::take(&mut on.batches), on.generation);
+    if let Some(mut swaps) = world.get_resource_mut::<BatchSwaps>() {
+        swaps.loose.extend(batches.into_iter().map(|entity| LooseBatch {
+            terrain,
+            entity,
+            generation,
+            frames: 0,
+        }));
+    }
+}
+
+/// Makes the frame's batch swaps: a far piece's new batches replace its old ones at once; a
+/// piece that carries entities now loosens its old ones. Then despawns the loose batches whose
+/// terrain has no thing waiting among `waiting` (pieces), that are of an older parameter
+/// generation than their terrain's current one, or that waited [`LOOSE_FRAMES`].
+pub(crate) fn swap_batches(world: &mut World, waiting: impl Iterator<Item = Entity>) {
+    world.resource_scope(|world, mut swaps: Mut<BatchSwaps>| {
+        for (piece, batches) in std::mem::take(&mut swaps.queued) {
+            swap_piece_batches(world, piece, batches, &mut swaps);
+        }
+        if swaps.loose.is_empty() {
+            return;
+        }
+        let busy: EntityHashSet =
+            waiting.filter_map(|piece| world.get::<PieceOf>(piece).map(|of| of.0)).collect();
+        swaps.loose.retain_mut(|b| {
+            b.frames += 1;
+            let outdated =
+                world.get::<TerrainJobs>(b.terrain).is_some_and(|jobs| jobs.generation() > b.generation);
+            let keep = !outdated && busy.contains(&b.terrain) && b.frames < LOOSE_FRAMES;
+            if !keep {
+                // Quietly: a despawned terrain took its batches with it.
+                let _ = world.try_despawn(b.entity);
+            }
+            keep
+        });
+    });
+}
+
+/// Replaces `piece`'s batches with `batches`.
+fn swap_piece_batches(world: &mut World, piece: Entity, batches: PieceBatches, swaps: &mut BatchSwaps) {
+    let Ok(entity) = world.get_entity(piece) else { return };
+    let generation = entity.get::<TerrainPiece>().and_then(|p| p.shown).map_or(0, |s| s.generation);
+    let terrain = entity.get::<PieceOf>().map_or(Entity::PLACEHOLDER, |of| of.0);
+    let at = entity.get::<Transform>().map_or(Vec3::ZERO, |t| t.translation);
+    let old =
+        world.get_mut::<BatchesOnPiece>(piece).map(|mut on| (std::mem::take(&mut on.batches), on.generation));
+    let (old, old_generation) = old.unwrap_or_default();
+    for entity in old {
+        if batches.near {
+            swaps.loose.push(LooseBatch { terrain, entity, generation: old_generation, frames: 0 });
+        } else {
+            let _ = world.try_despawn(entity);
+        }
+    }
+    let mut spawned = Vec::with_capacity(batches.layers.len());
+    for layer in batches.layers {
+        let look = world.resource_mut::<ScatterLooks>().look_for(layer.shape, &layer.name);
+        let (Some((_, material)), Some(mut meshes)) = (look, world.get_resource_mut::<Assets<Mesh>>()) else {
+            continue;
+        };
+        let mesh = meshes.add(layer.mesh);
+        let batch = ScatterBatch { layer: layer.layer, piece, instances: layer.instances };
+        let parts = (batch, Mesh3d(mesh), MeshMaterial3d(material), Transform::from_translation(at));
+        spawned.push(world.spawn((parts, layer.aabb, NoAutoAabb, ChildOf(terrain))).id());
+    }
+    let Ok(mut entity) = world.get_entity_mut(piece) else { return };
+    match entity.get_mut::<BatchesOnPiece>() {
+        // In place: inserting over it would loosen its batches.
+        Some(mut on) => *on = BatchesOnPiece { batches: spawned, generation },
+        None if !spawned.is_empty() => {
+            entity.insert(BatchesOnPiece { batches: spawned, generation });
+        }
+        None => {}
+    }
+}
+
+/// Gives the entity hook the distance of [`ScatterEntities`] (with the physics plugin, at least
+/// its collider distance).
+pub(crate) fn follow_entity_distance(
+    entities: Res<ScatterEntities>,
+    #[cfg(feature = "avian")] colliders: Option<Res<crate::physics::TerrainColliders>>,
+    hook: Option<Res<EntityHook>>,
+    mut hooks: ResMut<PieceHooks>,
+) {
+    let Some(hook) = hook else { return };
+    #[cfg(not(feature = "avian"))]
+    let within = entities.distance;
+    #[cfg(feature = "avian")]
+    let within = entities.distance.max(colliders.map_or(0.0, |c| c.distance));
+    if hooks.get(hook.0).is_some_and(|h| h.within != within)
+        && let Some(h) = hooks.get_mut(hook.0)
+    {
+        h.within = within;
+    }
+}
