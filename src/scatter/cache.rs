@@ -23,7 +23,7 @@ const PIECES: usize = 4096;
 /// The points of pieces built with one parameter set, by piece.
 type ParameterSet = (TerrainParams, HashMap<PieceKey, PiecePoints>);
 
-/// The points of recently built pieces, by their (validated) parameters and key; shared by the
+/// The points of recently built chunks, by their (validated) parameters and key; shared by the
 /// scatter hooks' builds.
 #[derive(Clone, Default)]
 pub(crate) struct PointCache(Arc<Mutex<Vec<ParameterSet>>>);

@@ -163,8 +163,8 @@ pub(crate) fn place_on_piece(cache: PointCache) -> Arc<HookBuild> {
 }
 
 /// Every layer's things on the piece (none for a layer the piece does not carry), standing on
-/// its mesh: where the piece's instances or its batches stand. The points come from `cache`
-/// when the piece was built before with the same parameters.
+/// its mesh: where the piece's instances or its batches stand. A chunk's points come from
+/// `cache` when it was built before with the same parameters.
 pub(super) fn placed_layers(
     build: &PieceBuild,
     params: &TerrainParams,
@@ -175,7 +175,11 @@ pub(super) fn placed_layers(
     }
     let (params, _) = params.validated();
     let g = build.geometry;
-    let points = cache.points(build.spec.key, &params, || piece_points(build, &params));
+    // The patch's ground is its own heights (after erosion): made anew with each build.
+    let points = match build.spec.key {
+        PieceKey::Patch => piece_points(build, &params).into(),
+        PieceKey::Chunk(_) => cache.points(build.spec.key, &params, || piece_points(build, &params)),
+    };
     // The mesh's own surface: instances stand on the triangles drawn, whatever the level.
     let mesh = g.placement(params.height_scale, [build.stats.min, build.stats.max]);
     params
