@@ -144,22 +144,12 @@ pub struct PieceBuild {
     /// where the piece did not want one; empty without hooks).
     pub hook_outputs: Vec<Option<HookOutput>>,
     /// The hooks this build runs, one bit per hook in [`PieceHooks`](crate::PieceHooks)' order
-    /// (set before they run: a hook can see which others run on the same piece).
+    /// (set before they run, so a hook can see which others run on the same piece; each of
+    /// them leaves an output).
     pub hooks: u32,
     /// Where water goes on the patch after stream power (one cell per vertex): drainage, lakes
     /// and rivers; `None` without stream power and for chunks.
     pub drainage: Option<Drainage>,
-}
-
-impl PieceBuild {
-    /// One bit per hook that made an output.
-    pub fn hook_mask(&self) -> u32 {
-        self.hook_outputs
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| o.is_some())
-            .fold(0, |mask, (i, _)| mask | 1 << i)
-    }
 }
 
 /// Why a build produced nothing.

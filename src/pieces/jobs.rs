@@ -148,7 +148,7 @@ pub(crate) struct FinishedBuild {
 impl FinishedBuild {
     /// What the piece shows once this build lands.
     pub fn shown(&self) -> Shown {
-        Shown { generation: self.generation, stitch: self.build.spec.stitch, hooks: self.build.hook_mask() }
+        Shown { generation: self.generation, stitch: self.build.spec.stitch, hooks: self.build.hooks }
     }
 }
 

@@ -260,7 +260,7 @@ fn land(
     let Some(FinishedBuild { mut build, params, generation }) = piece.ready.take().map(|b| *b) else {
         return std::time::Duration::ZERO;
     };
-    let next = Shown { generation, stitch: build.spec.stitch, hooks: build.hook_mask() };
+    let next = Shown { generation, stitch: build.spec.stitch, hooks: build.hooks };
     // The old arrays are taken only from assets replaced right after under the same handle, so
     // nobody sees them emptied, and taking them is no change anyone needs to hear of.
     let mut recycled = TerrainBuffers {

@@ -20,10 +20,10 @@ use noise_terrain_core::ScatterShape;
 
 use crate::build::PieceBuild;
 use crate::params::TerrainParams;
-use crate::pieces::{HookBuild, HookOutput, PieceHooks, PieceOf, TerrainJobs, TerrainPiece};
+use crate::pieces::{HookBuild, HookOutput, PieceHooks, PieceOf, TerrainPiece};
 use crate::scatter::cache::PointCache;
 use crate::scatter::looks::{BatchShapes, ScatterLooks};
-use crate::scatter::place::placed_layers;
+use crate::scatter::place::{outdated, placed_layers};
 
 /// Which pieces carry their scatter things as entities: those nearer than `distance` to a focus
 /// (the patch always). Farther pieces draw each layer's things as one mesh ([`ScatterBatch`]):
@@ -192,9 +192,9 @@ pub(crate) fn swap_batches(world: &mut World, waiting: impl Iterator<Item = Enti
             waiting.filter_map(|piece| world.get::<PieceOf>(piece).map(|of| of.0)).collect();
         swaps.loose.retain_mut(|b| {
             b.frames += 1;
-            let outdated =
-                world.get::<TerrainJobs>(b.terrain).is_some_and(|jobs| jobs.generation() > b.generation);
-            let keep = !outdated && busy.contains(&b.terrain) && b.frames < LOOSE_FRAMES;
+            let keep = !outdated(world, b.terrain, b.generation)
+                && busy.contains(&b.terrain)
+                && b.frames < LOOSE_FRAMES;
             if !keep {
                 // Quietly: a despawned terrain took its batches with it.
                 let _ = world.try_despawn(b.entity);

@@ -274,7 +274,7 @@ impl Default for ScatterBudget {
 }
 
 /// The frame's thing swaps and what they share.
-#[derive(Resource, Default)]
+#[derive(Resource)]
 pub(crate) struct ThingSwaps {
     /// The pieces whose builds landed this frame, with what they placed.
     queued: Vec<(Entity, PieceScatter)>,
@@ -284,8 +284,22 @@ pub(crate) struct ThingSwaps {
     loose: HashMap<(Entity, ThingKey), (PlacedThing, u64)>,
     /// The keys of `loose` in the order they came loose (some taken since).
     leaving: VecDeque<(Entity, ThingKey)>,
+    /// At most the oldest parameter generation among `loose` (`u64::MAX` when none is loose).
+    oldest: u64,
     /// Pieces with things waiting to be spawned, oldest first.
     waiting: VecDeque<Entity>,
+}
+
+impl Default for ThingSwaps {
+    fn default() -> Self {
+        Self {
+            queued: Vec::new(),
+            loose: HashMap::default(),
+            leaving: VecDeque::new(),
+            oldest: u64::MAX,
+            waiting: VecDeque::new(),
+        }
+    }
 }
 
 /// What stands on a piece: each instance's point key, entity and transform in the terrain's
@@ -386,7 +400,16 @@ impl ThingSwaps {
         for thing in things {
             self.loose.insert((terrain, thing.key), (thing, generation));
             self.leaving.push_back((terrain, thing.key));
+            self.oldest = self.oldest.min(generation);
         }
+    }
+
+    /// Despawns the loose thing at `key`, if it is still loose; whether it was.
+    fn despawn(&mut self, world: &mut World, key: (Entity, ThingKey)) -> bool {
+        let Some((thing, _)) = self.loose.remove(&key) else { return false };
+        // Quietly: game code may have despawned it already.
+        let _ = world.try_despawn(thing.entity);
+        true
     }
 }
 
@@ -524,33 +547,35 @@ fn spawn_waiting(world: &mut World, swaps: &mut ThingSwaps, budget: &mut usize) 
 /// terrain's all at once (the new terrain lands whole), the others oldest first, at most
 /// `budget` of them.
 fn despawn_loose(world: &mut World, swaps: &mut ThingSwaps, budget: usize) {
-    let outdated = |world: &World, terrain: Entity, generation: u64| {
-        world.get::<TerrainJobs>(terrain).is_some_and(|jobs| jobs.generation() > generation)
-    };
     let mut despawned = 0;
     while despawned < budget
         && let Some(key) = swaps.leaving.pop_front()
     {
-        if let Some((thing, _)) = swaps.loose.remove(&key) {
-            // Quietly: game code may have despawned it already.
-            let _ = world.try_despawn(thing.entity);
-            despawned += 1;
-        }
+        despawned += usize::from(swaps.despawn(world, key));
     }
-    let old: Vec<_> = swaps
-        .loose
-        .iter()
-        .filter(|((terrain, _), (_, g))| outdated(world, *terrain, *g))
-        .map(|(k, _)| *k)
-        .collect();
-    for key in old {
-        if let Some((thing, _)) = swaps.loose.remove(&key) {
-            let _ = world.try_despawn(thing.entity);
+    // Scanned only when some terrain has parameters newer than the oldest loose thing's.
+    let mut terrains = world.query::<&TerrainJobs>();
+    if terrains.iter(world).any(|jobs| jobs.generation() > swaps.oldest) {
+        let old: Vec<_> = swaps
+            .loose
+            .iter()
+            .filter(|((terrain, _), (_, g))| outdated(world, *terrain, *g))
+            .map(|(k, _)| *k)
+            .collect();
+        for key in old {
+            swaps.despawn(world, key);
         }
     }
     if swaps.loose.is_empty() {
         swaps.leaving.clear();
+        swaps.oldest = u64::MAX;
     }
+}
+
+/// Whether things (or batches) placed for `generation` are of older parameters than their
+/// terrain's current ones: those go at once, the new terrain lands whole.
+pub(super) fn outdated(world: &World, terrain: Entity, generation: u64) -> bool {
+    world.get::<TerrainJobs>(terrain).is_some_and(|jobs| jobs.generation() > generation)
 }
 
 /// Tells each terrain's jobs how many of its things wait to be spawned or despawned.
