@@ -25,6 +25,9 @@
 //! cargo run --example timing -- scatter dense churn  # and the instances moved per frame
 //! cargo run --example timing -- scatter 17  # seventeen times the things
 //! ```
+//!
+//! Any of these with `normal` builds at [`BuildPriority::Normal`] instead of the default
+//! background priority.
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -32,7 +35,7 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy_noise_terrain::core::ChunkKey;
 use bevy_noise_terrain::prelude::*;
-use bevy_noise_terrain::{DefaultTerrain, PieceKey, TerrainJobs};
+use bevy_noise_terrain::{BuildPriority, DefaultTerrain, PieceKey, TerrainJobs};
 
 /// One frame at 60 Hz.
 const FRAME: Duration = Duration::from_micros(16_667);
@@ -116,6 +119,7 @@ fn patch() {
             .init_asset::<Mesh>()
             .init_asset::<Image>()
             .insert_resource(TerrainParams { resolution, ..default() })
+            .insert_resource(build_priority())
             .add_plugins(TerrainPlugin::default());
         until_generated(&mut app, 0);
         let (mut total, mut job) = (Vec::new(), Vec::new());
@@ -157,9 +161,15 @@ fn streaming_app(plugin: TerrainPlugin, params: TerrainParams) -> App {
         .init_asset::<Mesh>()
         .init_asset::<Image>()
         .insert_resource(params)
+        .insert_resource(build_priority())
         .add_plugins(plugin);
     app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
     app
+}
+
+/// [`BuildPriority::Normal`] with the `normal` argument, the default otherwise.
+fn build_priority() -> BuildPriority {
+    if std::env::args().any(|a| a == "normal") { BuildPriority::Normal } else { BuildPriority::default() }
 }
 
 /// The default terrain's bookkeeping.

@@ -161,6 +161,9 @@ pub enum BuildError {
     /// Cancelled through [`BuildControl::cancel`], mid-erosion: newer parameters wait.
     #[error("the build was cancelled")]
     Cancelled,
+    /// The build panicked (a bug); the message it panicked with.
+    #[error("the build panicked: {0}")]
+    Panicked(String),
 }
 
 /// Shared with a running build: a flag that cancels it (erosion stops promptly) and how far

@@ -3,7 +3,7 @@
 //! Add [`TerrainPlugin`]; a terrain appears and follows the [`TerrainParams`] resource whenever
 //! anything changes it: one patch, or endless chunks with levels of detail streamed around every
 //! [`TerrainFocus`] ([`TerrainLayout`]). Each piece of terrain is an entity ([`TerrainPiece`])
-//! built in the background on Bevy's `AsyncComputeTaskPool` into reused memory and assets;
+//! built in the background on the plugin's own threads ([`BuildPriority`]) into reused memory and assets;
 //! [`TerrainQuery`] answers ground heights and ray casts over all of them. Trees, rocks and
 //! reeds stand on the pieces by rules ([`scatter`]), a sea fills the water level ([`sea`]), and
 //! the patch's rivers (stream power) are data for game code and water ([`rivers`]).
@@ -58,8 +58,8 @@ pub use build::{PieceBuild, PieceKey, build_terrain};
 pub use layout::TerrainFocus;
 pub use params::{TerrainLayout, TerrainParams};
 pub use pieces::{
-    DefaultTerrain, PieceHeights, PieceHook, PieceHooks, PieceOf, PiecePool, Terrain, TerrainGenerated,
-    TerrainJobs, TerrainPiece, TerrainPieces, TerrainSettings, TerrainStats, TerrainStatus,
+    BuildPriority, DefaultTerrain, PieceHeights, PieceHook, PieceHooks, PieceOf, PiecePool, Terrain,
+    TerrainGenerated, TerrainJobs, TerrainPiece, TerrainPieces, TerrainSettings, TerrainStats, TerrainStatus,
     TerrainValidation,
 };
 pub use query::TerrainQuery;
@@ -115,6 +115,8 @@ impl Plugin for TerrainPlugin {
             .init_resource::<TerrainValidation>()
             .init_resource::<PiecePool>()
             .init_resource::<PieceHooks>()
+            .init_resource::<BuildPriority>()
+            .register_type::<BuildPriority>()
             .register_type::<TerrainParams>()
             .register_type::<Terrain>()
             .register_type::<DefaultTerrain>()

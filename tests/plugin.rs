@@ -406,3 +406,52 @@ fn every_patch_vertex_has_the_normal_of_the_field_gradient() {
         }
     }
 }
+
+/// Each chunk build runs on the build threads of the priority in force when it starts, the
+/// patch's on its own (a hook records the name of the thread it runs on), never on the main
+/// thread or Bevy's pools.
+#[test]
+fn builds_run_on_the_build_threads_of_their_piece_and_priority() {
+    use bevy_noise_terrain::{BuildPriority, PieceHook, PieceHooks};
+    use std::sync::{Arc, Mutex};
+    let threads: Arc<Mutex<Vec<String>>> = Arc::default();
+    let record = |app: &mut App| {
+        let seen = threads.clone();
+        let hook = PieceHook {
+            within: f32::INFINITY,
+            build: Arc::new(move |_, _| {
+                let name = std::thread::current().name().unwrap_or_default().to_string();
+                seen.lock().unwrap().push(name);
+                Box::new(())
+            }),
+            apply: Arc::new(|_, _, _| {}),
+        };
+        app.world_mut().resource_mut::<PieceHooks>().add(hook).unwrap();
+    };
+    let names = |prefix: &str| {
+        let names = std::mem::take(&mut *threads.lock().unwrap());
+        assert!(!names.is_empty());
+        let numbered = |n: &String| n.strip_prefix(prefix).is_some_and(|i| i.parse::<usize>().is_ok());
+        assert!(names.iter().all(numbered), "{prefix}: {names:?}");
+    };
+
+    let mut patch = headless_app(small_params());
+    record(&mut patch);
+    settle(&mut patch);
+    names("terrain patch ");
+
+    let layout =
+        TerrainLayout::Endless { chunk_size: 64.0, chunk_vertices: 17, view_distance: 200.0, lod_levels: 2 };
+    let params = TerrainParams { layout, ..small_params() };
+    let mut endless = common::app_with_focus(params);
+    record(&mut endless);
+    settle(&mut endless);
+    assert_eq!(*endless.world().resource::<BuildPriority>(), BuildPriority::Background, "the default");
+    names("terrain chunks (background) ");
+
+    endless.insert_resource(BuildPriority::Normal);
+    endless.world_mut().resource_mut::<TerrainParams>().noise.seed += 1;
+    settle(&mut endless);
+    names("terrain chunks ");
+    assert!(threads.lock().unwrap().is_empty());
+}

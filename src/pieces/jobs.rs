@@ -7,7 +7,6 @@ use std::sync::Arc;
 use bevy::ecs::entity::EntityHashSet;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use noise_terrain_core::{ChunkSelector, Stitch};
 
 use crate::build::{BuildControl, BuildError, PieceBuild, PieceKey, TerrainBuffers, build_piece};
@@ -16,6 +15,7 @@ use crate::params::TerrainParams;
 use crate::pieces::components::{Shown, TerrainPiece};
 use crate::pieces::hooks::PieceHooks;
 use crate::pieces::pool::PiecePool;
+use crate::pieces::workers::{BuildPriority, PendingBuild, spawn_build};
 
 /// Most piece jobs of one terrain running at once.
 pub const MAX_JOBS_IN_FLIGHT: usize = 16;
@@ -131,7 +131,7 @@ impl TerrainJobs {
 /// stale build is shown with its own parameters until the next one lands).
 #[derive(Debug)]
 pub(crate) struct PieceJob {
-    task: Task<Result<PieceBuild, BuildError>>,
+    pending: PendingBuild,
     params: Arc<TerrainParams>,
     generation: u64,
     pub control: Arc<BuildControl>,
@@ -159,10 +159,11 @@ pub(crate) fn drive_jobs(
     mut pieces: Query<&mut TerrainPiece>,
     mut pool: ResMut<PiecePool>,
     hooks: Res<PieceHooks>,
+    priority: Res<BuildPriority>,
 ) {
     for mut jobs in &mut terrains {
         collect_finished(&mut jobs, &mut pieces, &mut pool);
-        start_jobs(&mut jobs, &mut pieces, &mut pool, &hooks);
+        start_jobs(&mut jobs, &mut pieces, &mut pool, &hooks, *priority);
     }
     pool.expire_buffers(std::time::Instant::now());
 }
@@ -180,7 +181,7 @@ fn collect_finished(jobs: &mut TerrainJobs, pieces: &mut Query<&mut TerrainPiece
         if current > job.generation {
             job.control.cancel();
         }
-        let Some(result) = check_ready(&mut job.task) else { return true };
+        let Some(result) = job.pending.take_finished() else { return true };
         let Some(job) = piece.job.take() else { return false };
         let entry = jobs.index.get_mut(&piece.spec.key).filter(|e| e.entity == entity);
         match result {
@@ -219,12 +220,13 @@ fn collect_finished(jobs: &mut TerrainJobs, pieces: &mut Query<&mut TerrainPiece
 
 /// Starts jobs for a terrain's nearest wanted pieces that are out of date (neither shown nor
 /// waiting with the current generation, stitching and hooks), at most [`MAX_JOBS_IN_FLIGHT`]
-/// at a time. Touches only the pieces whose wanted build differs from their last job's.
+/// at a time, on the build workers of `priority`. Touches only the pieces whose wanted build differs from their last job's.
 fn start_jobs(
     jobs: &mut TerrainJobs,
     pieces: &mut Query<&mut TerrainPiece>,
     pool: &mut PiecePool,
     hooks: &PieceHooks,
+    priority: BuildPriority,
 ) {
     let Some(current) = jobs.current.clone() else { return };
     let queued_before = jobs.queued;
@@ -249,12 +251,12 @@ fn start_jobs(
         let (params, spec, reuse) = (current.params.clone(), piece.spec, pool.take_buffers());
         let (control, hooks) = (Arc::new(BuildControl::new()), hooks.clone());
         let (params_for_job, control_for_job) = (params.clone(), control.clone());
-        let task = AsyncComputeTaskPool::get().spawn(async move {
+        let pending = spawn_build(priority, spec.key, move || {
             let mut build = build_piece(&params_for_job, spec, reuse, &control_for_job)?;
             hooks.run(&mut build, &params_for_job, wanted.hooks);
             Ok(build)
         });
-        piece.job = Some(PieceJob { task, params, generation: current.generation, control });
+        piece.job = Some(PieceJob { pending, params, generation: current.generation, control });
         entry.requested = Some(wanted);
         entry.building = true;
         jobs.building.push(entry.entity);

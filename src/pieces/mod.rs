@@ -6,7 +6,8 @@
 //! 2. [`selection`]: the layout says which pieces should exist (nearest first); missing ones are
 //!    spawned hidden, unwanted ones are marked retiring (they stay on screen).
 //! 3. [`jobs`]: finished builds are taken in (they wait on their piece), then jobs start for the
-//!    nearest pieces that are out of date, at most [`MAX_JOBS_IN_FLIGHT`] at a time. A piece has
+//!    nearest pieces that are out of date, at most [`MAX_JOBS_IN_FLIGHT`] at a time, on the
+//!    build threads ([`workers`], at the [`BuildPriority`] of the moment). A piece has
 //!    at most one job: a parameter change during a job waits for it. (Dropping a running job
 //!    does not stop a CPU-bound task mid-way; its erosion is cancelled.)
 //! 4. [`swap`]: pieces whose edges depend on each other land together, with the retiring ones
@@ -32,6 +33,7 @@ pub mod selection;
 pub mod settings;
 pub mod stats;
 pub mod swap;
+pub mod workers;
 
 use bevy::prelude::*;
 
@@ -43,6 +45,7 @@ pub use hooks::{HookBuild, HookOutput, PieceHook, PieceHooks};
 pub use jobs::{MAX_JOBS_IN_FLIGHT, TerrainJobs};
 pub use pool::{ASSET_POOL_SIZE, PiecePool, SPARE_BUFFERS_KEPT_FOR};
 pub use swap::APPLY_BUDGET;
+pub use workers::BuildPriority;
 
 use crate::TerrainSystems;
 
