@@ -3,8 +3,8 @@
 //! Add [`TerrainPlugin`]; a terrain appears and follows the [`TerrainParams`] resource whenever
 //! anything changes it: one patch, or endless chunks with levels of detail streamed around every
 //! [`TerrainFocus`] ([`TerrainLayout`]). Each piece of terrain is an entity ([`TerrainPiece`])
-//! built in the background on the plugin's own threads ([`BuildPriority`]) into reused memory and assets;
-//! [`TerrainQuery`] answers ground heights and ray casts over all of them. Trees, rocks and
+//! built in the background on the plugin's own threads ([`BuildPriority`]) into reused memory
+//! and assets; [`TerrainQuery`] answers ground heights and ray casts over all of them. Trees, rocks and
 //! reeds stand on the pieces by rules ([`scatter`]), a sea fills the water level ([`sea`]), and
 //! the patch's rivers (stream power) are data for game code and water ([`rivers`]).
 //!

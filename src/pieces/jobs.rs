@@ -220,7 +220,8 @@ fn collect_finished(jobs: &mut TerrainJobs, pieces: &mut Query<&mut TerrainPiece
 
 /// Starts jobs for a terrain's nearest wanted pieces that are out of date (neither shown nor
 /// waiting with the current generation, stitching and hooks), at most [`MAX_JOBS_IN_FLIGHT`]
-/// at a time, on the build workers of `priority`. Touches only the pieces whose wanted build differs from their last job's.
+/// at a time, on the build workers of `priority`. Touches only the pieces whose wanted build
+/// differs from their last job's.
 fn start_jobs(
     jobs: &mut TerrainJobs,
     pieces: &mut Query<&mut TerrainPiece>,

@@ -33,7 +33,8 @@ pub enum BuildPriority {
     Normal,
 }
 
-/// A build running on the workers; its result once it is done.
+/// A build running on the workers; its result once it is done. Dropped before the build
+/// starts, the build does not run.
 #[derive(Debug)]
 pub(crate) struct PendingBuild(Arc<Mutex<Option<Result<PieceBuild, BuildError>>>>);
 
@@ -51,9 +52,26 @@ pub(crate) fn spawn_build(
     key: PieceKey,
     build: impl FnOnce() -> Result<PieceBuild, BuildError> + Send + 'static,
 ) -> PendingBuild {
+    let (pending, job) = pending_job(build);
+    match pool(Workers::for_piece(priority, key)) {
+        Some(pool) => pool.spawn(job),
+        // No thread could be started: build on the caller's thread (slow, but right).
+        None => job(),
+    }
+    pending
+}
+
+/// `build` as a job for a worker, and its [`PendingBuild`]. The job does nothing once the
+/// `PendingBuild` is dropped (its piece despawned before a worker took the job up).
+fn pending_job(
+    build: impl FnOnce() -> Result<PieceBuild, BuildError> + Send + 'static,
+) -> (PendingBuild, impl FnOnce() + Send + 'static) {
     let slot = Arc::new(Mutex::new(None));
     let done = slot.clone();
-    let run = move || {
+    let job = move || {
+        if Arc::strong_count(&done) == 1 {
+            return;
+        }
         let result = catch_unwind(AssertUnwindSafe(build)).unwrap_or_else(|panic| {
             let message = panic
                 .downcast_ref::<&str>()
@@ -64,12 +82,7 @@ pub(crate) fn spawn_build(
         });
         *done.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
     };
-    match pool(Workers::for_piece(priority, key)) {
-        Some(pool) => pool.spawn(run),
-        // No thread could be started: build on the caller's thread (slow, but right).
-        None => run(),
-    }
-    PendingBuild(slot)
+    (PendingBuild(slot), job)
 }
 
 /// The pools pieces are built on.
@@ -175,6 +188,29 @@ mod tests {
         assert_eq!(background, libc::SCHED_IDLE);
         assert_eq!(normal, libc::SCHED_OTHER);
         assert_eq!(policy(), libc::SCHED_OTHER, "the caller's thread is not touched");
+    }
+
+    /// A build whose job is dropped before a worker takes it up does not run; one that is kept
+    /// runs once.
+    #[test]
+    fn a_dropped_job_is_not_built() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let built = Arc::new(AtomicUsize::new(0));
+        let counted = |built: &Arc<AtomicUsize>| {
+            let built = built.clone();
+            move || {
+                built.fetch_add(1, Ordering::SeqCst);
+                Err(BuildError::Cancelled)
+            }
+        };
+        let (dropped, job) = pending_job(counted(&built));
+        drop(dropped);
+        job();
+        assert_eq!(built.load(Ordering::SeqCst), 0);
+        let (mut kept, job) = pending_job(counted(&built));
+        job();
+        assert_eq!(built.load(Ordering::SeqCst), 1);
+        assert!(matches!(kept.take_finished(), Some(Err(BuildError::Cancelled))));
     }
 
     #[test]
