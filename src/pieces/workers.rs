@@ -93,8 +93,8 @@ enum Workers {
     /// Chunks at [`BuildPriority::Normal`].
     Chunks,
     /// The patch: one piece, whose build a slider drag waits for, on every core at normal
-    /// priority whatever the [`BuildPriority`] (below the game's threads its build took half as
-    /// long again: README, Streaming).
+    /// priority whatever the [`BuildPriority`] (below the game's threads, on two cores, its
+    /// 1024² build took 54 ms instead of 43).
     Patch,
 }
 
@@ -109,8 +109,8 @@ impl Workers {
 
     /// Chunks get one thread fewer than the cores, at least one: the core left over is the
     /// main thread's. With chunk builds on every core a frame's systems wait for a core
-    /// whenever they wake up, even below a background priority (measured on two cores:
-    /// README, Streaming).
+    /// whenever they wake up, even below a background priority (measured on two cores: README,
+    /// "Trees, rocks, reeds and the sea").
     fn threads(self) -> usize {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         match self {
