@@ -453,5 +453,4 @@ fn builds_run_on_the_build_threads_of_their_piece_and_priority() {
     endless.world_mut().resource_mut::<TerrainParams>().noise.seed += 1;
     settle(&mut endless);
     names("terrain chunks ");
-    assert!(threads.lock().unwrap().is_empty());
 }
