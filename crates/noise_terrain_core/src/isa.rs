@@ -64,6 +64,12 @@ macro_rules! compiled_for {
 
 pub(crate) use {avx2_features, avx512_features, compiled_for, dispatch};
 
+/// The environment variable that picks the level grids are filled with, by name (`baseline`,
+/// `avx2`, `avx512`), instead of the best one the CPU supports: to compare the levels on one
+/// machine, or to step down where a level runs slower than the one below it. A level the CPU lacks
+/// and an unknown name are ignored. The bits are the same at every level.
+pub const ISA_VARIABLE: &str = "NOISE_TERRAIN_ISA";
+
 /// An instruction-set level the row path is compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Isa {
@@ -111,15 +117,51 @@ impl Isa {
         }
     }
 
-    /// The best level this CPU supports.
+    /// The level grids are filled with: the best this CPU supports, unless the environment
+    /// variable [`ISA_VARIABLE`] names another supported level. Read once.
     pub(crate) fn best() -> Isa {
+        static BEST: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+        *BEST.get_or_init(|| {
+            let named = std::env::var(ISA_VARIABLE).ok().and_then(|name| Isa::named(&name));
+            named.filter(|isa| isa.is_supported()).unwrap_or_else(Isa::best_supported)
+        })
+    }
+
+    /// The best level this CPU supports.
+    fn best_supported() -> Isa {
         Isa::ALL.iter().copied().find(|isa| isa.is_supported()).unwrap_or(Isa::Baseline)
+    }
+
+    /// The level called `name` (`baseline`, `avx2`, `avx512`), if this build has it.
+    fn named(name: &str) -> Option<Isa> {
+        Isa::ALL.iter().copied().find(|isa| isa.name() == name.trim().to_ascii_lowercase())
+    }
+
+    /// The level's name, as [`ISA_VARIABLE`] spells it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Isa::Baseline => "baseline",
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => "avx512",
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_level_is_found_by_its_name_and_nothing_else_is() {
+        for &isa in Isa::ALL {
+            assert_eq!(Isa::named(isa.name()), Some(isa));
+            assert_eq!(Isa::named(&format!(" {} ", isa.name().to_uppercase())), Some(isa));
+        }
+        assert_eq!(Isa::named("sse9"), None);
+        assert_eq!(Isa::named(""), None);
+    }
 
     #[test]
     fn the_best_level_is_supported_and_baseline_always_is() {

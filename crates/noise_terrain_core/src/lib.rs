@@ -62,6 +62,7 @@ mod color;
 mod field;
 mod grid;
 mod isa;
+pub use isa::ISA_VARIABLE;
 mod map;
 mod preset;
 mod scatter;

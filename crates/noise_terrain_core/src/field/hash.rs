@@ -5,7 +5,7 @@
 //! thread, and gives the same bits.
 
 /// Odd multipliers that spread each axis over all 32 bits before the mix (large primes).
-const PRIME_X: u32 = 0x9E37_79B1;
+pub(crate) const PRIME_X: u32 = 0x9E37_79B1;
 const PRIME_Y: u32 = 0x85EB_CA77;
 const PRIME_Z: u32 = 0xC2B2_AE3D;
 const PRIME_SEED: u32 = 0x27D4_EB2F;

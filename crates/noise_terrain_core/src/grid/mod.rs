@@ -9,7 +9,9 @@
 //! blend runs over contiguous slices that the compiler vectorises. Where an octave's cells are
 //! only a few pixels wide (a chunk's finest octaves), that set-up per cell costs more than it
 //! saves, and every pixel hashes its own corners in one loop instead (`VALUE_PER_PIXEL_BELOW`
-//! and its siblings). The row path is compiled for
+//! and its siblings). With AVX-512, gradient noise on an unbounded lattice skips runs altogether
+//! (`gradient_avx512.rs`): each block of 16 pixels picks its corner gradients with register
+//! permutes from a table of the row's lattice columns, at every octave. The row path is compiled for
 //! the baseline (SSE2), AVX2 + FMA and AVX-512, and the best level the CPU has is picked at run
 //! time (see `isa.rs`). The blend is the very function the point path uses, Rust never
 //! fuses multiply-adds on its own, and positions are computed with the same `f64` operations,
@@ -19,6 +21,8 @@
 //!
 //! [`Heightmap::generate`]: crate::Heightmap::generate
 
+#[cfg(target_arch = "x86_64")]
+mod gradient_avx512;
 pub(crate) mod gradients;
 pub(crate) mod rows;
 
@@ -58,6 +62,8 @@ struct RowScratch {
     nearest: Vec<u32>,
     candidates: Vec<(f32, f32, u32)>,
     columns: Vec<(f32, f32, u32)>,
+    /// The AVX-512 gradient path's corner gradients of the row's lattice columns.
+    gradient_columns: Vec<f32>,
     i1: Vec<i32>,
     fx: Vec<f32>,
     u: Vec<f32>,
@@ -81,6 +87,7 @@ impl RowScratch {
             nearest: vec![0; width],
             candidates: Vec::new(),
             columns: Vec::new(),
+            gradient_columns: Vec::new(),
             i1: vec![0; width],
             fx: vec![0.0; width],
             u: vec![0.0; width],
@@ -229,7 +236,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
         match s.basis {
             Basis::Simplex => simplex_layer(lattice, xs, scale, py * scale, scratch, layer),
             Basis::Value | Basis::Gradient | Basis::Worley => {
-                cell_layer(sampler, k, xs, scale, py * scale, scratch, layer)
+                cell_layer(sampler, (k, job.isa), xs, scale, py * scale, scratch, layer)
             }
         }
         scale *= s.lacunarity as f64;
@@ -261,7 +268,7 @@ fn simplex_layer(
 #[inline(always)]
 fn cell_layer(
     sampler: &FieldSampler,
-    octave: usize,
+    (octave, isa): (usize, Isa),
     xs: &[f64],
     scale: f64,
     py: f64,
@@ -282,6 +289,18 @@ fn cell_layer(
         let cells = (&scratch.i0[..width], &scratch.u[..width]);
         return value_per_pixel(lattice, [cy.i0, cy.i1], v, cells, layer);
     }
+    #[cfg(target_arch = "x86_64")]
+    if s.basis == Basis::Gradient && isa == Isa::Avx512 && lattice.period.is_none() {
+        let cells = (&scratch.i0[..width], &scratch.fx[..width], &scratch.u[..width]);
+        let (columns, out) = (&mut scratch.gradient_columns, &mut *layer);
+        // SAFETY: the row path runs at a level only where the CPU has it (`fill_uninit_with`
+        // asserts it), and this level has AVX-512F.
+        return unsafe {
+            gradient_avx512::gradient_row_avx512((lattice.seed, lattice.kernel), (cy, v), cells, columns, out)
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = isa;
     if s.basis == Basis::Gradient && short(GRADIENT_PER_PIXEL_BELOW) {
         let cells = (&scratch.i0[..width], &scratch.fx[..width], &scratch.u[..width]);
         return gradient_per_pixel(lattice, cy, v, cells, layer);
@@ -352,7 +371,8 @@ fn cell_layer(
 /// to 0.89x).
 const VALUE_PER_PIXEL_BELOW: usize = 40;
 
-/// Gradient noise in cells narrower than this many pixels takes the per-pixel path
+/// Below AVX-512 (which has its own path), gradient noise in cells narrower than this many
+/// pixels takes the per-pixel path
 /// ([`gradient_per_pixel`]): its corner gradients come from a table, which the pixel loop reads
 /// one lane at a time, so it pays only where runs are a few pixels (a 65² grid's finest octaves:
 /// 2x there; 2 and 8 measured slower, per pixel everywhere 2x slower at 1024²).

@@ -198,6 +198,12 @@ impl Heightmap {
         &self.samples
     }
 
+    /// The samples, row-major, as the vector that holds them: no copy, for a caller that keeps
+    /// the heights in its own structure.
+    pub fn into_samples(self) -> Vec<f32> {
+        self.samples
+    }
+
     /// All samples, row-major, for in-place processing.
     pub fn samples_mut(&mut self) -> &mut [f32] {
         &mut self.samples
@@ -267,6 +273,15 @@ impl Heightmap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn into_samples_hands_over_the_samples_without_a_copy() {
+        let map = Heightmap::generate(&NoiseSettings::default(), 33, 17).unwrap();
+        let (copy, at) = (map.samples().to_vec(), map.samples().as_ptr());
+        let samples = map.into_samples();
+        assert_eq!(samples, copy);
+        assert_eq!(samples.as_ptr(), at);
+    }
 
     #[test]
     fn generate_follows_the_pixel_mapping() {

@@ -63,7 +63,7 @@ impl GradientKernel {
 }
 
 /// Scale from the rounded raw value, at most `(√2 / 2) · 3/4`, to `[-1, 1]`.
-const ROUNDED_SCALE: f32 = 1.885_618_1;
+pub(crate) const ROUNDED_SCALE: f32 = 1.885_618_1;
 
 /// One corner's contribution at offset `d` from it, with its gradient and Hessian per cell.
 #[derive(Clone, Copy)]

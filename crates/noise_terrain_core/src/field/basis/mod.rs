@@ -6,7 +6,7 @@
 
 pub(crate) mod gradient;
 pub(crate) mod gradient_kernel;
-mod gradient_table;
+pub(crate) mod gradient_table;
 pub(crate) mod lattice;
 pub(crate) mod simplex;
 pub(crate) mod value;

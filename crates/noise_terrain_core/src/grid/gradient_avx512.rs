@@ -1,0 +1,223 @@
+//! One octave of 2-D gradient noise over a row, every pixel on its own, written for AVX-512.
+//!
+//! The portable row path looks each run's corner gradients up once and blends the run's pixels;
+//! at fine octaves the runs are a few pixels and that set-up per run is most of the cost, while
+//! a pixel loop that hashes its own corners reads the 64-entry gradient table one lane at a time.
+//! AVX-512 holds the whole table in eight registers and picks sixteen lanes' entries with two
+//! two-register permutes and a blend, so here every pixel hashes and looks up its own corners
+//! at full width, at every octave, with no runs at all.
+//!
+//! The operations are those of [`corner_gradient_2d`], [`blend_gradients_2d`] and
+//! [`blend_rounded_2d`] in the same order, with no fused multiply-add, so the bits are the point
+//! path's (the grid's property tests compare every level with it).
+//!
+//! [`corner_gradient_2d`]: crate::field::basis::gradient::corner_gradient_2d
+//! [`blend_gradients_2d`]: crate::field::basis::gradient_kernel::blend_gradients_2d
+//! [`blend_rounded_2d`]: crate::field::basis::gradient_kernel::blend_rounded_2d
+
+use std::arch::x86_64::*;
+
+use crate::field::basis::gradient_kernel::{GradientKernel, ROUNDED_SCALE};
+use crate::field::basis::gradient_table::GRADIENTS_2D;
+use crate::field::coord::AxisCell;
+use crate::field::hash::{PRIME_X, spread_seed, spread_y};
+
+/// One octave's row of gradient noise on an unbounded lattice: pixel `k` in cell `x0[k]` at
+/// fraction `fx[k]` with faded weight `u[k]`, the row in cell `cy` with faded weight `v`, into
+/// `out[k]` for every `k < out.len()` (the inputs at least as long, and monotone: a row's cells
+/// never both rise and fall). `columns` is scratch.
+///
+/// Where cells are at least about a pixel wide, the corner gradients of every lattice column the
+/// row crosses are hashed once, sixteen columns at a time, into a table, and each block of sixteen
+/// pixels picks its corners from the sixteen table entries at its first cell with four one-register
+/// permutes per corner pair; elsewhere every pixel hashes its own four corners.
+#[target_feature(enable = "avx512f")]
+pub(crate) fn gradient_row_avx512(
+    (seed, kernel): (u32, GradientKernel),
+    (cy, v): (AxisCell, f32),
+    (x0, fx, u): (&[i32], &[f32], &[f32]),
+    columns: &mut Vec<f32>,
+    out: &mut [f32],
+) {
+    let n = out.len();
+    assert!(x0.len() >= n && fx.len() >= n && u.len() >= n, "inputs shorter than the row");
+    if n == 0 {
+        return;
+    }
+    let table = Table::new();
+    // `hash2(x, y, seed)` is `mix(spread_seed ^ spread_x(x) ^ spread_y(y))`: the row's share of it.
+    let rows = [spread_seed(seed) ^ spread_y(cy.i0), spread_seed(seed) ^ spread_y(cy.i1)];
+    let rows = rows.map(|r| _mm512_set1_epi32(r as i32));
+    let prime_x = _mm512_set1_epi32(PRIME_X as i32);
+    // The row's columns: its cells and each one's right neighbour.
+    let first = x0[0].min(x0[n - 1]);
+    let count = (i64::from(x0[0].max(x0[n - 1])) - i64::from(first) + 2) as usize;
+    let tabled = count <= n + 2;
+    let stride = count.next_multiple_of(16) + 16;
+    if tabled {
+        columns.resize(4 * stride, 0.0);
+        let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        for c in (0..count).step_by(16) {
+            let cell = _mm512_add_epi32(_mm512_set1_epi32(first.wrapping_add(c as i32)), iota);
+            let sx = _mm512_mullo_epi32(cell, prime_x);
+            let (g0, g1) = (table.corner(sx, rows[0]), table.corner(sx, rows[1]));
+            for (k, g) in [g0.0, g0.1, g1.0, g1.1].into_iter().enumerate() {
+                // SAFETY: `k * stride + c + 16 <= 4 * stride`, as `c < count <= stride - 16`.
+                unsafe { _mm512_storeu_ps(columns.as_mut_ptr().add(k * stride + c), g) };
+            }
+        }
+    }
+    let blend = Blend::new(kernel, cy, v);
+    let one = _mm512_set1_epi32(1);
+    let mut at = 0;
+    while at < n {
+        let lanes = (n - at).min(16);
+        let mask: __mmask16 = if lanes == 16 { !0 } else { (1u16 << lanes) - 1 };
+        // SAFETY: lanes `at..at + lanes` are within every input (asserted above); the masked
+        // loads touch no other lanes.
+        let (cell, fx, u) = unsafe {
+            (
+                _mm512_maskz_loadu_epi32(mask, x0.as_ptr().add(at).cast()),
+                _mm512_maskz_loadu_ps(mask, fx.as_ptr().add(at)),
+                _mm512_maskz_loadu_ps(mask, u.as_ptr().add(at)),
+            )
+        };
+        // The block's first cell (its cells are monotone) and how many more it spans.
+        let (a, b) = (x0[at], x0[at + lanes - 1]);
+        let base = a.min(b);
+        let corners = if tabled && (i64::from(a.max(b)) - i64::from(base)) < 15 {
+            let index = _mm512_sub_epi32(cell, _mm512_set1_epi32(base));
+            let next = _mm512_add_epi32(index, one);
+            let offset = (base - first) as usize;
+            // SAFETY: `offset + 16 <= count - 1 + 16 <= stride` for each of the four tables.
+            let t = |k: usize| unsafe { _mm512_loadu_ps(columns.as_ptr().add(k * stride + offset)) };
+            let (x0s, y0s, x1s, y1s) = (t(0), t(1), t(2), t(3));
+            let pick = |i: __m512i, t: __m512| _mm512_permutexvar_ps(i, t);
+            [
+                (pick(index, x0s), pick(index, y0s)),
+                (pick(next, x0s), pick(next, y0s)),
+                (pick(index, x1s), pick(index, y1s)),
+                (pick(next, x1s), pick(next, y1s)),
+            ]
+        } else {
+            // `spread_x` of the pixel's cell and of the next one (`spread_x(1)` is the prime).
+            let sx0 = _mm512_mullo_epi32(cell, prime_x);
+            let sx1 = _mm512_add_epi32(sx0, prime_x);
+            [
+                table.corner(sx0, rows[0]),
+                table.corner(sx1, rows[0]),
+                table.corner(sx0, rows[1]),
+                table.corner(sx1, rows[1]),
+            ]
+        };
+        let value = blend.at(corners, fx, u);
+        // SAFETY: lanes `at..at + lanes` are within `out`; the masked store writes no others.
+        unsafe { _mm512_mask_storeu_ps(out.as_mut_ptr().add(at), mask, value) };
+        at += 16;
+    }
+}
+
+/// The 64-entry gradient table, 16 entries to a register: x components and y components.
+struct Table {
+    x: [__m512; 4],
+    y: [__m512; 4],
+}
+
+impl Table {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn new() -> Self {
+        let component = |c: usize, quarter: usize| {
+            let lanes: [f32; 16] = std::array::from_fn(|k| GRADIENTS_2D[quarter * 16 + k][c]);
+            // SAFETY: an unaligned load of 16 `f32` from an array of 16.
+            unsafe { _mm512_loadu_ps(lanes.as_ptr()) }
+        };
+        Self {
+            x: [component(0, 0), component(0, 1), component(0, 2), component(0, 3)],
+            y: [component(1, 0), component(1, 1), component(1, 2), component(1, 3)],
+        }
+    }
+
+    /// The gradient of each lane's lattice point, from its spread x and the row's share of the hash.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn corner(&self, sx: __m512i, row: __m512i) -> (__m512, __m512) {
+        let index = index(_mm512_xor_si512(sx, row));
+        // A permute across each half's two registers picks by the low five bits; bit 5 the half.
+        let upper = _mm512_test_epi32_mask(index, _mm512_set1_epi32(32));
+        let pick = |t: &[__m512; 4]| {
+            let low = _mm512_permutex2var_ps(t[0], index, t[1]);
+            let high = _mm512_permutex2var_ps(t[2], index, t[3]);
+            _mm512_mask_blend_ps(upper, low, high)
+        };
+        (pick(&self.x), pick(&self.y))
+    }
+}
+
+/// The blend's constants along the row: [`blend_gradients_2d`] or [`blend_rounded_2d`] in lanes.
+///
+/// [`blend_gradients_2d`]: crate::field::basis::gradient_kernel::blend_gradients_2d
+/// [`blend_rounded_2d`]: crate::field::basis::gradient_kernel::blend_rounded_2d
+struct Blend {
+    rounded: bool,
+    scale: __m512,
+    /// `fy`, `fy - 1`, `v`, and `8 fy(1 - fy)` as `envelope_value` computes it.
+    fy: __m512,
+    fy1: __m512,
+    v: __m512,
+    r8: __m512,
+}
+
+impl Blend {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn new(kernel: GradientKernel, cy: AxisCell, v: f32) -> Self {
+        Self {
+            rounded: kernel == GradientKernel::Rounded,
+            scale: _mm512_set1_ps(match kernel {
+                GradientKernel::Perlin => std::f32::consts::SQRT_2,
+                GradientKernel::Rounded => ROUNDED_SCALE,
+            }),
+            fy: _mm512_set1_ps(cy.f),
+            fy1: _mm512_set1_ps(cy.f - 1.0),
+            v: _mm512_set1_ps(v),
+            r8: _mm512_set1_ps(8.0 * (cy.f * (1.0 - cy.f))),
+        }
+    }
+
+    /// The noise at each lane from its corner gradients `[g00, g10, g01, g11]` (x and y), its
+    /// fraction `fx` and faded weight `u`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn at(&self, [g00, g10, g01, g11]: [(__m512, __m512); 4], fx: __m512, u: __m512) -> __m512 {
+        let one = _mm512_set1_ps(1.0);
+        let lerp = |a: __m512, b: __m512, t: __m512| _mm512_add_ps(a, _mm512_mul_ps(t, _mm512_sub_ps(b, a)));
+        let dot = |g: (__m512, __m512), dx: __m512, dy: __m512| {
+            _mm512_add_ps(_mm512_mul_ps(g.0, dx), _mm512_mul_ps(g.1, dy))
+        };
+        let fx1 = _mm512_sub_ps(fx, one);
+        let (n00, n10) = (dot(g00, fx, self.fy), dot(g10, fx1, self.fy));
+        let (n01, n11) = (dot(g01, fx, self.fy1), dot(g11, fx1, self.fy1));
+        let raw = lerp(lerp(n00, n10, u), lerp(n01, n11, u), self.v);
+        let mut value = _mm512_mul_ps(raw, self.scale);
+        if self.rounded {
+            let w = _mm512_mul_ps(_mm512_mul_ps(fx, _mm512_sub_ps(one, fx)), self.r8);
+            value = _mm512_mul_ps(value, _mm512_sub_ps(one, _mm512_mul_ps(w, w)));
+        }
+        // `clamp(-1, 1)`; NaN would pass through as `clamp` lets it (max and min return their
+        // second operand when one is NaN).
+        _mm512_min_ps(_mm512_set1_ps(1.0), _mm512_max_ps(_mm512_set1_ps(-1.0), value))
+    }
+}
+
+/// The gradient table's index of each lane's hash input: the top six bits of `mix` (its last
+/// step, `h ^= h >> 16`, leaves the top sixteen bits alone, so it is skipped).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn index(h: __m512i) -> __m512i {
+    let h = _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h));
+    let h = _mm512_mullo_epi32(h, _mm512_set1_epi32(0x7FEB_352D));
+    let h = _mm512_xor_si512(h, _mm512_srli_epi32::<15>(h));
+    let h = _mm512_mullo_epi32(h, _mm512_set1_epi32(0x846C_A68Bu32 as i32));
+    _mm512_srli_epi32::<26>(h)
+}
