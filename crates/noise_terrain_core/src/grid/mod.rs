@@ -22,7 +22,7 @@
 //! [`Heightmap::generate`]: crate::Heightmap::generate
 
 #[cfg(target_arch = "x86_64")]
-mod gradient_avx512;
+mod avx512;
 pub(crate) mod gradients;
 pub(crate) mod rows;
 
@@ -62,8 +62,8 @@ struct RowScratch {
     nearest: Vec<u32>,
     candidates: Vec<(f32, f32, u32)>,
     columns: Vec<(f32, f32, u32)>,
-    /// The AVX-512 gradient path's corner gradients of the row's lattice columns.
-    gradient_columns: Vec<f32>,
+    /// The AVX-512 path's corners of the row's lattice columns (`avx512.rs`).
+    lattice_columns: Vec<f32>,
     i1: Vec<i32>,
     fx: Vec<f32>,
     u: Vec<f32>,
@@ -87,7 +87,7 @@ impl RowScratch {
             nearest: vec![0; width],
             candidates: Vec::new(),
             columns: Vec::new(),
-            gradient_columns: Vec::new(),
+            lattice_columns: Vec::new(),
             i1: vec![0; width],
             fx: vec![0.0; width],
             u: vec![0.0; width],
@@ -283,24 +283,30 @@ fn cell_layer(
     }
     let cy = AxisCell::new(py, lattice.period);
     let v = fade.apply(cy.f);
+    #[cfg(target_arch = "x86_64")]
+    if isa == Isa::Avx512 && lattice.period.is_none() && matches!(s.basis, Basis::Value | Basis::Gradient) {
+        let (x0, fx, u) = (&scratch.i0[..width], &scratch.fx[..width], &scratch.u[..width]);
+        let row = avx512::Row { x0, fx, u, cy, v };
+        let columns = &mut scratch.lattice_columns;
+        // SAFETY: the row path runs at a level only where the CPU has it (`fill_uninit_with`
+        // asserts it), and this level has AVX-512F.
+        unsafe {
+            match s.basis {
+                Basis::Gradient => avx512::gradient_row(lattice.seed, lattice.kernel, row, columns, layer),
+                Basis::Value => avx512::value_row(lattice.seed, row, columns, layer),
+                Basis::Simplex | Basis::Worley => unreachable!("value and gradient noise only"),
+            }
+        }
+        return;
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = isa;
     // Cells a few pixels wide: every pixel on its own (see the thresholds).
     let short = |pixels| lattice.period.is_none() && runs_shorter_than(&scratch.i0[..width], pixels);
     if s.basis == Basis::Value && short(VALUE_PER_PIXEL_BELOW) {
         let cells = (&scratch.i0[..width], &scratch.u[..width]);
         return value_per_pixel(lattice, [cy.i0, cy.i1], v, cells, layer);
     }
-    #[cfg(target_arch = "x86_64")]
-    if s.basis == Basis::Gradient && isa == Isa::Avx512 && lattice.period.is_none() {
-        let cells = (&scratch.i0[..width], &scratch.fx[..width], &scratch.u[..width]);
-        let (columns, out) = (&mut scratch.gradient_columns, &mut *layer);
-        // SAFETY: the row path runs at a level only where the CPU has it (`fill_uninit_with`
-        // asserts it), and this level has AVX-512F.
-        return unsafe {
-            gradient_avx512::gradient_row_avx512((lattice.seed, lattice.kernel), (cy, v), cells, columns, out)
-        };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = isa;
     if s.basis == Basis::Gradient && short(GRADIENT_PER_PIXEL_BELOW) {
         let cells = (&scratch.i0[..width], &scratch.fx[..width], &scratch.u[..width]);
         return gradient_per_pixel(lattice, cy, v, cells, layer);

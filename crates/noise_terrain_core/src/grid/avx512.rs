@@ -1,19 +1,25 @@
-//! One octave of 2-D gradient noise over a row, every pixel on its own, written for AVX-512.
+//! One octave of 2-D value or gradient noise over a row, written for AVX-512: no runs of pixels.
 //!
-//! The portable row path looks each run's corner gradients up once and blends the run's pixels;
-//! at fine octaves the runs are a few pixels and that set-up per run is most of the cost, while
-//! a pixel loop that hashes its own corners reads the 64-entry gradient table one lane at a time.
-//! AVX-512 holds the whole table in eight registers and picks sixteen lanes' entries with two
-//! two-register permutes and a blend, so here every pixel hashes and looks up its own corners
-//! at full width, at every octave, with no runs at all.
+//! The portable row path looks each run's corners up once and blends the run's pixels; at fine
+//! octaves the runs are a few pixels and that set-up per run is most of the cost, while a pixel
+//! loop that hashes its own corners pays four hashes per pixel (and reads the 64-entry gradient
+//! table one lane at a time). Here the corners of every lattice column the row crosses are hashed
+//! once, sixteen columns at a time, into a table, and each block of sixteen pixels picks its
+//! corners from the sixteen table entries at its first cell with one-register permutes (AVX-512
+//! holds the gradient table itself in eight registers and picks from it with two-register
+//! permutes). Where a block spans more than fifteen cells (a grid coarser than the lattice), its
+//! pixels hash their own corners.
 //!
-//! The operations are those of [`corner_gradient_2d`], [`blend_gradients_2d`] and
-//! [`blend_rounded_2d`] in the same order, with no fused multiply-add, so the bits are the point
-//! path's (the grid's property tests compare every level with it).
+//! The operations are those of [`corner_gradient_2d`], [`blend_gradients_2d`],
+//! [`blend_rounded_2d`], [`corner_value_2d`] and [`blend_values_2d`] in the same order, with no
+//! fused multiply-add, so the bits are the point path's (the grid's property tests compare every
+//! level with it).
 //!
 //! [`corner_gradient_2d`]: crate::field::basis::gradient::corner_gradient_2d
 //! [`blend_gradients_2d`]: crate::field::basis::gradient_kernel::blend_gradients_2d
 //! [`blend_rounded_2d`]: crate::field::basis::gradient_kernel::blend_rounded_2d
+//! [`corner_value_2d`]: crate::field::basis::value::corner_value_2d
+//! [`blend_values_2d`]: crate::field::basis::value::blend_values_2d
 
 use std::arch::x86_64::*;
 
@@ -22,20 +28,64 @@ use crate::field::basis::gradient_table::GRADIENTS_2D;
 use crate::field::coord::AxisCell;
 use crate::field::hash::{PRIME_X, spread_seed, spread_y};
 
-/// One octave's row of gradient noise on an unbounded lattice: pixel `k` in cell `x0[k]` at
-/// fraction `fx[k]` with faded weight `u[k]`, the row in cell `cy` with faded weight `v`, into
-/// `out[k]` for every `k < out.len()` (the inputs at least as long, and monotone: a row's cells
-/// never both rise and fall). `columns` is scratch.
-///
-/// Where cells are at least about a pixel wide, the corner gradients of every lattice column the
-/// row crosses are hashed once, sixteen columns at a time, into a table, and each block of sixteen
-/// pixels picks its corners from the sixteen table entries at its first cell with four one-register
-/// permutes per corner pair; elsewhere every pixel hashes its own four corners.
+/// A row's cells and weights: pixel `k` in cell `x0[k]` at fraction `fx[k]` with faded weight
+/// `u[k]`; the row in cell `cy` with faded weight `v`. The cells are an unbounded lattice's and
+/// monotone along the row (a row's cells never both rise and fall).
+pub(crate) struct Row<'a> {
+    pub x0: &'a [i32],
+    pub fx: &'a [f32],
+    pub u: &'a [f32],
+    pub cy: AxisCell,
+    pub v: f32,
+}
+
+/// One octave's row of gradient noise into `out[k]` for every `k < out.len()` (the row's inputs
+/// at least as long); `columns` is scratch.
 #[target_feature(enable = "avx512f")]
-pub(crate) fn gradient_row_avx512(
-    (seed, kernel): (u32, GradientKernel),
-    (cy, v): (AxisCell, f32),
-    (x0, fx, u): (&[i32], &[f32], &[f32]),
+pub(crate) fn gradient_row(
+    seed: u32,
+    kernel: GradientKernel,
+    row: Row,
+    columns: &mut Vec<f32>,
+    out: &mut [f32],
+) {
+    let table = Table::new();
+    let blend = Blend::new(kernel, row.cy, row.v);
+    let column = |sx: __m512i, rows: [__m512i; 2]| {
+        let ((x0, y0), (x1, y1)) = (table.corner(sx, rows[0]), table.corner(sx, rows[1]));
+        [x0, y0, x1, y1]
+    };
+    let pixel = |[x0, y0, x1, y1]: [__m512; 4], [x0n, y0n, x1n, y1n]: [__m512; 4], fx, u| {
+        blend.at([(x0, y0), (x0n, y0n), (x1, y1), (x1n, y1n)], fx, u)
+    };
+    lattice_row(seed, row, (column, pixel), columns, out);
+}
+
+/// One octave's row of value noise, in `[-1, 1]` as the row path keeps it, into `out[k]` for
+/// every `k < out.len()` (the row's inputs at least as long); `columns` is scratch.
+#[target_feature(enable = "avx512f")]
+pub(crate) fn value_row(seed: u32, row: Row, columns: &mut Vec<f32>, out: &mut [f32]) {
+    let v = _mm512_set1_ps(row.v);
+    let column = |sx: __m512i, rows: [__m512i; 2]| rows.map(|r| unit_value(mix(_mm512_xor_si512(sx, r))));
+    let pixel = |[v0, v1]: [__m512; 2], [v0n, v1n]: [__m512; 2], _fx, u| {
+        let value = lerp(lerp(v0, v0n, u), lerp(v1, v1n, u), v);
+        _mm512_sub_ps(_mm512_mul_ps(value, _mm512_set1_ps(2.0)), _mm512_set1_ps(1.0))
+    };
+    lattice_row(seed, row, (column, pixel), columns, out);
+}
+
+/// The row of a lattice basis with `P` planes of values per lattice column (two rows of corners):
+/// `column(spread x, the rows' shares of the hash)` gives sixteen columns' planes, and
+/// `pixel(the cell's left column, its right column, fx, u)` blends them.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn lattice_row<const P: usize>(
+    seed: u32,
+    Row { x0, fx, u, cy, .. }: Row,
+    (column, pixel): (
+        impl Fn(__m512i, [__m512i; 2]) -> [__m512; P],
+        impl Fn([__m512; P], [__m512; P], __m512, __m512) -> __m512,
+    ),
     columns: &mut Vec<f32>,
     out: &mut [f32],
 ) {
@@ -44,8 +94,7 @@ pub(crate) fn gradient_row_avx512(
     if n == 0 {
         return;
     }
-    let table = Table::new();
-    // `hash2(x, y, seed)` is `mix(spread_seed ^ spread_x(x) ^ spread_y(y))`: the row's share of it.
+    // `hash2(x, y, seed)` is `mix(spread_seed ^ spread_x(x) ^ spread_y(y))`: the rows' share of it.
     let rows = [spread_seed(seed) ^ spread_y(cy.i0), spread_seed(seed) ^ spread_y(cy.i1)];
     let rows = rows.map(|r| _mm512_set1_epi32(r as i32));
     let prime_x = _mm512_set1_epi32(PRIME_X as i32);
@@ -55,19 +104,16 @@ pub(crate) fn gradient_row_avx512(
     let tabled = count <= n + 2;
     let stride = count.next_multiple_of(16) + 16;
     if tabled {
-        columns.resize(4 * stride, 0.0);
+        columns.resize(P * stride, 0.0);
         let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         for c in (0..count).step_by(16) {
             let cell = _mm512_add_epi32(_mm512_set1_epi32(first.wrapping_add(c as i32)), iota);
-            let sx = _mm512_mullo_epi32(cell, prime_x);
-            let (g0, g1) = (table.corner(sx, rows[0]), table.corner(sx, rows[1]));
-            for (k, g) in [g0.0, g0.1, g1.0, g1.1].into_iter().enumerate() {
-                // SAFETY: `k * stride + c + 16 <= 4 * stride`, as `c < count <= stride - 16`.
-                unsafe { _mm512_storeu_ps(columns.as_mut_ptr().add(k * stride + c), g) };
+            for (k, plane) in column(_mm512_mullo_epi32(cell, prime_x), rows).into_iter().enumerate() {
+                // SAFETY: `k * stride + c + 16 <= P * stride`, as `c < count <= stride - 16`.
+                unsafe { _mm512_storeu_ps(columns.as_mut_ptr().add(k * stride + c), plane) };
             }
         }
     }
-    let blend = Blend::new(kernel, cy, v);
     let one = _mm512_set1_epi32(1);
     let mut at = 0;
     while at < n {
@@ -85,36 +131,57 @@ pub(crate) fn gradient_row_avx512(
         // The block's first cell (its cells are monotone) and how many more it spans.
         let (a, b) = (x0[at], x0[at + lanes - 1]);
         let base = a.min(b);
-        let corners = if tabled && (i64::from(a.max(b)) - i64::from(base)) < 15 {
+        let (left, right) = if tabled && (i64::from(a.max(b)) - i64::from(base)) < 15 {
             let index = _mm512_sub_epi32(cell, _mm512_set1_epi32(base));
             let next = _mm512_add_epi32(index, one);
             let offset = (base - first) as usize;
-            // SAFETY: `offset + 16 <= count - 1 + 16 <= stride` for each of the four tables.
-            let t = |k: usize| unsafe { _mm512_loadu_ps(columns.as_ptr().add(k * stride + offset)) };
-            let (x0s, y0s, x1s, y1s) = (t(0), t(1), t(2), t(3));
-            let pick = |i: __m512i, t: __m512| _mm512_permutexvar_ps(i, t);
-            [
-                (pick(index, x0s), pick(index, y0s)),
-                (pick(next, x0s), pick(next, y0s)),
-                (pick(index, x1s), pick(index, y1s)),
-                (pick(next, x1s), pick(next, y1s)),
-            ]
+            // SAFETY: `offset + 16 <= count - 1 + 16 <= stride` in each plane.
+            let planes: [__m512; P] = std::array::from_fn(|k| unsafe {
+                _mm512_loadu_ps(columns.as_ptr().add(k * stride + offset))
+            });
+            (planes.map(|p| _mm512_permutexvar_ps(index, p)), planes.map(|p| _mm512_permutexvar_ps(next, p)))
         } else {
             // `spread_x` of the pixel's cell and of the next one (`spread_x(1)` is the prime).
-            let sx0 = _mm512_mullo_epi32(cell, prime_x);
-            let sx1 = _mm512_add_epi32(sx0, prime_x);
-            [
-                table.corner(sx0, rows[0]),
-                table.corner(sx1, rows[0]),
-                table.corner(sx0, rows[1]),
-                table.corner(sx1, rows[1]),
-            ]
+            let sx = _mm512_mullo_epi32(cell, prime_x);
+            (column(sx, rows), column(_mm512_add_epi32(sx, prime_x), rows))
         };
-        let value = blend.at(corners, fx, u);
+        let value = pixel(left, right, fx, u);
         // SAFETY: lanes `at..at + lanes` are within `out`; the masked store writes no others.
         unsafe { _mm512_mask_storeu_ps(out.as_mut_ptr().add(at), mask, value) };
         at += 16;
     }
+}
+
+/// `a + t (b - a)` in lanes, as [`lerp`](crate::field::basis::lattice::lerp).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn lerp(a: __m512, b: __m512, t: __m512) -> __m512 {
+    _mm512_add_ps(a, _mm512_mul_ps(t, _mm512_sub_ps(b, a)))
+}
+
+/// [`unit_value`](crate::field::hash::unit_value) in lanes: the upper 24 bits over 2^24 (exact).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn unit_value(h: __m512i) -> __m512 {
+    _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32::<8>(h)), _mm512_set1_ps(1.0 / 16_777_216.0))
+}
+
+/// [`mix`](crate::field::hash::mix) in lanes: the hash of each lane's input.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn mix(h: __m512i) -> __m512i {
+    let h = mix_to_last_step(h);
+    _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h))
+}
+
+/// [`mix`] without its last step, `h ^= h >> 16`, which leaves the top sixteen bits alone.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn mix_to_last_step(h: __m512i) -> __m512i {
+    let h = _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h));
+    let h = _mm512_mullo_epi32(h, _mm512_set1_epi32(0x7FEB_352D));
+    let h = _mm512_xor_si512(h, _mm512_srli_epi32::<15>(h));
+    _mm512_mullo_epi32(h, _mm512_set1_epi32(0x846C_A68Bu32 as i32))
 }
 
 /// The 64-entry gradient table, 16 entries to a register: x components and y components.
@@ -191,7 +258,6 @@ impl Blend {
     #[target_feature(enable = "avx512f")]
     fn at(&self, [g00, g10, g01, g11]: [(__m512, __m512); 4], fx: __m512, u: __m512) -> __m512 {
         let one = _mm512_set1_ps(1.0);
-        let lerp = |a: __m512, b: __m512, t: __m512| _mm512_add_ps(a, _mm512_mul_ps(t, _mm512_sub_ps(b, a)));
         let dot = |g: (__m512, __m512), dx: __m512, dy: __m512| {
             _mm512_add_ps(_mm512_mul_ps(g.0, dx), _mm512_mul_ps(g.1, dy))
         };
@@ -210,14 +276,10 @@ impl Blend {
     }
 }
 
-/// The gradient table's index of each lane's hash input: the top six bits of `mix` (its last
-/// step, `h ^= h >> 16`, leaves the top sixteen bits alone, so it is skipped).
+/// The gradient table's index of each lane's hash input: the top six bits of [`mix`], which its
+/// last step leaves as they are.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn index(h: __m512i) -> __m512i {
-    let h = _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h));
-    let h = _mm512_mullo_epi32(h, _mm512_set1_epi32(0x7FEB_352D));
-    let h = _mm512_xor_si512(h, _mm512_srli_epi32::<15>(h));
-    let h = _mm512_mullo_epi32(h, _mm512_set1_epi32(0x846C_A68Bu32 as i32));
-    _mm512_srli_epi32::<26>(h)
+    _mm512_srli_epi32::<26>(mix_to_last_step(h))
 }
