@@ -25,6 +25,7 @@ use std::arch::x86_64::*;
 
 use crate::field::basis::gradient_kernel::{GradientKernel, ROUNDED_SCALE};
 use crate::field::basis::gradient_table::GRADIENTS_2D;
+use crate::field::basis::simplex;
 use crate::field::coord::AxisCell;
 use crate::field::hash::{PRIME_X, spread_seed, spread_y};
 
@@ -72,6 +73,75 @@ pub(crate) fn value_row(seed: u32, row: Row, columns: &mut Vec<f32>, out: &mut [
         _mm512_sub_ps(_mm512_mul_ps(value, _mm512_set1_ps(2.0)), _mm512_set1_ps(1.0))
     };
     lattice_row(seed, row, (column, pixel), columns, out);
+}
+
+/// One octave's row of simplex noise from each pixel's skew (`skew_2d`: the first corner
+/// `(i[k], j[k])` of its triangle and the offset `(x0[k], y0[k])` from it) into `out[k]` for every
+/// `k < out.len()` (the inputs at least as long): [`corners_2d`]'s operations in lanes, the
+/// gradients picked from a 16-entry table in one register.
+///
+/// [`corners_2d`]: crate::field::basis::simplex::corners_2d
+#[target_feature(enable = "avx512f")]
+pub(crate) fn simplex_row(seed: u32, (i, j): (&[i32], &[i32]), (x0, y0): (&[f32], &[f32]), out: &mut [f32]) {
+    let n = out.len();
+    assert!(i.len() >= n && j.len() >= n && x0.len() >= n && y0.len() >= n, "inputs shorter than the row");
+    let gradients: [[f32; 16]; 2] =
+        std::array::from_fn(|c| std::array::from_fn(|k| simplex::gradient_2d((k as u32) << 28)[c]));
+    // SAFETY: unaligned loads of 16 `f32` from arrays of 16.
+    let (gx, gy) =
+        unsafe { (_mm512_loadu_ps(gradients[0].as_ptr()), _mm512_loadu_ps(gradients[1].as_ptr())) };
+    let seed = _mm512_set1_epi32(spread_seed(seed) as i32);
+    let (one_x, one_y) = (_mm512_set1_epi32(PRIME_X as i32), _mm512_set1_epi32(spread_y(1) as i32));
+    let prime_y = one_y;
+    let g2 = simplex::G2 as f32;
+    let (zero, one, r0) = (_mm512_setzero_ps(), _mm512_set1_ps(1.0), _mm512_set1_ps(0.5));
+    let (g2, g2x2) = (_mm512_set1_ps(g2), _mm512_set1_ps(2.0 * g2));
+    // One corner's share: the kernel `max(r0 - d², 0)⁴` times the gradient's dot product.
+    let corner = |h: __m512i, dx: __m512, dy: __m512| {
+        let k = _mm512_srli_epi32::<28>(mix_to_last_step(_mm512_xor_si512(h, seed)));
+        let (gx, gy) = (_mm512_permutexvar_ps(k, gx), _mm512_permutexvar_ps(k, gy));
+        let dot = _mm512_add_ps(_mm512_mul_ps(gx, dx), _mm512_mul_ps(gy, dy));
+        let d2 = _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy));
+        let t = _mm512_max_ps(_mm512_sub_ps(r0, d2), zero);
+        let t4 = _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(t, t), t), t);
+        _mm512_mul_ps(t4, dot)
+    };
+    let mut at = 0;
+    while at < n {
+        let lanes = (n - at).min(16);
+        let mask: __mmask16 = if lanes == 16 { !0 } else { (1u16 << lanes) - 1 };
+        // SAFETY: lanes `at..at + lanes` are within every input (asserted above); the masked
+        // loads touch no other lanes.
+        let (ci, cj, x0, y0) = unsafe {
+            (
+                _mm512_maskz_loadu_epi32(mask, i.as_ptr().add(at).cast()),
+                _mm512_maskz_loadu_epi32(mask, j.as_ptr().add(at).cast()),
+                _mm512_maskz_loadu_ps(mask, x0.as_ptr().add(at)),
+                _mm512_maskz_loadu_ps(mask, y0.as_ptr().add(at)),
+            )
+        };
+        // The triangle: the middle corner is one step along x where `x0 > y0`, else along y.
+        let upper = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x0, y0);
+        let (i1, j1) = (_mm512_mask_blend_ps(upper, zero, one), _mm512_mask_blend_ps(upper, one, zero));
+        let (x1, y1) = (_mm512_add_ps(_mm512_sub_ps(x0, i1), g2), _mm512_add_ps(_mm512_sub_ps(y0, j1), g2));
+        let (x2, y2) =
+            (_mm512_add_ps(_mm512_sub_ps(x0, one), g2x2), _mm512_add_ps(_mm512_sub_ps(y0, one), g2x2));
+        let (sx, sy) = (_mm512_mullo_epi32(ci, one_x), _mm512_mullo_epi32(cj, prime_y));
+        let (sx1, sy1) = (_mm512_add_epi32(sx, one_x), _mm512_add_epi32(sy, one_y));
+        let h0 = _mm512_xor_si512(sx, sy);
+        let h1 = _mm512_xor_si512(
+            _mm512_mask_blend_epi32(upper, sx, sx1),
+            _mm512_mask_blend_epi32(upper, sy1, sy),
+        );
+        let h2 = _mm512_xor_si512(sx1, sy1);
+        let sum = _mm512_add_ps(_mm512_add_ps(corner(h0, x0, y0), corner(h1, x1, y1)), corner(h2, x2, y2));
+        let value = _mm512_mul_ps(sum, _mm512_set1_ps(simplex::SCALE_2D));
+        // `clamp(-1, 1)`, NaN passing through as in `Blend::at`.
+        let value = _mm512_min_ps(one, _mm512_max_ps(_mm512_set1_ps(-1.0), value));
+        // SAFETY: lanes `at..at + lanes` are within `out`; the masked store writes no others.
+        unsafe { _mm512_mask_storeu_ps(out.as_mut_ptr().add(at), mask, value) };
+        at += 16;
+    }
 }
 
 /// The row of a lattice basis with `P` planes of values per lattice column (two rows of corners):

@@ -234,7 +234,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     for (k, layer) in layers.chunks_exact_mut(width).take(octaves).enumerate() {
         let lattice = &sampler.lattices[k];
         match s.basis {
-            Basis::Simplex => simplex_layer(lattice, xs, scale, py * scale, scratch, layer),
+            Basis::Simplex => simplex_layer((lattice, job.isa), xs, scale, py * scale, scratch, layer),
             Basis::Value | Basis::Gradient | Basis::Worley => {
                 cell_layer(sampler, (k, job.isa), xs, scale, py * scale, scratch, layer)
             }
@@ -249,7 +249,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
 /// on its own, the `f64` skew in one loop and the `f32` corners in another (each at full width).
 #[inline(always)]
 fn simplex_layer(
-    lattice: &Lattice,
+    (lattice, isa): (&Lattice, Isa),
     xs: &[f64],
     scale: f64,
     py: f64,
@@ -257,6 +257,15 @@ fn simplex_layer(
     layer: &mut [f32],
 ) {
     skew_row(xs, scale, py, [&mut scratch.i0, &mut scratch.i1], [&mut scratch.fx, &mut scratch.u]);
+    #[cfg(target_arch = "x86_64")]
+    if isa == Isa::Avx512 {
+        let width = layer.len();
+        let (i, j) = (&scratch.i0[..width], &scratch.i1[..width]);
+        // SAFETY: as in `cell_layer`: this level runs only where the CPU has AVX-512F.
+        return unsafe { avx512::simplex_row(lattice.seed, (i, j), (&scratch.fx, &scratch.u), layer) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = isa;
     let corners = scratch.i0.iter().zip(&scratch.i1).zip(scratch.fx.iter().zip(&scratch.u));
     for (o, ((&i, &j), (&x0, &y0))) in layer.iter_mut().zip(corners) {
         *o = corners_2d(lattice.seed, i, j, x0, y0);

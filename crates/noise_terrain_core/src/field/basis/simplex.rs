@@ -20,10 +20,10 @@ use crate::field::hash::{hash2_spread, hash3, spread_x, spread_y};
 /// Skew factor from the square grid to the triangle grid, `(√3 - 1) / 2`.
 const F2: f64 = 0.366_025_403_784_438_6;
 /// Unskew factor, `(3 - √3) / 6`.
-const G2: f64 = 0.211_324_865_405_187_1;
+pub(crate) const G2: f64 = 0.211_324_865_405_187_1;
 const F3: f64 = 1.0 / 3.0;
 const G3: f64 = 1.0 / 6.0;
-const SCALE_2D: f32 = 98.0;
+pub(crate) const SCALE_2D: f32 = 98.0;
 const SCALE_3D: f32 = 39.0;
 
 /// One corner's contribution: the kernel times the gradient's dot product with the offset.
@@ -35,10 +35,10 @@ fn corner(r0: f32, d2: f32, dot: f32) -> f32 {
     t * t * t * t * dot
 }
 
-/// `g · (dx, dy)` for the gradient picked by the top four bits of `hash`: angle `k · 22.5°`,
-/// built from a first-quadrant vector and quarter turns.
+/// The gradient picked by the top four bits of `hash`: angle `k · 22.5°`, a first-quadrant
+/// vector (bits 28 and 29), turned a quarter (bit 30) and a half (bit 31).
 #[inline(always)]
-fn gradient_dot_2d(hash: u32, dx: f32, dy: f32) -> f32 {
+pub(crate) fn gradient_2d(hash: u32) -> [f32; 2] {
     const C: f32 = 0.923_879_5; // cos 22.5°
     const S: f32 = 0.382_683_43; // sin 22.5°
     const D: f32 = std::f32::consts::FRAC_1_SQRT_2;
@@ -59,10 +59,18 @@ fn gradient_dot_2d(hash: u32, dx: f32, dy: f32) -> f32 {
     } else {
         0.0
     };
-    // A quarter turn of the gradient is the opposite quarter turn of the offset; a half turn
-    // negates the product, which is flipping its sign bit.
-    let (u, v) = if hash & (1 << 30) == 0 { (dx, dy) } else { (dy, -dx) };
-    f32::from_bits((c * u + s * v).to_bits() ^ (hash & (1 << 31)))
+    let (x, y) = if hash & (1 << 30) == 0 { (c, s) } else { (-s, c) };
+    // A half turn negates both: their sign bits flip.
+    let half = hash & (1 << 31);
+    [f32::from_bits(x.to_bits() ^ half), f32::from_bits(y.to_bits() ^ half)]
+}
+
+/// `g · (dx, dy)` for the gradient [`gradient_2d`] picks from `hash`, as `gx·dx + gy·dy` (the
+/// AVX-512 row picks `g` from a 16-entry table with the same bits).
+#[inline(always)]
+fn gradient_dot_2d(hash: u32, dx: f32, dy: f32) -> f32 {
+    let [gx, gy] = gradient_2d(hash);
+    gx * dx + gy * dy
 }
 
 /// The first corner of the triangle holding `(x, y)` and the offset from it: the only part in
@@ -136,7 +144,7 @@ pub(crate) fn corners_2d_with_gradient(seed: u32, i: i32, j: i32, x0: f32, y0: f
     for (h, dx, dy) in triangle_2d(seed, i, j, x0, y0) {
         // d/dp of t⁴ (g · d), with d moving as the point does and t = r₀² - |d|² (0 outside).
         let t = (0.5 - (dx * dx + dy * dy)).max(0.0);
-        let (gx, gy) = (gradient_dot_2d(h, 1.0, 0.0), gradient_dot_2d(h, 0.0, 1.0));
+        let [gx, gy] = gradient_2d(h);
         let dot = gx * dx + gy * dy;
         let t3 = t * t * t;
         gradient[0] += t3 * t * gx - 8.0 * t3 * dx * dot;
@@ -162,7 +170,7 @@ pub(crate) fn simplex_2d_with_hessian(x: f64, y: f64, seed: u32) -> Jet {
         let t = 0.5 - (dx * dx + dy * dy);
         if t > 0.0 {
             // d²/dp² of t⁴ (g · d): -8t³ (g dᵀ + d gᵀ) + 48 t² (g · d) d dᵀ - 8 t³ (g · d) I.
-            let (g, d) = ([gradient_dot_2d(hash, 1.0, 0.0), gradient_dot_2d(hash, 0.0, 1.0)], [dx, dy]);
+            let (g, d) = (gradient_2d(hash), [dx, dy]);
             let dot = g[0] * dx + g[1] * dy;
             let (t2, t3) = (t * t, t * t * t);
             for (a, row) in h.iter_mut().enumerate() {
@@ -277,7 +285,7 @@ mod tests {
     fn the_sixteen_gradients_are_unit_vectors_at_every_22_5_degrees() {
         let mut angles: Vec<i32> = (0..16u32)
             .map(|k| {
-                let (gx, gy) = (gradient_dot_2d(k << 28, 1.0, 0.0), gradient_dot_2d(k << 28, 0.0, 1.0));
+                let [gx, gy] = gradient_2d(k << 28);
                 assert!((gx.hypot(gy) - 1.0).abs() < 1e-6);
                 (gy.atan2(gx).to_degrees().rem_euclid(360.0) / 22.5).round() as i32
             })
