@@ -23,11 +23,12 @@
 
 use std::arch::x86_64::*;
 
+use crate::field::basis::DistanceMetric;
 use crate::field::basis::gradient_kernel::{GradientKernel, ROUNDED_SCALE};
 use crate::field::basis::gradient_table::GRADIENTS_2D;
 use crate::field::basis::simplex;
 use crate::field::coord::AxisCell;
-use crate::field::hash::{PRIME_X, spread_seed, spread_y};
+use crate::field::hash::{PRIME_X, spread_seed, spread_x, spread_y};
 
 /// A row's cells and weights: pixel `k` in cell `x0[k]` at fraction `fx[k]` with faded weight
 /// `u[k]`; the row in cell `cy` with faded weight `v`. The cells are an unbounded lattice's and
@@ -140,6 +141,159 @@ pub(crate) fn simplex_row(seed: u32, (i, j): (&[i32], &[i32]), (x0, y0): (&[f32]
         let value = _mm512_min_ps(one, _mm512_max_ps(_mm512_set1_ps(-1.0), value));
         // SAFETY: lanes `at..at + lanes` are within `out`; the masked store writes no others.
         unsafe { _mm512_mask_storeu_ps(out.as_mut_ptr().add(at), mask, value) };
+        at += 16;
+    }
+}
+
+/// Worley noise's search of each pixel's 3×3 block of cells, in [`search_order_2d`]'s order with
+/// [`offer`]'s operations: F1, F2 (orderings of `metric`) and the nearest point's hash into `f1`,
+/// `f2` and `nearest` for every pixel `k < f1.len()` (cell `x0[k]`, fraction `fx[k]`, the row's
+/// cell and fraction `(iy, fy)`; an unbounded lattice, cells monotone along the row). The feature
+/// points of the row's three rows of cells are computed once per column into `columns`; a block
+/// of sixteen pixels whose cells span more than thirteen columns hashes its own. The farther
+/// cells (search radius 2 and more) are the caller's.
+///
+/// [`search_order_2d`]: crate::field::basis::worley::search_order_2d
+/// [`offer`]: crate::field::basis::worley::offer
+#[target_feature(enable = "avx512f")]
+pub(crate) fn worley_near_cells(
+    (seed, jitter, metric): (u32, f32, DistanceMetric),
+    (iy, fy): (i32, f32),
+    (x0, fx): (&[i32], &[f32]),
+    columns: &mut Vec<f32>,
+    (f1, f2, nearest): (&mut [f32], &mut [f32], &mut [u32]),
+) {
+    use DistanceMetric::*;
+    let squared = |x: __m512, y: __m512| _mm512_add_ps(_mm512_mul_ps(x, x), _mm512_mul_ps(y, y));
+    let abs = |v: __m512| _mm512_abs_ps(v);
+    let out = (f1, f2, nearest);
+    // The metric is matched outside the pixel loop, as on the portable path.
+    match metric {
+        Euclidean | EuclideanSquared => {
+            worley_near_with(squared, (seed, jitter), (iy, fy), (x0, fx), columns, out)
+        }
+        Manhattan => {
+            let manhattan = |x, y| _mm512_add_ps(abs(x), abs(y));
+            worley_near_with(manhattan, (seed, jitter), (iy, fy), (x0, fx), columns, out)
+        }
+        Chebyshev => {
+            // `max(max(0, |x|), |y|)`: the first `max` leaves `|x|` as it is.
+            let chebyshev = |x, y| _mm512_max_ps(abs(x), abs(y));
+            worley_near_with(chebyshev, (seed, jitter), (iy, fy), (x0, fx), columns, out)
+        }
+    }
+}
+
+/// [`worley_near_cells`] with the metric's ordering in lanes.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn worley_near_with(
+    measure: impl Fn(__m512, __m512) -> __m512,
+    (seed, jitter): (u32, f32),
+    (iy, fy): (i32, f32),
+    (x0, fx): (&[i32], &[f32]),
+    columns: &mut Vec<f32>,
+    (f1, f2, nearest): (&mut [f32], &mut [f32], &mut [u32]),
+) {
+    let n = f1.len();
+    assert!(
+        x0.len() >= n && fx.len() >= n && f2.len() >= n && nearest.len() >= n,
+        "inputs shorter than the row"
+    );
+    if n == 0 {
+        return;
+    }
+    let rows: [__m512i; 3] = std::array::from_fn(|k| {
+        _mm512_set1_epi32((spread_seed(seed) ^ spread_y(iy.wrapping_add(k as i32 - 1))) as i32)
+    });
+    let prime_x = _mm512_set1_epi32(PRIME_X as i32);
+    let (half, jitter, fy) = (_mm512_set1_ps(0.5), _mm512_set1_ps(jitter), _mm512_set1_ps(fy));
+    // `feature(h, axis, jitter)`: `0.5 + (unit_value(bits) - 0.5) · jitter`.
+    let feature =
+        |bits: __m512i| _mm512_add_ps(half, _mm512_mul_ps(_mm512_sub_ps(unit_value(bits), half), jitter));
+    let second = _mm512_set1_epi32(0x9E37_79B9u32 as i32);
+    // The feature point of the cells at spread x `sx` in row `dy` (-1, 0, 1): its x inside the
+    // cell, its y relative to the pixel row (`dy + y inside - fy`) and the cell's hash.
+    let point = |sx: __m512i, dy: usize| {
+        let h = mix(_mm512_xor_si512(sx, rows[dy]));
+        let y = _mm512_add_ps(_mm512_set1_ps(dy as f32 - 1.0), feature(mix(_mm512_add_epi32(h, second))));
+        [feature(h), _mm512_sub_ps(y, fy), _mm512_castsi512_ps(h)]
+    };
+    // The row's columns: its cells and one more on each side.
+    let first = x0[0].min(x0[n - 1]).wrapping_sub(1);
+    let count = (i64::from(x0[0].max(x0[n - 1])) - i64::from(first) + 2) as usize;
+    let tabled = count <= n + 4;
+    let stride = count.next_multiple_of(16) + 16;
+    if tabled {
+        columns.resize(9 * stride, 0.0);
+        let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        for c in (0..count).step_by(16) {
+            let cell = _mm512_add_epi32(_mm512_set1_epi32(first.wrapping_add(c as i32)), iota);
+            let sx = _mm512_mullo_epi32(cell, prime_x);
+            for dy in 0..3 {
+                for (k, plane) in point(sx, dy).into_iter().enumerate() {
+                    // SAFETY: `(3 dy + k) · stride + c + 16 <= 9 · stride`, as `c < count <= stride - 16`.
+                    unsafe { _mm512_storeu_ps(columns.as_mut_ptr().add((3 * dy + k) * stride + c), plane) };
+                }
+            }
+        }
+    }
+    let mut at = 0;
+    while at < n {
+        let lanes = (n - at).min(16);
+        let mask: __mmask16 = if lanes == 16 { !0 } else { (1u16 << lanes) - 1 };
+        // SAFETY: lanes `at..at + lanes` are within every input (asserted above); the masked
+        // loads touch no other lanes.
+        let (cell, fx) = unsafe {
+            (
+                _mm512_maskz_loadu_epi32(mask, x0.as_ptr().add(at).cast()),
+                _mm512_maskz_loadu_ps(mask, fx.as_ptr().add(at)),
+            )
+        };
+        let (a, b) = (x0[at], x0[at + lanes - 1]);
+        let base = a.min(b);
+        let from_table = tabled && (i64::from(a.max(b)) - i64::from(base)) <= 13;
+        // The points of cell (dx, dy) from each pixel's: from the 16 columns of the table at the
+        // block's first cell's left neighbour, or hashed.
+        let offset = (i64::from(base) - 1 - i64::from(first)) as usize;
+        let sx = _mm512_mullo_epi32(cell, prime_x);
+        let cell_point = |dx: i32, dy: usize| {
+            if from_table {
+                let index = _mm512_add_epi32(
+                    _mm512_sub_epi32(cell, _mm512_set1_epi32(base)),
+                    _mm512_set1_epi32(dx + 1),
+                );
+                std::array::from_fn::<__m512, 3, _>(|k| {
+                    // SAFETY: `offset + 16 <= count + 16 <= stride` in each plane (the block's
+                    // columns lie within the row's).
+                    let plane =
+                        unsafe { _mm512_loadu_ps(columns.as_ptr().add((3 * dy + k) * stride + offset)) };
+                    _mm512_permutexvar_ps(index, plane)
+                })
+            } else {
+                point(_mm512_add_epi32(sx, _mm512_set1_epi32(spread_x(dx) as i32)), dy)
+            }
+        };
+        let (mut best, mut second_best) = (_mm512_set1_ps(f32::INFINITY), _mm512_set1_ps(f32::INFINITY));
+        let mut hash = _mm512_setzero_si512();
+        for dy in 0..3 {
+            for dx in -1..=1 {
+                let [inside, y, h] = cell_point(dx, dy);
+                let d = measure(_mm512_sub_ps(_mm512_add_ps(_mm512_set1_ps(dx as f32), inside), fx), y);
+                let closer = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(d, best);
+                let nearer = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(d, second_best);
+                second_best =
+                    _mm512_mask_blend_ps(closer, _mm512_mask_blend_ps(nearer, second_best, d), best);
+                best = _mm512_mask_blend_ps(closer, best, d);
+                hash = _mm512_mask_blend_epi32(closer, hash, _mm512_castps_si512(h));
+            }
+        }
+        // SAFETY: lanes `at..at + lanes` are within the outputs; the masked stores write no others.
+        unsafe {
+            _mm512_mask_storeu_ps(f1.as_mut_ptr().add(at), mask, best);
+            _mm512_mask_storeu_ps(f2.as_mut_ptr().add(at), mask, second_best);
+            _mm512_mask_storeu_epi32(nearest.as_mut_ptr().add(at).cast(), mask, hash);
+        }
         at += 16;
     }
 }
