@@ -86,11 +86,9 @@ pub(crate) fn value_row(seed: u32, row: Row, columns: &mut Vec<f32>, out: &mut [
 pub(crate) fn simplex_row(seed: u32, (i, j): (&[i32], &[i32]), (x0, y0): (&[f32], &[f32]), out: &mut [f32]) {
     let n = out.len();
     assert!(i.len() >= n && j.len() >= n && x0.len() >= n && y0.len() >= n, "inputs shorter than the row");
-    let gradients: [[f32; 16]; 2] =
-        std::array::from_fn(|c| std::array::from_fn(|k| simplex::gradient_2d((k as u32) << 28)[c]));
     // SAFETY: unaligned loads of 16 `f32` from arrays of 16.
     let (gx, gy) =
-        unsafe { (_mm512_loadu_ps(gradients[0].as_ptr()), _mm512_loadu_ps(gradients[1].as_ptr())) };
+        unsafe { (_mm512_loadu_ps(SIMPLEX_LANES[0].as_ptr()), _mm512_loadu_ps(SIMPLEX_LANES[1].as_ptr())) };
     let seed = _mm512_set1_epi32(spread_seed(seed) as i32);
     let (one_x, one_y) = (_mm512_set1_epi32(PRIME_X as i32), _mm512_set1_epi32(spread_y(1) as i32));
     let prime_y = one_y;
@@ -222,10 +220,11 @@ fn worley_near_with(
     // The row's columns: its cells and one more on each side.
     let first = x0[0].min(x0[n - 1]).wrapping_sub(1);
     let count = (i64::from(x0[0].max(x0[n - 1])) - i64::from(first) + 2) as usize;
-    let tabled = count <= n + 4;
+    // As in `lattice_row`: a block reads the table where its cells span at most 13 columns.
+    let tabled = (count - 3) * 16 <= n * 13;
     let stride = count.next_multiple_of(16) + 16;
     if tabled {
-        columns.resize(9 * stride, 0.0);
+        columns.resize(columns.len().max(9 * stride), 0.0);
         let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         for c in (0..count).step_by(16) {
             let cell = _mm512_add_epi32(_mm512_set1_epi32(first.wrapping_add(c as i32)), iota);
@@ -325,10 +324,13 @@ fn lattice_row<const P: usize>(
     // The row's columns: its cells and each one's right neighbour.
     let first = x0[0].min(x0[n - 1]);
     let count = (i64::from(x0[0].max(x0[n - 1])) - i64::from(first) + 2) as usize;
-    let tabled = count <= n + 2;
+    // A block of 16 pixels reads the table where its cells span at most 15 columns: worth
+    // building where cells are at least 16/14 pixels wide on average.
+    let tabled = (count - 2) * 16 <= n * 14;
     let stride = count.next_multiple_of(16) + 16;
     if tabled {
-        columns.resize(P * stride, 0.0);
+        // Grown, never shrunk: a shorter table would be zeroed again on the next longer one.
+        columns.resize(columns.len().max(P * stride), 0.0);
         let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         for c in (0..count).step_by(16) {
             let cell = _mm512_add_epi32(_mm512_set1_epi32(first.wrapping_add(c as i32)), iota);
@@ -408,6 +410,31 @@ fn mix_to_last_step(h: __m512i) -> __m512i {
     _mm512_mullo_epi32(h, _mm512_set1_epi32(0x846C_A68Bu32 as i32))
 }
 
+/// [`GRADIENTS_2D`] by component (x, y), then by quarter of 16 entries: a register's lanes each.
+static GRADIENT_LANES: [[[f32; 16]; 4]; 2] = {
+    let mut lanes = [[[0.0; 16]; 4]; 2];
+    let mut k = 0;
+    while k < 64 {
+        lanes[0][k / 16][k % 16] = GRADIENTS_2D[k][0];
+        lanes[1][k / 16][k % 16] = GRADIENTS_2D[k][1];
+        k += 1;
+    }
+    lanes
+};
+
+/// [`simplex::gradient_2d`]'s sixteen gradients by component (x, y), in the order of the hash's
+/// top four bits.
+static SIMPLEX_LANES: [[f32; 16]; 2] = {
+    let mut lanes = [[0.0; 16]; 2];
+    let mut k = 0;
+    while k < 16 {
+        let [x, y] = simplex::gradient_2d((k as u32) << 28);
+        (lanes[0][k], lanes[1][k]) = (x, y);
+        k += 1;
+    }
+    lanes
+};
+
 /// The 64-entry gradient table, 16 entries to a register: x components and y components.
 struct Table {
     x: [__m512; 4],
@@ -418,15 +445,9 @@ impl Table {
     #[inline]
     #[target_feature(enable = "avx512f")]
     fn new() -> Self {
-        let component = |c: usize, quarter: usize| {
-            let lanes: [f32; 16] = std::array::from_fn(|k| GRADIENTS_2D[quarter * 16 + k][c]);
-            // SAFETY: an unaligned load of 16 `f32` from an array of 16.
-            unsafe { _mm512_loadu_ps(lanes.as_ptr()) }
-        };
-        Self {
-            x: [component(0, 0), component(0, 1), component(0, 2), component(0, 3)],
-            y: [component(1, 0), component(1, 1), component(1, 2), component(1, 3)],
-        }
+        // SAFETY: unaligned loads of 16 `f32` from rows of 16.
+        let load = |c: usize, quarter: usize| unsafe { _mm512_loadu_ps(GRADIENT_LANES[c][quarter].as_ptr()) };
+        Self { x: [0, 1, 2, 3].map(|q| load(0, q)), y: [0, 1, 2, 3].map(|q| load(1, q)) }
     }
 
     /// The gradient of each lane's lattice point, from its spread x and the row's share of the hash.

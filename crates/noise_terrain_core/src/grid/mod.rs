@@ -62,6 +62,8 @@ struct RowScratch {
     nearest: Vec<u32>,
     candidates: Vec<(f32, f32, u32)>,
     columns: Vec<(f32, f32, u32)>,
+    /// Per octave, the row's cells along x, which rows of the same x positions share.
+    x_cells: Vec<XCells>,
     /// The AVX-512 path's corners of the row's lattice columns (`avx512.rs`).
     lattice_columns: Vec<f32>,
     i1: Vec<i32>,
@@ -88,6 +90,15 @@ impl RowScratch {
             candidates: Vec::new(),
             columns: Vec::new(),
             lattice_columns: Vec::new(),
+            x_cells: (0..octaves)
+                .map(|_| XCells {
+                    segment: None,
+                    i0: vec![0; width],
+                    i1: vec![0; width],
+                    fx: vec![0.0; width],
+                    u: vec![0.0; width],
+                })
+                .collect(),
             i1: vec![0; width],
             fx: vec![0.0; width],
             u: vec![0.0; width],
@@ -236,7 +247,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
         match s.basis {
             Basis::Simplex => simplex_layer((lattice, job.isa), xs, scale, py * scale, scratch, layer),
             Basis::Value | Basis::Gradient | Basis::Worley => {
-                cell_layer(sampler, (k, job.isa), xs, scale, py * scale, scratch, layer)
+                cell_layer(sampler, (k, job.isa, job.first), xs, scale, py * scale, scratch, layer)
             }
         }
         scale *= s.lacunarity as f64;
@@ -272,10 +283,56 @@ fn simplex_layer(
     }
 }
 
-/// One octave of value, gradient or Worley noise over the row: the pixels are split into runs
-/// that share a lattice cell, whose corners (or feature points) are looked up once.
+/// One octave of value, gradient or Worley noise over the row (the segment of its pixels from
+/// `first`). The row's cells and fractions along x (and faded weights) are the same for every
+/// row of the grid, whose x positions are: they are computed for the first row a thread fills
+/// at each octave and kept in `scratch.x_cells` for the next ones.
 #[inline(always)]
 fn cell_layer(
+    sampler: &FieldSampler,
+    (octave, isa, first): (usize, Isa, usize),
+    xs: &[f64],
+    scale: f64,
+    py: f64,
+    scratch: &mut RowScratch,
+    layer: &mut [f32],
+) {
+    let (s, width, lattice) = (&sampler.settings, layer.len(), &sampler.lattices[octave]);
+    let kept = &mut scratch.x_cells[octave];
+    std::mem::swap(&mut scratch.i0, &mut kept.i0);
+    std::mem::swap(&mut scratch.i1, &mut kept.i1);
+    std::mem::swap(&mut scratch.fx, &mut kept.fx);
+    std::mem::swap(&mut scratch.u, &mut kept.u);
+    if kept.segment != Some((first, width)) {
+        split_row(xs, scale, lattice.period, [&mut scratch.i0, &mut scratch.i1], &mut scratch.fx);
+        if s.basis != Basis::Worley {
+            lattice.fade.apply_slice(&scratch.fx, &mut scratch.u);
+        }
+        kept.segment = Some((first, width));
+    }
+    cell_layer_split(sampler, (octave, isa), xs, scale, py, scratch, layer);
+    let kept = &mut scratch.x_cells[octave];
+    std::mem::swap(&mut scratch.i0, &mut kept.i0);
+    std::mem::swap(&mut scratch.i1, &mut kept.i1);
+    std::mem::swap(&mut scratch.fx, &mut kept.fx);
+    std::mem::swap(&mut scratch.u, &mut kept.u);
+}
+
+/// A row segment's cells and fractions along x at one octave (see [`cell_layer`]).
+struct XCells {
+    /// The segment they are for: its first pixel and its length.
+    segment: Option<(usize, usize)>,
+    i0: Vec<i32>,
+    i1: Vec<i32>,
+    fx: Vec<f32>,
+    u: Vec<f32>,
+}
+
+/// [`cell_layer`] once `scratch` holds the row's cells along x (`i0`, `i1`, `fx`, `u`): the pixels
+/// are split into runs that share a lattice cell, whose corners (or feature points) are looked up
+/// once.
+#[inline(always)]
+fn cell_layer_split(
     sampler: &FieldSampler,
     (octave, isa): (usize, Isa),
     xs: &[f64],
@@ -285,11 +342,7 @@ fn cell_layer(
     layer: &mut [f32],
 ) {
     let (s, width, lattice) = (&sampler.settings, layer.len(), &sampler.lattices[octave]);
-    split_row(xs, scale, lattice.period, [&mut scratch.i0, &mut scratch.i1], &mut scratch.fx);
     let fade = lattice.fade;
-    if s.basis != Basis::Worley {
-        fade.apply_slice(&scratch.fx, &mut scratch.u);
-    }
     let cy = AxisCell::new(py, lattice.period);
     let v = fade.apply(cy.f);
     #[cfg(target_arch = "x86_64")]

@@ -38,7 +38,7 @@ fn corner(r0: f32, d2: f32, dot: f32) -> f32 {
 /// The gradient picked by the top four bits of `hash`: angle `k · 22.5°`, a first-quadrant
 /// vector (bits 28 and 29), turned a quarter (bit 30) and a half (bit 31).
 #[inline(always)]
-pub(crate) fn gradient_2d(hash: u32) -> [f32; 2] {
+pub(crate) const fn gradient_2d(hash: u32) -> [f32; 2] {
     const C: f32 = 0.923_879_5; // cos 22.5°
     const S: f32 = 0.382_683_43; // sin 22.5°
     const D: f32 = std::f32::consts::FRAC_1_SQRT_2;
