@@ -64,10 +64,11 @@ macro_rules! compiled_for {
 
 pub(crate) use {avx2_features, avx512_features, compiled_for, dispatch};
 
-/// The environment variable that picks the level grids are filled with, by name (`baseline`,
-/// `avx2`, `avx512`), instead of the best one the CPU supports: to compare the levels on one
-/// machine, or to step down where a level runs slower than the one below it. A level the CPU lacks
-/// and an unknown name are ignored. The bits are the same at every level.
+/// The environment variable that picks the instruction-set level by name (`baseline`, `avx2`,
+/// `avx512`) instead of the one measured fastest for grids
+/// ([`grid_level`](crate::advanced::grid_level)) and the best one supported for the other
+/// kernels: to compare the levels on one machine, or to pin one. A level the CPU lacks and an
+/// unknown name are ignored. The bits are the same at every level.
 pub const ISA_VARIABLE: &str = "NOISE_TERRAIN_ISA";
 
 /// An instruction-set level the row path is compiled for.
@@ -117,14 +118,18 @@ impl Isa {
         }
     }
 
-    /// The level grids are filled with: the best this CPU supports, unless the environment
-    /// variable [`ISA_VARIABLE`] names another supported level. Read once.
+    /// The level kernels run with: the best this CPU supports, unless the environment variable
+    /// [`ISA_VARIABLE`] names another supported level. (Grids pick theirs by measurement:
+    /// `grid/level.rs`.)
     pub(crate) fn best() -> Isa {
         static BEST: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
-        *BEST.get_or_init(|| {
-            let named = std::env::var(ISA_VARIABLE).ok().and_then(|name| Isa::named(&name));
-            named.filter(|isa| isa.is_supported()).unwrap_or_else(Isa::best_supported)
-        })
+        *BEST.get_or_init(|| Isa::named_in_environment().unwrap_or_else(Isa::best_supported))
+    }
+
+    /// The supported level [`ISA_VARIABLE`] names, if it is set to one.
+    pub(crate) fn named_in_environment() -> Option<Isa> {
+        let named = std::env::var(ISA_VARIABLE).ok().and_then(|name| Isa::named(&name));
+        named.filter(|isa| isa.is_supported())
     }
 
     /// The best level this CPU supports.

@@ -24,6 +24,7 @@
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 pub(crate) mod gradients;
+pub(crate) mod level;
 pub(crate) mod rows;
 
 pub use rows::GridWindow;
@@ -90,13 +91,14 @@ impl RowScratch {
             candidates: Vec::new(),
             columns: Vec::new(),
             lattice_columns: Vec::new(),
+            // Sized on first use: simplex noise needs none.
             x_cells: (0..octaves)
                 .map(|_| XCells {
                     segment: None,
-                    i0: vec![0; width],
-                    i1: vec![0; width],
-                    fx: vec![0.0; width],
-                    u: vec![0.0; width],
+                    i0: Vec::new(),
+                    i1: Vec::new(),
+                    fx: Vec::new(),
+                    u: Vec::new(),
                 })
                 .collect(),
             i1: vec![0; width],
@@ -120,7 +122,7 @@ pub fn fill_grid(sampler: &FieldSampler, window: GridWindow, out: &mut [f32]) {
 /// [`fill_grid`] into memory that need not be initialised: every element is written. A fresh buffer
 /// then needs no zeroing first, which would be serial work in front of the parallel rows.
 pub fn fill_grid_uninit(sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeUninit<f32>]) {
-    fill_uninit_with(Isa::best(), sampler, window, out);
+    fill_uninit_with(level::level_for(sampler.settings.basis), sampler, window, out);
 }
 
 /// Rows wider than this are filled in segments of this many pixels, so that the per-thread
@@ -304,6 +306,10 @@ fn cell_layer(
     std::mem::swap(&mut scratch.fx, &mut kept.fx);
     std::mem::swap(&mut scratch.u, &mut kept.u);
     if kept.segment != Some((first, width)) {
+        if scratch.i0.len() < width {
+            (scratch.i0, scratch.i1) = (vec![0; width], vec![0; width]);
+            (scratch.fx, scratch.u) = (vec![0.0; width], vec![0.0; width]);
+        }
         split_row(xs, scale, lattice.period, [&mut scratch.i0, &mut scratch.i1], &mut scratch.fx);
         if s.basis != Basis::Worley {
             lattice.fade.apply_slice(&scratch.fx, &mut scratch.u);
