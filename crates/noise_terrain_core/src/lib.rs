@@ -30,7 +30,8 @@
 //!   sums, domain warp, the erosion filter, and the exact derivatives they carry (`dual.rs`),
 //!   hashing and coordinates.
 //! - `grid/`: filling a whole grid of a field at once, the heights' and the gradients' row paths
-//!   (`rows.rs` holds what both share); `isa.rs` picks the instruction-set level they run at.
+//!   (`rows.rs` holds what both share; `avx512.rs` the AVX-512 rows of every basis); `isa.rs`
+//!   compiles them per instruction-set level and `grid/level.rs` picks the fastest one.
 //! - `map/`: what is done with a whole map: [`Heightmap`], [`Frame`], post-processing, droplet
 //!   and thermal erosion and stream-power rivers (`map/erosion/`), the [`Surface`] arrays, ray
 //!   casts.
@@ -39,7 +40,8 @@
 //! - `scatter/`: rules that place things on the ground, and the ground they see.
 //! - `preset/`: the settings every front end shares ([`TerrainPreset`]), reading a preset file
 //!   with a bound, writing files atomically.
-//! - [`advanced`]: what games do not need (the derivative types, filling uninitialised memory).
+//! - [`advanced`]: what games do not need (the derivative types, filling uninitialised memory,
+//!   the instruction-set level grids run at).
 //!
 //! Every parameter has a documented range; out-of-range values are clamped by one rule
 //! ([`clamp_or`]: NaN takes the default) and [`NoiseSettings::validate`] names each change.

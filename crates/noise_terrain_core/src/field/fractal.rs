@@ -379,6 +379,20 @@ impl RawToUnit {
 }
 
 impl RawToUnit {
+    /// [`apply`](Self::apply) to every raw value of `raw`, written to `heights` (as long): the
+    /// choice between keeping and mapping is made once, outside the loop, which then vectorises
+    /// (inside, the compiler loaded the mapping's constants with gathers on every iteration).
+    #[inline(always)]
+    pub(crate) fn apply_to_row(&self, raw: &[f32], heights: &mut [std::mem::MaybeUninit<f32>]) {
+        let pairs = heights.iter_mut().zip(raw);
+        if self.keep_raw {
+            pairs.for_each(|(h, &raw)| _ = h.write(raw));
+        } else {
+            let (lo, inv_range) = (self.lo, self.inv_range);
+            pairs.for_each(|(h, &raw)| _ = h.write(((raw - lo) * inv_range).clamp(0.0, 1.0)));
+        }
+    }
+
     /// The factor from a raw value's slope to the height's (where the height is not clamped).
     #[inline(always)]
     pub(crate) fn slope_scale(&self) -> f32 {

@@ -821,9 +821,7 @@ pub(crate) fn damped_heights_row(
         amplitude *= fractal.persistence;
         scale *= s.lacunarity as f64;
     }
-    for (h, &sum) in row.iter_mut().zip(&sums[0]) {
-        h.write(sampler.to_unit.apply(sum));
-    }
+    sampler.to_unit.apply_to_row(&sums[0], row);
 }
 
 /// Adds one octave to fBm's or billow's sums, with the very operations of `FractalParams::raw`

@@ -769,9 +769,7 @@ fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row
                 }
                 amplitude *= fractal.persistence;
             }
-            for (h, &sum) in row.iter_mut().zip(&*sums) {
-                h.write(sampler.to_unit.apply(sum));
-            }
+            sampler.to_unit.apply_to_row(sums, row);
         }
         Fractal::Damped => unreachable!("the damped fractal's rows take `damped_heights_row`"),
         Fractal::None | Fractal::Ridged | Fractal::Hybrid | Fractal::Hetero => {
