@@ -7,8 +7,9 @@
 //! once, sixteen columns at a time, into a table, and each block of sixteen pixels picks its
 //! corners from the sixteen table entries at its first cell with one-register permutes (AVX-512
 //! holds the gradient table itself in eight registers and picks from it with two-register
-//! permutes). Where a block spans more than fifteen cells (a grid coarser than the lattice), its
-//! pixels hash their own corners.
+//! permutes); where a block spans 16 to 31 cells, from 32 entries with two-register permutes.
+//! Where a block spans more (cells narrower than about half a pixel), its pixels hash their own
+//! corners.
 //!
 //! The operations are those of [`corner_gradient_2d`], [`blend_gradients_2d`],
 //! [`blend_rounded_2d`], [`corner_value_2d`] and [`blend_values_2d`] in the same order, with no
@@ -147,9 +148,10 @@ pub(crate) fn simplex_row(seed: u32, (i, j): (&[i32], &[i32]), (x0, y0): (&[f32]
 /// [`offer`]'s operations: F1, F2 (orderings of `metric`) and the nearest point's hash into `f1`,
 /// `f2` and `nearest` for every pixel `k < f1.len()` (cell `x0[k]`, fraction `fx[k]`, the row's
 /// cell and fraction `(iy, fy)`; an unbounded lattice, cells monotone along the row). The feature
-/// points of the row's three rows of cells are computed once per column into `columns`; a block
-/// of sixteen pixels whose cells span more than thirteen columns hashes its own. The farther
-/// cells (search radius 2 and more) are the caller's.
+/// points of the row's three rows of cells are computed once per column into `columns`, which a
+/// block of sixteen pixels reads with one-register permutes where its cells span at most 13
+/// columns and two-register ones up to 29 (cells down to about half a pixel); a block whose cells
+/// span more hashes its own. The farther cells (search radius 2 and more) are the caller's.
 ///
 /// [`search_order_2d`]: crate::field::basis::worley::search_order_2d
 /// [`offer`]: crate::field::basis::worley::offer
@@ -220,9 +222,11 @@ fn worley_near_with(
     // The row's columns: its cells and one more on each side.
     let first = x0[0].min(x0[n - 1]).wrapping_sub(1);
     let count = (i64::from(x0[0].max(x0[n - 1])) - i64::from(first) + 2) as usize;
-    // As in `lattice_row`: a block reads the table where its cells span at most 13 columns.
-    let tabled = (count - 3) * 16 <= n * 13;
-    let stride = count.next_multiple_of(16) + 16;
+    // A block reads the table where its cells span at most 29 columns (with their neighbours, the
+    // 32 entries of two registers; at most 13 fit one): worth building where cells are at least
+    // about 16/29 pixels wide on average. Each plane has room for 32 entries past any column.
+    let tabled = (count - 3) * 16 <= n * 29;
+    let stride = count.next_multiple_of(16) + 32;
     if tabled {
         columns.resize(columns.len().max(9 * stride), 0.0);
         let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -231,7 +235,7 @@ fn worley_near_with(
             let sx = _mm512_mullo_epi32(cell, prime_x);
             for dy in 0..3 {
                 for (k, plane) in point(sx, dy).into_iter().enumerate() {
-                    // SAFETY: `(3 dy + k) · stride + c + 16 <= 9 · stride`, as `c < count <= stride - 16`.
+                    // SAFETY: `(3 dy + k) · stride + c + 16 <= 9 · stride`, as `c < count <= stride - 32`.
                     unsafe { _mm512_storeu_ps(columns.as_mut_ptr().add((3 * dy + k) * stride + c), plane) };
                 }
             }
@@ -251,23 +255,28 @@ fn worley_near_with(
         };
         let (a, b) = (x0[at], x0[at + lanes - 1]);
         let base = a.min(b);
-        let from_table = tabled && (i64::from(a.max(b)) - i64::from(base)) <= 13;
-        // The points of cell (dx, dy) from each pixel's: from the 16 columns of the table at the
-        // block's first cell's left neighbour, or hashed.
+        let span = i64::from(a.max(b)) - i64::from(base);
+        // The points of cell (dx, dy) from each pixel's: from the 16 (or 32) columns of the table
+        // at the block's first cell's left neighbour, or hashed.
+        let (one_register, two_registers) = (tabled && span <= 13, tabled && span <= 29);
         let offset = (i64::from(base) - 1 - i64::from(first)) as usize;
         let sx = _mm512_mullo_epi32(cell, prime_x);
         let cell_point = |dx: i32, dy: usize| {
-            if from_table {
-                let index = _mm512_add_epi32(
-                    _mm512_sub_epi32(cell, _mm512_set1_epi32(base)),
-                    _mm512_set1_epi32(dx + 1),
-                );
+            let index = || {
+                _mm512_add_epi32(_mm512_sub_epi32(cell, _mm512_set1_epi32(base)), _mm512_set1_epi32(dx + 1))
+            };
+            // SAFETY: `offset + 32 <= count + 32 <= stride` in each plane (the block's columns lie
+            // within the row's).
+            let plane = |k: usize, half: usize| unsafe {
+                _mm512_loadu_ps(columns.as_ptr().add((3 * dy + k) * stride + offset + 16 * half))
+            };
+            if one_register {
+                let index = index();
+                std::array::from_fn::<__m512, 3, _>(|k| _mm512_permutexvar_ps(index, plane(k, 0)))
+            } else if two_registers {
+                let index = index();
                 std::array::from_fn::<__m512, 3, _>(|k| {
-                    // SAFETY: `offset + 16 <= count + 16 <= stride` in each plane (the block's
-                    // columns lie within the row's).
-                    let plane =
-                        unsafe { _mm512_loadu_ps(columns.as_ptr().add((3 * dy + k) * stride + offset)) };
-                    _mm512_permutexvar_ps(index, plane)
+                    _mm512_permutex2var_ps(plane(k, 0), index, plane(k, 1))
                 })
             } else {
                 point(_mm512_add_epi32(sx, _mm512_set1_epi32(spread_x(dx) as i32)), dy)
@@ -324,10 +333,11 @@ fn lattice_row<const P: usize>(
     // The row's columns: its cells and each one's right neighbour.
     let first = x0[0].min(x0[n - 1]);
     let count = (i64::from(x0[0].max(x0[n - 1])) - i64::from(first) + 2) as usize;
-    // A block of 16 pixels reads the table where its cells span at most 15 columns: worth
-    // building where cells are at least 16/14 pixels wide on average.
-    let tabled = (count - 2) * 16 <= n * 14;
-    let stride = count.next_multiple_of(16) + 16;
+    // A block of 16 pixels reads the table where its cells and their right neighbours span at
+    // most 32 columns (two registers; 16 fit one): worth building where cells are at least about
+    // 16/30 pixels wide on average. Each plane has room for 32 entries past any column.
+    let tabled = (count - 2) * 16 <= n * 30;
+    let stride = count.next_multiple_of(16) + 32;
     if tabled {
         // Grown, never shrunk: a shorter table would be zeroed again on the next longer one.
         columns.resize(columns.len().max(P * stride), 0.0);
@@ -335,7 +345,7 @@ fn lattice_row<const P: usize>(
         for c in (0..count).step_by(16) {
             let cell = _mm512_add_epi32(_mm512_set1_epi32(first.wrapping_add(c as i32)), iota);
             for (k, plane) in column(_mm512_mullo_epi32(cell, prime_x), rows).into_iter().enumerate() {
-                // SAFETY: `k * stride + c + 16 <= P * stride`, as `c < count <= stride - 16`.
+                // SAFETY: `k * stride + c + 16 <= P * stride`, as `c < count <= stride - 32`.
                 unsafe { _mm512_storeu_ps(columns.as_mut_ptr().add(k * stride + c), plane) };
             }
         }
@@ -357,15 +367,21 @@ fn lattice_row<const P: usize>(
         // The block's first cell (its cells are monotone) and how many more it spans.
         let (a, b) = (x0[at], x0[at + lanes - 1]);
         let base = a.min(b);
-        let (left, right) = if tabled && (i64::from(a.max(b)) - i64::from(base)) < 15 {
-            let index = _mm512_sub_epi32(cell, _mm512_set1_epi32(base));
-            let next = _mm512_add_epi32(index, one);
-            let offset = (base - first) as usize;
-            // SAFETY: `offset + 16 <= count - 1 + 16 <= stride` in each plane.
-            let planes: [__m512; P] = std::array::from_fn(|k| unsafe {
-                _mm512_loadu_ps(columns.as_ptr().add(k * stride + offset))
-            });
+        let span = i64::from(a.max(b)) - i64::from(base);
+        let index = _mm512_sub_epi32(cell, _mm512_set1_epi32(base));
+        let next = _mm512_add_epi32(index, one);
+        let offset = (base - first) as usize;
+        // SAFETY: `offset + 32 <= count - 1 + 32 <= stride` in each plane.
+        let plane = |k: usize, half: usize| unsafe {
+            _mm512_loadu_ps(columns.as_ptr().add(k * stride + offset + 16 * half))
+        };
+        let (left, right) = if tabled && span < 15 {
+            let planes: [__m512; P] = std::array::from_fn(|k| plane(k, 0));
             (planes.map(|p| _mm512_permutexvar_ps(index, p)), planes.map(|p| _mm512_permutexvar_ps(next, p)))
+        } else if tabled && span < 31 {
+            let planes: [(__m512, __m512); P] = std::array::from_fn(|k| (plane(k, 0), plane(k, 1)));
+            let pick = |index| planes.map(|(low, high)| _mm512_permutex2var_ps(low, index, high));
+            (pick(index), pick(next))
         } else {
             // `spread_x` of the pixel's cell and of the next one (`spread_x(1)` is the prime).
             let sx = _mm512_mullo_epi32(cell, prime_x);

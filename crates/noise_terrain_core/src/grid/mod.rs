@@ -1035,11 +1035,18 @@ mod tests {
 
     #[test]
     fn every_basis_gives_the_point_path_bits_at_cells_about_a_pixel_wide() {
-        // Where 16 pixels span 13 to 16 cells the AVX-512 rows switch from their tables of
-        // lattice columns to hashing per pixel: one octave at cell widths around there (and a
-        // few wider), in rising and falling rows, on every level this CPU has.
+        // Where 16 pixels span 13 to 16 cells (and Worley's 29 to 32) the AVX-512 rows switch
+        // between one- and two-register tables of lattice columns and hashing per pixel: one
+        // octave at cell widths around there (and a few wider), in rising and falling rows, on
+        // every level this CPU has.
         let worley = Worley { jitter: 1.0, return_type: WorleyReturn::F2, metric: DistanceMetric::Euclidean };
         let widths = [
+            0.5,
+            16.0 / 29.5,
+            16.0 / 29.0,
+            16.0 / 28.5,
+            0.6,
+            0.75,
             0.9,
             1.0,
             16.0 / 15.5,
