@@ -1,20 +1,21 @@
-//! One octave of 2-D value or gradient noise over a row, written for AVX-512: no runs of pixels.
+//! One octave of 2-D noise over a row, written for AVX-512, for every basis.
 //!
-//! The portable row path looks each run's corners up once and blends the run's pixels; at fine
-//! octaves the runs are a few pixels and that set-up per run is most of the cost, while a pixel
-//! loop that hashes its own corners pays four hashes per pixel (and reads the 64-entry gradient
-//! table one lane at a time). Here the corners of every lattice column the row crosses are hashed
-//! once, sixteen columns at a time, into a table, and each block of sixteen pixels picks its
-//! corners from the sixteen table entries at its first cell with one-register permutes (AVX-512
-//! holds the gradient table itself in eight registers and picks from it with two-register
-//! permutes); where a block spans 16 to 31 cells, from 32 entries with two-register permutes.
-//! Where a block spans more (cells narrower than about half a pixel), its pixels hash their own
-//! corners.
+//! Value and gradient noise: the portable row path looks each run's corners up once and blends
+//! the run's pixels; at fine octaves the runs are a few pixels and that set-up per run is most of
+//! the cost, while a pixel loop that hashes its own corners pays four hashes per pixel (and reads
+//! the 64-entry gradient table one lane at a time). Here the corners of every lattice column the
+//! row crosses are hashed once, sixteen columns at a time, into a table, and each block of sixteen
+//! pixels picks its corners from the sixteen table entries at its first cell with one-register
+//! permutes (AVX-512 holds the gradient table itself in eight registers and picks from it with
+//! two-register permutes); where a block spans 16 to 31 cells, from 32 entries with two-register
+//! permutes. Where a block spans more (cells narrower than about half a pixel), its pixels hash
+//! their own corners. Worley noise's 3×3 search reads a table of the feature points of the row's
+//! three rows of cells the same way; simplex noise picks its 16 gradients from one register.
 //!
-//! The operations are those of [`corner_gradient_2d`], [`blend_gradients_2d`],
-//! [`blend_rounded_2d`], [`corner_value_2d`] and [`blend_values_2d`] in the same order, with no
-//! fused multiply-add, so the bits are the point path's (the grid's property tests compare every
-//! level with it).
+//! The operations are those of the point path's functions ([`corner_gradient_2d`],
+//! [`blend_gradients_2d`], [`blend_rounded_2d`], [`corner_value_2d`], [`blend_values_2d`],
+//! `corners_2d`, `column_point`, `offer`) in the same order, with no fused multiply-add, so the
+//! bits are the point path's (the grid's property tests compare every level with it).
 //!
 //! [`corner_gradient_2d`]: crate::field::basis::gradient::corner_gradient_2d
 //! [`blend_gradients_2d`]: crate::field::basis::gradient_kernel::blend_gradients_2d

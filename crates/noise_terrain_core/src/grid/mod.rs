@@ -4,19 +4,22 @@
 //! cores with rayon; the bytes are the same for any number of threads.
 //!
 //! Within a row, every basis (without warp) takes a row path. Simplex evaluates the row's points
-//! in one branch-free loop that vectorises. Value, gradient and Worley noise go further: the row's y cell and
-//! fade are computed once per octave, the corner hashes once per lattice cell, and the per-pixel
-//! blend runs over contiguous slices that the compiler vectorises. Where an octave's cells are
-//! only a few pixels wide (a chunk's finest octaves), that set-up per cell costs more than it
-//! saves, and every pixel hashes its own corners in one loop instead (`VALUE_PER_PIXEL_BELOW`
-//! and its siblings). With AVX-512, gradient noise on an unbounded lattice skips runs altogether
-//! (`gradient_avx512.rs`): each block of 16 pixels picks its corner gradients with register
-//! permutes from a table of the row's lattice columns, at every octave. The row path is compiled for
-//! the baseline (SSE2), AVX2 + FMA and AVX-512, and the best level the CPU has is picked at run
-//! time (see `isa.rs`). The blend is the very function the point path uses, Rust never
-//! fuses multiply-adds on its own, and positions are computed with the same `f64` operations,
-//! so the grid is bit for bit what [`FieldSampler::sample`] gives at every level (a property
-//! test holds it for each level the CPU running the tests has).
+//! in one branch-free loop that vectorises. Value, gradient and Worley noise go further: the row's
+//! cells and fractions along x are split once per thread and octave (every row of a grid has the
+//! same x positions), its y cell and fade once per octave, the corner hashes once per lattice
+//! cell, and the per-pixel blend runs over contiguous slices that the compiler vectorises. Where
+//! an octave's cells are only a few pixels wide (a chunk's finest octaves), that set-up per cell
+//! costs more than it saves, and every pixel hashes its own corners in one loop instead
+//! (`VALUE_PER_PIXEL_BELOW` and its siblings). With AVX-512 every basis has rows of its own
+//! (`avx512.rs`): value and gradient noise skip runs altogether, each block of 16 pixels picking
+//! its corners with register permutes from a table of the row's lattice columns; Worley's 3×3
+//! search reads a table of the row's feature points; simplex picks its gradients from a register.
+//! The row path is compiled for the baseline (SSE2), AVX2 + FMA and AVX-512, and the level a grid
+//! runs at is the fastest one measured on the CPU at hand (`level.rs`). The blend is the very
+//! function the point path uses, Rust never fuses multiply-adds on its own (nor do the AVX-512
+//! rows, which repeat the point path's operations in its order), and positions are computed with
+//! the same `f64` operations, so the grid is bit for bit what [`FieldSampler::sample`] gives at
+//! every level (a property test holds it for each level the CPU running the tests has).
 //! Warped fields are sampled point by point, still in parallel rows.
 //!
 //! [`Heightmap::generate`]: crate::Heightmap::generate
