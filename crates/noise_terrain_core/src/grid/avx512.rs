@@ -50,14 +50,14 @@ pub(crate) fn gradient_row(
     seed: u32,
     kernel: GradientKernel,
     row: Row,
-    columns: &mut Vec<f32>,
+    columns: &mut ColumnTable,
     out: &mut [f32],
 ) {
     let table = Table::new();
     let blend = Blend::new(kernel, row.cy, row.v);
-    let column = |sx: __m512i, rows: [__m512i; 2]| {
-        let ((x0, y0), (x1, y1)) = (table.corner(sx, rows[0]), table.corner(sx, rows[1]));
-        [x0, y0, x1, y1]
+    let column = |sx: __m512i, row: __m512i| {
+        let (x, y) = table.corner(sx, row);
+        [x, y]
     };
     let pixel = |[x0, y0, x1, y1]: [__m512; 4], [x0n, y0n, x1n, y1n]: [__m512; 4], fx, u| {
         blend.at([(x0, y0), (x0n, y0n), (x1, y1), (x1n, y1n)], fx, u)
@@ -68,9 +68,9 @@ pub(crate) fn gradient_row(
 /// One octave's row of value noise, in `[-1, 1]` as the row path keeps it, into `out[k]` for
 /// every `k < out.len()` (the row's inputs at least as long); `columns` is scratch.
 #[target_feature(enable = "avx512f")]
-pub(crate) fn value_row(seed: u32, row: Row, columns: &mut Vec<f32>, out: &mut [f32]) {
+pub(crate) fn value_row(seed: u32, row: Row, columns: &mut ColumnTable, out: &mut [f32]) {
     let v = _mm512_set1_ps(row.v);
-    let column = |sx: __m512i, rows: [__m512i; 2]| rows.map(|r| unit_value(mix(_mm512_xor_si512(sx, r))));
+    let column = |sx: __m512i, row: __m512i| [unit_value(mix(_mm512_xor_si512(sx, row)))];
     let pixel = |[v0, v1]: [__m512; 2], [v0n, v1n]: [__m512; 2], _fx, u| {
         let value = lerp(lerp(v0, v0n, u), lerp(v1, v1n, u), v);
         _mm512_sub_ps(_mm512_mul_ps(value, _mm512_set1_ps(2.0)), _mm512_set1_ps(1.0))
@@ -307,21 +307,38 @@ fn worley_near_with(
     }
 }
 
-/// The row of a lattice basis with `P` planes of values per lattice column (two rows of corners):
-/// `column(spread x, the rows' shares of the hash)` gives sixteen columns' planes, and
-/// `pixel(the cell's left column, its right column, fx, u)` blends them.
+/// A row's table of the corners of its lattice columns, kept for the next row of the same octave:
+/// the pixel rows in one row of cells share it whole, and the next row of cells shares half of it
+/// (its upper corners are this one's lower ones).
+#[derive(Default)]
+pub(crate) struct ColumnTable {
+    /// The row of cells (its upper corners' index), the first column and the number of columns
+    /// the table holds.
+    key: Option<(i32, i32, usize)>,
+    /// Which half of `planes` holds the upper row of corners (0 or 1): moving down a row of cells
+    /// swaps the halves' roles instead of copying one over the other.
+    upper: usize,
+    /// Two halves of `Q` planes of `stride` values, one row of corners each.
+    planes: Vec<f32>,
+}
+
+/// The row of a lattice basis with `Q` planes of values per lattice column and row of corners
+/// (`P = 2Q`, the upper row's then the lower row's): `column(spread x, a row's share of the hash)`
+/// gives sixteen columns' planes of one row of corners, and `pixel(the cell's left column, its
+/// right column, fx, u)` blends them.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn lattice_row<const P: usize>(
+fn lattice_row<const Q: usize, const P: usize>(
     seed: u32,
     Row { x0, fx, u, cy, .. }: Row,
     (column, pixel): (
-        impl Fn(__m512i, [__m512i; 2]) -> [__m512; P],
+        impl Fn(__m512i, __m512i) -> [__m512; Q],
         impl Fn([__m512; P], [__m512; P], __m512, __m512) -> __m512,
     ),
-    columns: &mut Vec<f32>,
+    table: &mut ColumnTable,
     out: &mut [f32],
 ) {
+    const { assert!(P == 2 * Q, "two rows of corners") };
     let n = out.len();
     assert!(x0.len() >= n && fx.len() >= n && u.len() >= n, "inputs shorter than the row");
     if n == 0 {
@@ -341,16 +358,34 @@ fn lattice_row<const P: usize>(
     let stride = count.next_multiple_of(16) + 32;
     if tabled {
         // Grown, never shrunk: a shorter table would be zeroed again on the next longer one.
-        columns.resize(columns.len().max(P * stride), 0.0);
+        table.planes.resize(table.planes.len().max(P * stride), 0.0);
+        // Which rows of corners to compute: none where the table is this row of cells' already,
+        // the lower one where it is the row of cells above's (whose lower corners are this one's
+        // upper ones), else both. An unbounded lattice's `cy.i1` is `cy.i0 + 1`.
+        let fresh = match table.key {
+            Some((y, f, c)) if (f, c) == (first, count) && y == cy.i0 => 2..2,
+            Some((y, f, c)) if (f, c) == (first, count) && y.wrapping_add(1) == cy.i0 => {
+                table.upper ^= 1;
+                1..2
+            }
+            _ => 0..2,
+        };
         let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        for c in (0..count).step_by(16) {
-            let cell = _mm512_add_epi32(_mm512_set1_epi32(first.wrapping_add(c as i32)), iota);
-            for (k, plane) in column(_mm512_mullo_epi32(cell, prime_x), rows).into_iter().enumerate() {
-                // SAFETY: `k * stride + c + 16 <= P * stride`, as `c < count <= stride - 32`.
-                unsafe { _mm512_storeu_ps(columns.as_mut_ptr().add(k * stride + c), plane) };
+        for r in fresh {
+            for c in (0..count).step_by(16) {
+                let cell = _mm512_add_epi32(_mm512_set1_epi32(first.wrapping_add(c as i32)), iota);
+                for (q, plane) in column(_mm512_mullo_epi32(cell, prime_x), rows[r]).into_iter().enumerate() {
+                    let k = (r ^ table.upper) * Q + q;
+                    // SAFETY: `k * stride + c + 16 <= P * stride`, as `c < count <= stride - 32`.
+                    unsafe { _mm512_storeu_ps(table.planes.as_mut_ptr().add(k * stride + c), plane) };
+                }
             }
         }
+        table.key = Some((cy.i0, first, count));
     }
+    // Where plane `k` (the upper row's `Q`, then the lower row's) starts.
+    let starts: [usize; P] = std::array::from_fn(|k| (((k / Q) ^ table.upper) * Q + k % Q) * stride);
+    let columns = &table.planes;
     let one = _mm512_set1_epi32(1);
     let mut at = 0;
     while at < n {
@@ -374,7 +409,7 @@ fn lattice_row<const P: usize>(
         let offset = (base - first) as usize;
         // SAFETY: `offset + 32 <= count - 1 + 32 <= stride` in each plane.
         let plane = |k: usize, half: usize| unsafe {
-            _mm512_loadu_ps(columns.as_ptr().add(k * stride + offset + 16 * half))
+            _mm512_loadu_ps(columns.as_ptr().add(starts[k] + offset + 16 * half))
         };
         let (left, right) = if tabled && span < 15 {
             let planes: [__m512; P] = std::array::from_fn(|k| plane(k, 0));
@@ -386,7 +421,11 @@ fn lattice_row<const P: usize>(
         } else {
             // `spread_x` of the pixel's cell and of the next one (`spread_x(1)` is the prime).
             let sx = _mm512_mullo_epi32(cell, prime_x);
-            (column(sx, rows), column(_mm512_add_epi32(sx, prime_x), rows))
+            let both = |sx| {
+                let (upper, lower) = (column(sx, rows[0]), column(sx, rows[1]));
+                std::array::from_fn(|k| if k < Q { upper[k] } else { lower[k - Q] })
+            };
+            (both(sx), both(_mm512_add_epi32(sx, prime_x)))
         };
         let value = pixel(left, right, fx, u);
         // SAFETY: lanes `at..at + lanes` are within `out`; the masked store writes no others.

@@ -68,7 +68,10 @@ struct RowScratch {
     columns: Vec<(f32, f32, u32)>,
     /// Per octave, the row's cells along x, which rows of the same x positions share.
     x_cells: Vec<XCells>,
-    /// The AVX-512 path's corners of the row's lattice columns (`avx512.rs`).
+    /// Per octave, the AVX-512 path's table of the corners of the row's lattice columns.
+    #[cfg(target_arch = "x86_64")]
+    column_tables: Vec<avx512::ColumnTable>,
+    /// The AVX-512 Worley search's feature points of the row's lattice columns (`avx512.rs`).
     lattice_columns: Vec<f32>,
     i1: Vec<i32>,
     fx: Vec<f32>,
@@ -93,6 +96,8 @@ impl RowScratch {
             nearest: vec![0; width],
             candidates: Vec::new(),
             columns: Vec::new(),
+            #[cfg(target_arch = "x86_64")]
+            column_tables: (0..octaves).map(|_| Default::default()).collect(),
             lattice_columns: Vec::new(),
             // Sized on first use: simplex noise needs none.
             x_cells: (0..octaves)
@@ -358,7 +363,7 @@ fn cell_layer_split(
     if isa == Isa::Avx512 && lattice.period.is_none() && matches!(s.basis, Basis::Value | Basis::Gradient) {
         let (x0, fx, u) = (&scratch.i0[..width], &scratch.fx[..width], &scratch.u[..width]);
         let row = avx512::Row { x0, fx, u, cy, v };
-        let columns = &mut scratch.lattice_columns;
+        let columns = &mut scratch.column_tables[octave];
         // SAFETY: the row path runs at a level only where the CPU has it (`fill_uninit_with`
         // asserts it), and this level has AVX-512F.
         unsafe {
