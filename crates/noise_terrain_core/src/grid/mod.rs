@@ -308,12 +308,8 @@ fn cell_layer(
     layer: &mut [f32],
 ) {
     let (s, width, lattice) = (&sampler.settings, layer.len(), &sampler.lattices[octave]);
-    let kept = &mut scratch.x_cells[octave];
-    std::mem::swap(&mut scratch.i0, &mut kept.i0);
-    std::mem::swap(&mut scratch.i1, &mut kept.i1);
-    std::mem::swap(&mut scratch.fx, &mut kept.fx);
-    std::mem::swap(&mut scratch.u, &mut kept.u);
-    if kept.segment != Some((first, width)) {
+    XCells::swap_in(scratch, octave);
+    if scratch.x_cells[octave].segment != Some((first, width)) {
         if scratch.i0.len() < width {
             (scratch.i0, scratch.i1) = (vec![0; width], vec![0; width]);
             (scratch.fx, scratch.u) = (vec![0.0; width], vec![0.0; width]);
@@ -322,14 +318,11 @@ fn cell_layer(
         if s.basis != Basis::Worley {
             lattice.fade.apply_slice(&scratch.fx, &mut scratch.u);
         }
-        kept.segment = Some((first, width));
+        scratch.x_cells[octave].segment = Some((first, width));
     }
     cell_layer_split(sampler, (octave, isa), xs, scale, py, scratch, layer);
-    let kept = &mut scratch.x_cells[octave];
-    std::mem::swap(&mut scratch.i0, &mut kept.i0);
-    std::mem::swap(&mut scratch.i1, &mut kept.i1);
-    std::mem::swap(&mut scratch.fx, &mut kept.fx);
-    std::mem::swap(&mut scratch.u, &mut kept.u);
+    // Swapped back: the working buffers return, the octave's cells are kept.
+    XCells::swap_in(scratch, octave);
 }
 
 /// A row segment's cells and fractions along x at one octave (see [`cell_layer`]).
@@ -340,6 +333,19 @@ struct XCells {
     i1: Vec<i32>,
     fx: Vec<f32>,
     u: Vec<f32>,
+}
+
+impl XCells {
+    /// Swaps the row's working buffers (`i0`, `i1`, `fx`, `u`) with those kept for `octave`.
+    #[inline(always)]
+    fn swap_in(scratch: &mut RowScratch, octave: usize) {
+        let RowScratch { i0, i1, fx, u, x_cells, .. } = scratch;
+        let kept = &mut x_cells[octave];
+        std::mem::swap(i0, &mut kept.i0);
+        std::mem::swap(i1, &mut kept.i1);
+        std::mem::swap(fx, &mut kept.fx);
+        std::mem::swap(u, &mut kept.u);
+    }
 }
 
 /// [`cell_layer`] once `scratch` holds the row's cells along x (`i0`, `i1`, `fx`, `u`): the pixels
