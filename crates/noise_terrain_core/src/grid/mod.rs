@@ -257,7 +257,10 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
         match s.basis {
             Basis::Simplex => simplex_layer((lattice, job.isa), xs, scale, py * scale, scratch, layer),
             Basis::Value | Basis::Gradient | Basis::Worley => {
-                cell_layer(sampler, (k, job.isa, job.first), xs, scale, py * scale, scratch, layer)
+                XCells::swap_in_split(scratch, (sampler, k, job.first), xs, scale);
+                cell_layer(sampler, (k, job.isa), xs, scale, py * scale, scratch, layer);
+                // Swapped back: the working buffers return, the octave's cells are kept.
+                XCells::swap_in(scratch, k);
             }
         }
         scale *= s.lacunarity as f64;
@@ -293,39 +296,9 @@ fn simplex_layer(
     }
 }
 
-/// One octave of value, gradient or Worley noise over the row (the segment of its pixels from
-/// `first`). The row's cells and fractions along x (and faded weights) are the same for every
-/// row of the grid, whose x positions are: they are computed for the first row a thread fills
-/// at each octave and kept in `scratch.x_cells` for the next ones.
-#[inline(always)]
-fn cell_layer(
-    sampler: &FieldSampler,
-    (octave, isa, first): (usize, Isa, usize),
-    xs: &[f64],
-    scale: f64,
-    py: f64,
-    scratch: &mut RowScratch,
-    layer: &mut [f32],
-) {
-    let (s, width, lattice) = (&sampler.settings, layer.len(), &sampler.lattices[octave]);
-    XCells::swap_in(scratch, octave);
-    if scratch.x_cells[octave].segment != Some((first, width)) {
-        if scratch.i0.len() < width {
-            (scratch.i0, scratch.i1) = (vec![0; width], vec![0; width]);
-            (scratch.fx, scratch.u) = (vec![0.0; width], vec![0.0; width]);
-        }
-        split_row(xs, scale, lattice.period, [&mut scratch.i0, &mut scratch.i1], &mut scratch.fx);
-        if s.basis != Basis::Worley {
-            lattice.fade.apply_slice(&scratch.fx, &mut scratch.u);
-        }
-        scratch.x_cells[octave].segment = Some((first, width));
-    }
-    cell_layer_split(sampler, (octave, isa), xs, scale, py, scratch, layer);
-    // Swapped back: the working buffers return, the octave's cells are kept.
-    XCells::swap_in(scratch, octave);
-}
-
-/// A row segment's cells and fractions along x at one octave (see [`cell_layer`]).
+/// A row segment's cells and fractions along x (and faded weights) at one octave. They are the
+/// same for every row of a grid, whose x positions are: computed for the first row a thread fills
+/// at each octave and kept in `RowScratch::x_cells` for the next ones.
 struct XCells {
     /// The segment they are for: its first pixel and its length.
     segment: Option<(usize, usize)>,
@@ -336,6 +309,31 @@ struct XCells {
 }
 
 impl XCells {
+    /// Swaps the cells kept for `octave` into the row's working buffers (`i0`, `i1`, `fx`, `u`),
+    /// splitting the segment of `xs` (its pixels from `first`) first where they are not its.
+    #[inline(always)]
+    fn swap_in_split(
+        scratch: &mut RowScratch,
+        (sampler, octave, first): (&FieldSampler, usize, usize),
+        xs: &[f64],
+        scale: f64,
+    ) {
+        let (width, lattice) = (xs.len(), &sampler.lattices[octave]);
+        XCells::swap_in(scratch, octave);
+        if scratch.x_cells[octave].segment == Some((first, width)) {
+            return;
+        }
+        if scratch.i0.len() < width {
+            (scratch.i0, scratch.i1) = (vec![0; width], vec![0; width]);
+            (scratch.fx, scratch.u) = (vec![0.0; width], vec![0.0; width]);
+        }
+        split_row(xs, scale, lattice.period, [&mut scratch.i0, &mut scratch.i1], &mut scratch.fx);
+        if sampler.settings.basis != Basis::Worley {
+            lattice.fade.apply_slice(&scratch.fx, &mut scratch.u);
+        }
+        scratch.x_cells[octave].segment = Some((first, width));
+    }
+
     /// Swaps the row's working buffers (`i0`, `i1`, `fx`, `u`) with those kept for `octave`.
     #[inline(always)]
     fn swap_in(scratch: &mut RowScratch, octave: usize) {
@@ -348,11 +346,11 @@ impl XCells {
     }
 }
 
-/// [`cell_layer`] once `scratch` holds the row's cells along x (`i0`, `i1`, `fx`, `u`): the pixels
-/// are split into runs that share a lattice cell, whose corners (or feature points) are looked up
-/// once.
+/// One octave of value, gradient or Worley noise over the row, once `scratch` holds the row's
+/// cells along x (`i0`, `i1`, `fx`, `u`; [`XCells::swap_in_split`]): the pixels are split into
+/// runs that share a lattice cell, whose corners (or feature points) are looked up once.
 #[inline(always)]
-fn cell_layer_split(
+fn cell_layer(
     sampler: &FieldSampler,
     (octave, isa): (usize, Isa),
     xs: &[f64],
