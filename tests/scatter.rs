@@ -335,6 +335,14 @@ fn a_piece_shown_anew_or_replacing_another_keeps_the_things_it_places_again() {
     );
 }
 
+/// `global` has the place and turn of `expected`.
+fn check_stands_at(global: &GlobalTransform, expected: GlobalTransform) {
+    assert!(global.translation().distance(expected.translation()) < 1e-2, "{global:?} vs {expected:?}");
+    for axis in [Vec3::X, Vec3::Y] {
+        assert!((global.rotation() * axis).distance(expected.rotation() * axis) < 1e-4);
+    }
+}
+
 /// Every instance stands where its terrain entity's transform puts its place in the terrain,
 /// with the visibility `visibility`; returns how many there are.
 fn check_instances_follow_the_terrain(app: &mut App, visibility: Visibility) -> usize {
@@ -343,42 +351,64 @@ fn check_instances_follow_the_terrain(app: &mut App, visibility: Visibility) -> 
     let mut q = app.world_mut().query::<(&GlobalTransform, &Transform, &Visibility, &ScatterInstance)>();
     let mut n = 0;
     for (global, transform, seen, thing) in q.iter(app.world()) {
-        let expected = frame.mul_transform(thing.in_terrain);
-        assert!(global.translation().distance(expected.translation()) < 1e-2, "{global:?} vs {expected:?}");
-        assert!(transform.translation.distance(expected.translation()) < 1e-2);
-        for axis in [Vec3::X, Vec3::Y] {
-            assert!((global.rotation() * axis).distance(expected.rotation() * axis) < 1e-4);
-        }
+        check_stands_at(global, frame.mul_transform(thing.in_terrain));
+        assert!(transform.translation.distance(global.translation()) < 1e-2);
         assert_eq!(*seen, visibility);
         n += 1;
     }
     n
 }
 
+/// Every far piece's batch stands where its terrain entity's transform puts the piece's place in
+/// the terrain (a batch whose piece went stands where it stood), with the visibility
+/// `visibility`; returns how many there are.
+fn check_batches_follow_the_terrain(app: &mut App, visibility: Visibility) -> usize {
+    let terrain = default_terrain(app);
+    let frame = *app.world().get::<GlobalTransform>(terrain).unwrap();
+    let mut q = app.world_mut().query::<(&GlobalTransform, &Transform, &Visibility, &ScatterBatch)>();
+    let mut n = 0;
+    for (global, transform, seen, batch) in q.iter(app.world()) {
+        assert_eq!(*seen, visibility);
+        assert_eq!(*global, GlobalTransform::from(*transform));
+        n += 1;
+        let Some(piece) = app.world().get::<Transform>(batch.piece) else { continue };
+        check_stands_at(global, frame.mul_transform(Transform::from_translation(piece.translation)));
+    }
+    n
+}
+
 #[test]
 fn things_move_and_hide_with_their_terrain_entity() {
-    let mut app = app(endless());
+    // Near pieces carry entities, far ones batches.
+    let mut app = app_with(endless(), 100.0, usize::MAX);
     settle(&mut app);
     assert!(check_instances_follow_the_terrain(&mut app, Visibility::Inherited) > 100);
+    assert!(check_batches_follow_the_terrain(&mut app, Visibility::Inherited) > 10);
     let terrain = default_terrain(&mut app);
     let moved = Transform::from_xyz(300.0, -20.0, -150.0).with_rotation(Quat::from_rotation_y(0.7));
     app.world_mut().entity_mut(terrain).insert(moved);
-    // In the frame the terrain moves, its things stand where it put them.
+    // In the frame the terrain moves, its things and batches stand where it put them.
     app.update();
     check_instances_follow_the_terrain(&mut app, Visibility::Inherited);
+    check_batches_follow_the_terrain(&mut app, Visibility::Inherited);
     app.world_mut().entity_mut(terrain).insert(Visibility::Hidden);
     app.update();
     check_instances_follow_the_terrain(&mut app, Visibility::Hidden);
+    check_batches_follow_the_terrain(&mut app, Visibility::Hidden);
     // Things placed while it is hidden and moved are hidden and moved too; shown again, all are.
     for frame in 1..=40 {
         move_focus(&mut app, Vec3::new(40.0 * frame as f32, 0.0, 0.0));
         app.update();
         check_instances_follow_the_terrain(&mut app, Visibility::Hidden);
+        check_batches_follow_the_terrain(&mut app, Visibility::Hidden);
     }
     settle(&mut app);
+    check_instances_follow_the_terrain(&mut app, Visibility::Hidden);
+    assert!(check_batches_follow_the_terrain(&mut app, Visibility::Hidden) > 10);
     app.world_mut().entity_mut(terrain).insert(Visibility::Inherited);
     app.update();
     assert!(check_instances_follow_the_terrain(&mut app, Visibility::Inherited) > 100);
+    assert!(check_batches_follow_the_terrain(&mut app, Visibility::Inherited) > 10);
 }
 
 #[test]

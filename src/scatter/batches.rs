@@ -23,7 +23,7 @@ use crate::params::TerrainParams;
 use crate::pieces::{HookBuild, HookOutput, PieceHooks, PieceOf, TerrainPiece};
 use crate::scatter::cache::PointCache;
 use crate::scatter::looks::{BatchShapes, ScatterLooks};
-use crate::scatter::place::{outdated, placed_layers};
+use crate::scatter::place::{in_world, outdated, piece_frame, placed_layers};
 
 /// Which pieces carry their scatter things as entities: those nearer than `distance` to a focus
 /// (the patch always). Farther pieces draw each layer's things as one mesh ([`ScatterBatch`]):
@@ -45,8 +45,15 @@ impl Default for ScatterEntities {
     }
 }
 
-/// One layer's things on a far piece, drawn as one mesh (a child of the terrain entity, placed
-/// where the piece is). It comes and goes with its piece, like the piece's instances would.
+/// One layer's things on a far piece, drawn as one mesh placed where the piece is. Like the
+/// instances, it is not in the transform hierarchy: its [`Transform`] is in world space (its
+/// terrain's transform times the piece's place in the terrain), kept so when the terrain entity
+/// moves, and it is hidden when the terrain entity's own [`Visibility`] is `Hidden`. It comes
+/// and goes with its piece, like the piece's instances would.
+///
+/// Why: as children of the terrain entity, hundreds of batches were walked by the transform
+/// propagation in every frame that changed anything under the terrain (nearly every frame of a
+/// flight).
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Reflect)]
 #[reflect(Component)]
 pub struct ScatterBatch {
@@ -66,6 +73,15 @@ pub struct ScatterBatch {
 pub(crate) struct BatchesOnPiece {
     batches: Vec<Entity>,
     generation: u64,
+    /// The piece's place in its terrain's space, where its batches stand.
+    at: Vec3,
+}
+
+impl BatchesOnPiece {
+    /// The piece's place in its terrain's space and its batches.
+    pub(super) fn place(&self) -> (Transform, &[Entity]) {
+        (Transform::from_translation(self.at), &self.batches)
+    }
 }
 
 /// What a far piece's build made: per layer, the mesh of its things. `near`: the piece carries
@@ -208,8 +224,9 @@ pub(crate) fn swap_batches(world: &mut World, waiting: impl Iterator<Item = Enti
 fn swap_piece_batches(world: &mut World, piece: Entity, batches: PieceBatches, swaps: &mut BatchSwaps) {
     let Ok(entity) = world.get_entity(piece) else { return };
     let generation = entity.get::<TerrainPiece>().and_then(|p| p.shown).map_or(0, |s| s.generation);
-    let terrain = entity.get::<PieceOf>().map_or(Entity::PLACEHOLDER, |of| of.0);
     let at = entity.get::<Transform>().map_or(Vec3::ZERO, |t| t.translation);
+    let (terrain, frame, visibility) = piece_frame(world, piece);
+    let in_world = in_world(frame, Transform::from_translation(at));
     let old =
         world.get_mut::<BatchesOnPiece>(piece).map(|mut on| (std::mem::take(&mut on.batches), on.generation));
     let (old, old_generation) = old.unwrap_or_default();
@@ -228,15 +245,15 @@ fn swap_piece_batches(world: &mut World, piece: Entity, batches: PieceBatches, s
         };
         let mesh = meshes.add(layer.mesh);
         let batch = ScatterBatch { layer: layer.layer, piece, instances: layer.instances };
-        let parts = (batch, Mesh3d(mesh), MeshMaterial3d(material), Transform::from_translation(at));
-        spawned.push(world.spawn((parts, layer.aabb, NoAutoAabb, ChildOf(terrain))).id());
+        let parts = (batch, Mesh3d(mesh), MeshMaterial3d(material), in_world, visibility);
+        spawned.push(world.spawn((parts, layer.aabb, NoAutoAabb)).id());
     }
     let Ok(mut entity) = world.get_entity_mut(piece) else { return };
     match entity.get_mut::<BatchesOnPiece>() {
         // In place: inserting over it would loosen its batches.
-        Some(mut on) => *on = BatchesOnPiece { batches: spawned, generation },
+        Some(mut on) => *on = BatchesOnPiece { batches: spawned, generation, at },
         None if !spawned.is_empty() => {
-            entity.insert(BatchesOnPiece { batches: spawned, generation });
+            entity.insert(BatchesOnPiece { batches: spawned, generation, at });
         }
         None => {}
     }

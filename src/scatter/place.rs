@@ -16,6 +16,7 @@ use noise_terrain_core::{
 use crate::build::{PieceBuild, PieceGeometry, PieceKey};
 use crate::params::{TerrainLayout, TerrainParams};
 use crate::pieces::{HookBuild, HookOutput, PieceOf, Terrain, TerrainJobs, TerrainPiece, TerrainPieces};
+use crate::scatter::batches::{BatchesOnPiece, ScatterBatch};
 use crate::scatter::cache::PointCache;
 use crate::scatter::looks::ScatterLooks;
 
@@ -617,7 +618,7 @@ fn move_instance(world: &mut World, entity: Entity, in_terrain: Transform, at: T
 
 /// A transform in a terrain's space placed in the world by the terrain's transform `frame`
 /// (exactly itself for a terrain at the origin).
-fn in_world(frame: GlobalTransform, in_terrain: Transform) -> Transform {
+pub(super) fn in_world(frame: GlobalTransform, in_terrain: Transform) -> Transform {
     if frame == GlobalTransform::IDENTITY {
         in_terrain
     } else {
@@ -642,7 +643,7 @@ fn terrain_frame(world: &World, terrain: Entity) -> (GlobalTransform, Visibility
 
 /// A piece's terrain (a placeholder for a piece without one), its world transform and the
 /// visibility things take from it.
-fn piece_frame(world: &World, piece: Entity) -> (Entity, GlobalTransform, Visibility) {
+pub(super) fn piece_frame(world: &World, piece: Entity) -> (Entity, GlobalTransform, Visibility) {
     let terrain = world.get::<PieceOf>(piece).map_or(Entity::PLACEHOLDER, |of| of.0);
     let (frame, visibility) = terrain_frame(world, terrain);
     (terrain, frame, visibility)
@@ -652,14 +653,35 @@ fn piece_frame(world: &World, piece: Entity) -> (Entity, GlobalTransform, Visibi
 type TerrainFrameParts =
     (Entity, &'static GlobalTransform, Option<&'static Visibility>, &'static TerrainPieces);
 
-/// Things follow their terrain entity: when it moves, or is hidden or shown, so are they (after
-/// the transform propagation, so in the same frame). `last` is where each terrain's things
-/// stand now: a root's `GlobalTransform` is written, so flagged as changed, whenever anything
-/// under it changes.
+/// Which entities [`follow_terrains`] reads as terrains (never a thing or a batch, which it
+/// writes).
+type TerrainFilter = (With<Terrain>, Without<ScatterInstance>, Without<ScatterBatch>);
+
+/// What [`follow_terrains`] writes of a thing or a batch.
+type FollowerParts = (&'static mut Transform, &'static mut GlobalTransform, &'static mut Visibility);
+
+/// Stands a thing or batch at `in_terrain` where the terrain's transform `frame` puts it, with
+/// the visibility `seen`.
+fn follow(
+    (mut transform, mut global, mut visibility): (Mut<Transform>, Mut<GlobalTransform>, Mut<Visibility>),
+    in_terrain: Transform,
+    (frame, seen): (GlobalTransform, Visibility),
+) {
+    let at = in_world(frame, in_terrain);
+    global.set_if_neq(GlobalTransform::from(at));
+    transform.set_if_neq(at);
+    visibility.set_if_neq(seen);
+}
+
+/// Things and far pieces' batches follow their terrain entity: when it moves, or is hidden or
+/// shown, so are they (after the transform propagation, so in the same frame). `last` is where
+/// each terrain's things stand now: a root's `GlobalTransform` is written, so flagged as
+/// changed, whenever anything under it changes.
 pub(crate) fn follow_terrains(
-    terrains: Query<TerrainFrameParts, (With<Terrain>, Without<ScatterInstance>)>,
-    pieces: Query<&ScatterOnPiece>,
-    mut instances: Query<(&ScatterInstance, &mut Transform, &mut GlobalTransform, &mut Visibility)>,
+    terrains: Query<TerrainFrameParts, TerrainFilter>,
+    pieces: Query<(Option<&ScatterOnPiece>, Option<&BatchesOnPiece>)>,
+    mut instances: Query<(&ScatterInstance, FollowerParts)>,
+    mut batches: Query<FollowerParts, (With<ScatterBatch>, Without<ScatterInstance>)>,
     mut last: Local<EntityHashMap<(GlobalTransform, Visibility)>>,
 ) {
     last.retain(|&terrain, _| terrains.contains(terrain));
@@ -668,13 +690,18 @@ pub(crate) fn follow_terrains(
         if last.insert(terrain, now) == Some(now) {
             continue;
         }
-        for on in pieces.iter_many(terrain_pieces.iter()) {
-            let mut things = instances.iter_many_mut(on.iter());
-            while let Some((thing, mut transform, mut global, mut visibility)) = things.fetch_next() {
-                let at = in_world(frame, thing.in_terrain);
-                global.set_if_neq(GlobalTransform::from(at));
-                transform.set_if_neq(at);
-                visibility.set_if_neq(now.1);
+        for (things_on, batches_on) in pieces.iter_many(terrain_pieces.iter()) {
+            if let Some(on) = things_on {
+                let mut things = instances.iter_many_mut(on.iter());
+                while let Some((thing, parts)) = things.fetch_next() {
+                    follow(parts, thing.in_terrain, now);
+                }
+            }
+            if let Some((at, on)) = batches_on.map(BatchesOnPiece::place) {
+                let mut batches = batches.iter_many_mut(on);
+                while let Some(parts) = batches.fetch_next() {
+                    follow(parts, at, now);
+                }
             }
         }
     }
