@@ -226,7 +226,7 @@ fn swap_piece_batches(world: &mut World, piece: Entity, batches: PieceBatches, s
     let generation = entity.get::<TerrainPiece>().and_then(|p| p.shown).map_or(0, |s| s.generation);
     let at = entity.get::<Transform>().map_or(Vec3::ZERO, |t| t.translation);
     let (terrain, frame, visibility) = piece_frame(world, piece);
-    let in_world = in_world(frame, Transform::from_translation(at));
+    let placed = in_world(frame, Transform::from_translation(at));
     let old =
         world.get_mut::<BatchesOnPiece>(piece).map(|mut on| (std::mem::take(&mut on.batches), on.generation));
     let (old, old_generation) = old.unwrap_or_default();
@@ -245,7 +245,7 @@ fn swap_piece_batches(world: &mut World, piece: Entity, batches: PieceBatches, s
         };
         let mesh = meshes.add(layer.mesh);
         let batch = ScatterBatch { layer: layer.layer, piece, instances: layer.instances };
-        let parts = (batch, Mesh3d(mesh), MeshMaterial3d(material), in_world, visibility);
+        let parts = (batch, Mesh3d(mesh), MeshMaterial3d(material), placed, visibility);
         spawned.push(world.spawn((parts, layer.aabb, NoAutoAabb)).id());
     }
     let Ok(mut entity) = world.get_entity_mut(piece) else { return };
