@@ -81,25 +81,38 @@ pub(crate) fn value_row(seed: u32, row: Row, columns: &mut ColumnTable, out: &mu
 /// One octave's row of simplex noise from each pixel's skew (`skew_2d`: the first corner
 /// `(i[k], j[k])` of its triangle and the offset `(x0[k], y0[k])` from it) into `out[k]` for every
 /// `k < out.len()` (the inputs at least as long): [`corners_2d`]'s operations in lanes, the
-/// gradients picked from a 16-entry table in one register.
+/// gradients picked from a 16-entry table in one register. The corners' gradient indices come
+/// from `table` (the lattice points of this row and the ones before it, hashed once) where a
+/// block of sixteen pixels spans at most seven lattice columns and two lattice rows; other
+/// blocks, and every block without a table, hash their own three corners.
 ///
 /// [`corners_2d`]: crate::field::basis::simplex::corners_2d
 #[target_feature(enable = "avx512f")]
-pub(crate) fn simplex_row(seed: u32, (i, j): (&[i32], &[i32]), (x0, y0): (&[f32], &[f32]), out: &mut [f32]) {
+pub(crate) fn simplex_row(
+    seed: u32,
+    (i, j): (&[i32], &[i32]),
+    (x0, y0): (&[f32], &[f32]),
+    mut table: Option<&mut SimplexTable>,
+    out: &mut [f32],
+) {
     let n = out.len();
     assert!(i.len() >= n && j.len() >= n && x0.len() >= n && y0.len() >= n, "inputs shorter than the row");
+    if n == 0 {
+        return;
+    }
     // SAFETY: unaligned loads of 16 `f32` from arrays of 16.
     let (gx, gy) =
         unsafe { (_mm512_loadu_ps(SIMPLEX_LANES[0].as_ptr()), _mm512_loadu_ps(SIMPLEX_LANES[1].as_ptr())) };
-    let seed = _mm512_set1_epi32(spread_seed(seed) as i32);
+    let spread = spread_seed(seed);
+    let seed = _mm512_set1_epi32(spread as i32);
     let (one_x, one_y) = (_mm512_set1_epi32(PRIME_X as i32), _mm512_set1_epi32(spread_y(1) as i32));
     let prime_y = one_y;
     let g2 = simplex::G2 as f32;
     let (zero, one, r0) = (_mm512_setzero_ps(), _mm512_set1_ps(1.0), _mm512_set1_ps(0.5));
     let (g2, g2x2) = (_mm512_set1_ps(g2), _mm512_set1_ps(2.0 * g2));
-    // One corner's share: the kernel `max(r0 - d², 0)⁴` times the gradient's dot product.
-    let corner = |h: __m512i, dx: __m512, dy: __m512| {
-        let k = _mm512_srli_epi32::<28>(mix_to_last_step(_mm512_xor_si512(h, seed)));
+    // One corner's share from its gradient index `k`: the kernel `max(r0 - d², 0)⁴` times the
+    // gradient's dot product.
+    let corner = |k: __m512i, dx: __m512, dy: __m512| {
         let (gx, gy) = (_mm512_permutexvar_ps(k, gx), _mm512_permutexvar_ps(k, gy));
         let dot = _mm512_add_ps(_mm512_mul_ps(gx, dx), _mm512_mul_ps(gy, dy));
         let d2 = _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy));
@@ -107,6 +120,15 @@ pub(crate) fn simplex_row(seed: u32, (i, j): (&[i32], &[i32]), (x0, y0): (&[f32]
         let t4 = _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(t, t), t), t);
         _mm512_mul_ps(t4, dot)
     };
+    let index = |h: __m512i| _mm512_srli_epi32::<28>(mix_to_last_step(_mm512_xor_si512(h, seed)));
+    // The row's lattice points, from its two ends (the skew is monotone along a row).
+    let span = |v: &[i32]| (v[0].min(v[n - 1]), v[0].max(v[n - 1]));
+    let tabled = match table.as_deref_mut() {
+        Some(table) => table.prepare(spread, span(i), span(j), n),
+        None => false,
+    };
+    let table = table.filter(|_| tabled);
+    let (step_x, step_y) = (_mm512_set1_epi32(1), _mm512_set1_epi32(SimplexTable::READ as i32));
     let mut at = 0;
     while at < n {
         let lanes = (n - at).min(16);
@@ -127,21 +149,142 @@ pub(crate) fn simplex_row(seed: u32, (i, j): (&[i32], &[i32]), (x0, y0): (&[f32]
         let (x1, y1) = (_mm512_add_ps(_mm512_sub_ps(x0, i1), g2), _mm512_add_ps(_mm512_sub_ps(y0, j1), g2));
         let (x2, y2) =
             (_mm512_add_ps(_mm512_sub_ps(x0, one), g2x2), _mm512_add_ps(_mm512_sub_ps(y0, one), g2x2));
-        let (sx, sy) = (_mm512_mullo_epi32(ci, one_x), _mm512_mullo_epi32(cj, prime_y));
-        let (sx1, sy1) = (_mm512_add_epi32(sx, one_x), _mm512_add_epi32(sy, one_y));
-        let h0 = _mm512_xor_si512(sx, sy);
-        let h1 = _mm512_xor_si512(
-            _mm512_mask_blend_epi32(upper, sx, sx1),
-            _mm512_mask_blend_epi32(upper, sy1, sy),
-        );
-        let h2 = _mm512_xor_si512(sx1, sy1);
-        let sum = _mm512_add_ps(_mm512_add_ps(corner(h0, x0, y0), corner(h1, x1, y1)), corner(h2, x2, y2));
+        let last = at + lanes - 1;
+        let block = (i[at].min(i[last]), i[at].max(i[last]), j[at].min(j[last]), j[at].max(j[last]));
+        let read = table.as_deref().and_then(|t| t.read(block));
+        let [k0, k1, k2] = match read {
+            Some((near, far, (i_min, j_min))) => {
+                // Each corner's place among the 24 entries read: eight per lattice row.
+                let row = _mm512_sub_epi32(cj, _mm512_set1_epi32(j_min));
+                let column = _mm512_sub_epi32(ci, _mm512_set1_epi32(i_min));
+                let k0 = _mm512_add_epi32(_mm512_slli_epi32::<3>(row), column);
+                let k1 = _mm512_add_epi32(k0, _mm512_mask_blend_epi32(upper, step_y, step_x));
+                let k2 = _mm512_add_epi32(k0, _mm512_add_epi32(step_x, step_y));
+                [k0, k1, k2].map(|k| _mm512_permutex2var_epi32(near, k, far))
+            }
+            None => {
+                let (sx, sy) = (_mm512_mullo_epi32(ci, one_x), _mm512_mullo_epi32(cj, prime_y));
+                let (sx1, sy1) = (_mm512_add_epi32(sx, one_x), _mm512_add_epi32(sy, one_y));
+                let h1 = _mm512_xor_si512(
+                    _mm512_mask_blend_epi32(upper, sx, sx1),
+                    _mm512_mask_blend_epi32(upper, sy1, sy),
+                );
+                [_mm512_xor_si512(sx, sy), h1, _mm512_xor_si512(sx1, sy1)].map(index)
+            }
+        };
+        let sum = _mm512_add_ps(_mm512_add_ps(corner(k0, x0, y0), corner(k1, x1, y1)), corner(k2, x2, y2));
         let value = _mm512_mul_ps(sum, _mm512_set1_ps(simplex::SCALE_2D));
         // `clamp(-1, 1)`, NaN passing through as in `Blend::at`.
         let value = _mm512_min_ps(one, _mm512_max_ps(_mm512_set1_ps(-1.0), value));
         // SAFETY: lanes `at..at + lanes` are within `out`; the masked store writes no others.
         unsafe { _mm512_mask_storeu_ps(out.as_mut_ptr().add(at), mask, value) };
         at += 16;
+    }
+}
+
+/// The gradient indices (the top four bits of each corner's hash, as [`simplex_row`] picks its
+/// gradients) of the simplex lattice points that rows of one octave read, kept from row to row:
+/// neighbouring rows of pixels read nearly the same lattice points, so most are hashed once per
+/// grid instead of three times per pixel. Lattice row `j` sits in slot `j mod slots`, with
+/// columns `first..first + width`.
+#[derive(Default)]
+pub(crate) struct SimplexTable {
+    /// The seed's spread the entries are for.
+    seed: u32,
+    first: i32,
+    width: usize,
+    /// The lattice row each slot holds, if any (a power of two of them).
+    rows: Vec<Option<i32>>,
+    entries: Vec<u8>,
+}
+
+impl SimplexTable {
+    /// Entries a block reads per lattice row: seven columns of cells and their right neighbours.
+    const READ: usize = 8;
+    /// Columns kept on either side of a row's own, so that the next rows (whose lattice points
+    /// drift along x) still fit.
+    const SLACK: i64 = 8;
+
+    /// Makes the table hold the lattice points of a row of `n` pixels whose triangles' first
+    /// corners span `columns` and `rows`, keeping the lattice rows it holds already (a row of
+    /// pixels needs about one new lattice row per pixel a cell is wide); false where the row's
+    /// cells are too narrow for its blocks to read the table.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn prepare(&mut self, seed: u32, columns: (i32, i32), rows: (i32, i32), n: usize) -> bool {
+        // Blocks read up to `READ` columns from their first and three rows from their first.
+        let (left, right) = (i64::from(columns.0), i64::from(columns.1) + Self::READ as i64);
+        let (top, bottom) = (i64::from(rows.0), i64::from(rows.1) + 2);
+        let height = (bottom - top + 1) as usize;
+        // Only blocks spanning at most seven columns read the table: where the row's blocks span
+        // five on average or more, most would hash their own corners anyway.
+        if (i64::from(columns.1) - i64::from(columns.0) + 1) * 16 > n as i64 * 5 {
+            return false;
+        }
+        let held = i64::from(self.first)..i64::from(self.first) + self.width as i64;
+        let fits = held.contains(&left) && held.contains(&right) && self.rows.len() >= height;
+        if self.seed != seed || !fits {
+            self.seed = seed;
+            self.first = (left - Self::SLACK) as i32;
+            self.width = ((right - left + 1 + 2 * Self::SLACK) as usize).next_multiple_of(16);
+            self.rows.clear();
+            self.rows.resize(height.next_power_of_two(), None);
+            self.entries.resize(self.rows.len() * self.width, 0);
+        }
+        let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let (prime_x, spread) = (_mm512_set1_epi32(PRIME_X as i32), _mm512_set1_epi32(seed as i32));
+        for row in top..=bottom {
+            let (row, slot) = (row as i32, self.slot(row as i32));
+            if self.rows[slot] == Some(row) {
+                continue;
+            }
+            let sy = _mm512_xor_si512(_mm512_set1_epi32(spread_y(row) as i32), spread);
+            for c in (0..self.width).step_by(16) {
+                let cells = _mm512_add_epi32(_mm512_set1_epi32(self.first.wrapping_add(c as i32)), iota);
+                let h = _mm512_xor_si512(_mm512_mullo_epi32(cells, prime_x), sy);
+                let k = _mm512_cvtepi32_epi8(_mm512_srli_epi32::<28>(mix_to_last_step(h)));
+                let at = slot * self.width + c;
+                // SAFETY: `at + 16 <= (slot + 1) * width <= entries.len()`, as `width` is a
+                // multiple of 16.
+                unsafe { _mm_storeu_si128(self.entries.as_mut_ptr().add(at).cast(), k) };
+            }
+            self.rows[slot] = Some(row);
+        }
+        true
+    }
+
+    /// The slot of lattice row `row`.
+    fn slot(&self, row: i32) -> usize {
+        row as u32 as usize & (self.rows.len() - 1)
+    }
+
+    /// For a block whose first corners span columns `i_min..=i_max` and rows `j_min..=j_max`:
+    /// the entries of its three lattice rows from column `i_min` (eight each: the first two rows
+    /// in `near`, the third in `far`) and `(i_min, j_min)`; `None` where the block spans more
+    /// than seven columns or two rows, or lies outside the table.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn read(
+        &self,
+        (i_min, i_max, j_min, j_max): (i32, i32, i32, i32),
+    ) -> Option<(__m512i, __m512i, (i32, i32))> {
+        let from = i64::from(i_min) - i64::from(self.first);
+        let narrow =
+            i64::from(i_max) - i64::from(i_min) < Self::READ as i64 - 1 && j_max.wrapping_sub(j_min) <= 1;
+        if !narrow || from < 0 || from as usize + Self::READ > self.width {
+            return None;
+        }
+        let rows = [j_min, j_min.wrapping_add(1), j_min.wrapping_add(2)];
+        if rows.iter().any(|&row| self.rows[self.slot(row)] != Some(row)) {
+            return None;
+        }
+        // SAFETY: each read is `READ` bytes from `slot * width + from`, within the slot's row
+        // as `from + READ <= width` (checked above).
+        let [a, b, c] = rows.map(|row| unsafe {
+            _mm_loadl_epi64(self.entries.as_ptr().add(self.slot(row) * self.width + from as usize).cast())
+        });
+        let near = _mm512_cvtepu8_epi32(_mm_unpacklo_epi64(a, b));
+        Some((near, _mm512_cvtepu8_epi32(c), (i_min, j_min)))
     }
 }
 
@@ -583,4 +726,82 @@ impl Blend {
 #[target_feature(enable = "avx512f")]
 fn index(h: __m512i) -> __m512i {
     _mm512_srli_epi32::<26>(mix_to_last_step(h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::field::basis::simplex::{corners_2d, skew_2d};
+
+    /// The first corners `(i, j)` and offsets `(x0, y0)` of a row of `n` pixels `step` lattice
+    /// units apart from `(x, y)`, as the grid's skew gives them.
+    fn skewed_row(x: f64, y: f64, step: f64, n: usize) -> ([Vec<i32>; 2], [Vec<f32>; 2]) {
+        let corners: Vec<_> = (0..n).map(|k| skew_2d(x + k as f64 * step, y)).collect();
+        let (i, j) = (corners.iter().map(|c| c.0).collect(), corners.iter().map(|c| c.1).collect());
+        ([i, j], [corners.iter().map(|c| c.2).collect(), corners.iter().map(|c| c.3).collect()])
+    }
+
+    /// Rows of one octave going down and then up again, at cells 3 to 40 pixels wide, near the
+    /// origin and a million lattice units away, rising and falling: the row with the kept table
+    /// gives `corners_2d`'s bits for every pixel, and at cells 8 pixels wide or more nearly every
+    /// block reads the table (so the table path is what was checked).
+    #[test]
+    fn simplex_rows_reading_the_kept_table_give_the_point_path_bits() {
+        if !std::arch::is_x86_feature_detected!("avx512f") {
+            return;
+        }
+        let n = 203;
+        for pixels_per_cell in [3.0, 4.5, 8.0, 13.0, 40.0] {
+            for (x, step) in [(-3.7, 1.0), (1.0e6 + 0.3, 1.0), (2.9, -1.0), (-2.0e6, -1.0)] {
+                let (step, mut table) = (step / pixels_per_cell, SimplexTable::default());
+                let (mut blocks, mut read) = (0, 0);
+                let rows = (0..150).chain((0..150).rev()).map(|r| x * 0.5 + r as f64 / pixels_per_cell);
+                for (r, y) in rows.enumerate() {
+                    let ([i, j], [x0, y0]) = skewed_row(x, y, step, n);
+                    // A new seed for the rows back up: what the table holds is then not theirs.
+                    let seed = if r < 200 { 5 } else { 6 };
+                    let mut out = vec![f32::NAN; n];
+                    // SAFETY: this CPU has AVX-512F (checked above).
+                    unsafe { simplex_row(seed, (&i, &j), (&x0, &y0), Some(&mut table), &mut out) };
+                    for k in 0..n {
+                        let expected = corners_2d(seed, i[k], j[k], x0[k], y0[k]);
+                        let case = format!("{pixels_per_cell} px per cell, x {x}, step {step}, row {r}");
+                        assert_eq!(out[k].to_bits(), expected.to_bits(), "{case}, pixel {k}");
+                    }
+                    for at in (0..n).step_by(16) {
+                        let last = (at + 15).min(n - 1);
+                        let block =
+                            (i[at].min(i[last]), i[at].max(i[last]), j[at].min(j[last]), j[at].max(j[last]));
+                        blocks += 1;
+                        // SAFETY: as above.
+                        read += usize::from(unsafe { table.read(block) }.is_some());
+                    }
+                }
+                if pixels_per_cell >= 8.0 {
+                    assert!(
+                        read * 10 >= blocks * 9,
+                        "{pixels_per_cell} px per cell: {read} of {blocks} read"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A block is read from the table where its right corners fall within the eight entries it
+    /// reads per lattice row and its corners within three rows, and not otherwise.
+    #[test]
+    fn simplex_blocks_read_the_table_only_within_their_entries() {
+        if !std::arch::is_x86_feature_detected!("avx512f") {
+            return;
+        }
+        let mut table = SimplexTable::default();
+        // SAFETY: this CPU has AVX-512F (checked above).
+        assert!(unsafe { table.prepare(spread_seed(1), (100, 140), (20, 30), 1000) });
+        // SAFETY: as above.
+        let read = |block| unsafe { table.read(block) }.is_some();
+        assert!(read((100, 106, 20, 21)) && read((134, 140, 30, 31)));
+        assert!(!read((100, 107, 20, 21)), "a right corner eight columns on");
+        assert!(!read((100, 106, 20, 22)), "a corner four rows down");
+        assert!(!read((100, 106, 40, 41)), "rows the table does not hold");
+    }
 }

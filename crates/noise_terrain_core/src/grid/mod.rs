@@ -71,6 +71,9 @@ struct RowScratch {
     /// Per octave, the AVX-512 path's table of the corners of the row's lattice columns.
     #[cfg(target_arch = "x86_64")]
     column_tables: Vec<avx512::ColumnTable>,
+    /// Per octave, the AVX-512 path's table of the simplex lattice points of the last rows.
+    #[cfg(target_arch = "x86_64")]
+    simplex_tables: Vec<avx512::SimplexTable>,
     /// The AVX-512 Worley search's feature points of the row's lattice columns (`avx512.rs`).
     lattice_columns: Vec<f32>,
     i1: Vec<i32>,
@@ -98,6 +101,8 @@ impl RowScratch {
             columns: Vec::new(),
             #[cfg(target_arch = "x86_64")]
             column_tables: (0..octaves).map(|_| Default::default()).collect(),
+            #[cfg(target_arch = "x86_64")]
+            simplex_tables: (0..octaves).map(|_| Default::default()).collect(),
             lattice_columns: Vec::new(),
             // Sized on first use: simplex noise needs none.
             x_cells: (0..octaves)
@@ -255,7 +260,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     for (k, layer) in layers.chunks_exact_mut(width).take(octaves).enumerate() {
         let lattice = &sampler.lattices[k];
         match s.basis {
-            Basis::Simplex => simplex_layer((lattice, job.isa), xs, scale, py * scale, scratch, layer),
+            Basis::Simplex => simplex_layer((lattice, k, job.isa), xs, scale, py * scale, scratch, layer),
             Basis::Value | Basis::Gradient | Basis::Worley => {
                 XCells::swap_in_split(scratch, (sampler, k, job.first), xs, scale);
                 cell_layer(sampler, (k, job.isa), xs, scale, py * scale, scratch, layer);
@@ -269,11 +274,12 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     scratch.layers = layers;
 }
 
-/// One octave of simplex noise over the row: no lattice cells to share along it, so every point
-/// on its own, the `f64` skew in one loop and the `f32` corners in another (each at full width).
+/// One octave of simplex noise over the row: the `f64` skew in one loop and the `f32` corners in
+/// another (each at full width); with AVX-512 the corners' gradients come from the octave's table
+/// of lattice points, which the next rows share.
 #[inline(always)]
 fn simplex_layer(
-    (lattice, isa): (&Lattice, Isa),
+    (lattice, octave, isa): (&Lattice, usize, Isa),
     xs: &[f64],
     scale: f64,
     py: f64,
@@ -285,11 +291,12 @@ fn simplex_layer(
     if isa == Isa::Avx512 {
         let width = layer.len();
         let (i, j) = (&scratch.i0[..width], &scratch.i1[..width]);
+        let table = Some(&mut scratch.simplex_tables[octave]);
         // SAFETY: as in `cell_layer`: this level runs only where the CPU has AVX-512F.
-        return unsafe { avx512::simplex_row(lattice.seed, (i, j), (&scratch.fx, &scratch.u), layer) };
+        return unsafe { avx512::simplex_row(lattice.seed, (i, j), (&scratch.fx, &scratch.u), table, layer) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = isa;
+    let _ = (isa, octave);
     let corners = scratch.i0.iter().zip(&scratch.i1).zip(scratch.fx.iter().zip(&scratch.u));
     for (o, ((&i, &j), (&x0, &y0))) in layer.iter_mut().zip(corners) {
         *o = corners_2d(lattice.seed, i, j, x0, y0);
