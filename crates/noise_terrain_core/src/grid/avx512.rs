@@ -10,7 +10,8 @@
 //! two-register permutes); where a block spans 16 to 31 cells, from 32 entries with two-register
 //! permutes. Where a block spans more (cells narrower than about half a pixel), its pixels hash
 //! their own corners. Worley noise's 3×3 search reads a table of the feature points of the row's
-//! three rows of cells the same way; simplex noise picks its 16 gradients from one register.
+//! three rows of cells the same way; simplex noise picks its 16 gradients from one register, by
+//! indices read from a table of the lattice points the octave's rows share ([`SimplexTable`]).
 //!
 //! The operations are those of the point path's functions ([`corner_gradient_2d`],
 //! [`blend_gradients_2d`], [`blend_rounded_2d`], [`corner_value_2d`], [`blend_values_2d`],
