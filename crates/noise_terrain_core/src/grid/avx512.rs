@@ -28,21 +28,11 @@ use std::arch::x86_64::*;
 
 use crate::field::basis::DistanceMetric;
 use crate::field::basis::gradient_kernel::{GradientKernel, ROUNDED_SCALE};
-use crate::field::basis::gradient_table::GRADIENTS_2D;
+use crate::field::basis::gradient_table::GRADIENTS_2D_BY_COMPONENT;
 use crate::field::basis::simplex;
 use crate::field::coord::AxisCell;
 use crate::field::hash::{PRIME_X, spread_seed, spread_x, spread_y};
-
-/// A row's cells and weights: pixel `k` in cell `x0[k]` at fraction `fx[k]` with faded weight
-/// `u[k]`; the row in cell `cy` with faded weight `v`. The cells are an unbounded lattice's and
-/// monotone along the row (a row's cells never both rise and fall).
-pub(crate) struct Row<'a> {
-    pub x0: &'a [i32],
-    pub fx: &'a [f32],
-    pub u: &'a [f32],
-    pub cy: AxisCell,
-    pub v: f32,
-}
+use crate::grid::column_table::{ColumnTable, Row};
 
 /// One octave's row of gradient noise into `out[k]` for every `k < out.len()` (the row's inputs
 /// at least as long); `columns` is scratch.
@@ -102,8 +92,7 @@ pub(crate) fn simplex_row(
         return;
     }
     // SAFETY: unaligned loads of 16 `f32` from arrays of 16.
-    let (gx, gy) =
-        unsafe { (_mm512_loadu_ps(SIMPLEX_LANES[0].as_ptr()), _mm512_loadu_ps(SIMPLEX_LANES[1].as_ptr())) };
+    let [gx, gy] = simplex::GRADIENTS_BY_COMPONENT.map(|c| unsafe { _mm512_loadu_ps(c.as_ptr()) });
     let spread = spread_seed(seed);
     let seed = _mm512_set1_epi32(spread as i32);
     let (one_x, one_y) = (_mm512_set1_epi32(PRIME_X as i32), _mm512_set1_epi32(spread_y(1) as i32));
@@ -451,21 +440,6 @@ fn worley_near_with(
     }
 }
 
-/// A row's table of the corners of its lattice columns, kept for the next row of the same octave:
-/// the pixel rows in one row of cells share it whole, and the next row of cells shares half of it
-/// (its upper corners are this one's lower ones).
-#[derive(Default)]
-pub(crate) struct ColumnTable {
-    /// The row of cells (its upper corners' index), the first column and the number of columns
-    /// the table holds.
-    key: Option<(i32, i32, usize)>,
-    /// Which half of `planes` holds the upper row of corners (0 or 1): moving down a row of cells
-    /// swaps the halves' roles instead of copying one over the other.
-    upper: usize,
-    /// Two halves of `Q` planes of `stride` values, one row of corners each.
-    planes: Vec<f32>,
-}
-
 /// The row of a lattice basis with `Q` planes of values per lattice column and row of corners
 /// (`P = 2Q`, the upper row's then the lower row's): `column(spread x, a row's share of the hash)`
 /// gives sixteen columns' planes of one row of corners, and `pixel(the cell's left column, its
@@ -499,36 +473,22 @@ fn lattice_row<const Q: usize, const P: usize>(
     // most 32 columns (two registers; 16 fit one): worth building where cells are at least about
     // 16/30 pixels wide on average. Each plane has room for 32 entries past any column.
     let tabled = (count - 2) * 16 <= n * 30;
-    let stride = count.next_multiple_of(16) + 32;
     if tabled {
-        // Grown, never shrunk: a shorter table would be zeroed again on the next longer one.
-        table.planes.resize(table.planes.len().max(P * stride), 0.0);
-        // Which rows of corners to compute: none where the table is this row of cells' already,
-        // the lower one where it is the row of cells above's (whose lower corners are this one's
-        // upper ones), else both. An unbounded lattice's `cy.i1` is `cy.i0 + 1`.
-        let fresh = match table.key {
-            Some((y, f, c)) if (f, c) == (first, count) && y == cy.i0 => 2..2,
-            Some((y, f, c)) if (f, c) == (first, count) && y.wrapping_add(1) == cy.i0 => {
-                table.upper ^= 1;
-                1..2
-            }
-            _ => 0..2,
-        };
         let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        for r in fresh {
+        for r in table.prepare(cy.i0, (first, count), Q) {
             for c in (0..count).step_by(16) {
                 let cell = _mm512_add_epi32(_mm512_set1_epi32(first.wrapping_add(c as i32)), iota);
                 for (q, plane) in column(_mm512_mullo_epi32(cell, prime_x), rows[r]).into_iter().enumerate() {
-                    let k = (r ^ table.upper) * Q + q;
-                    // SAFETY: `k * stride + c + 16 <= P * stride`, as `c < count <= stride - 32`.
-                    unsafe { _mm512_storeu_ps(table.planes.as_mut_ptr().add(k * stride + c), plane) };
+                    let at = table.start(r, (q, Q), count) + c;
+                    // SAFETY: the plane starting at `at - c` holds `ColumnTable::stride(count)`
+                    // entries and `c + 16 <= count + 15 < stride`.
+                    unsafe { _mm512_storeu_ps(table.planes.as_mut_ptr().add(at), plane) };
                 }
             }
         }
-        table.key = Some((cy.i0, first, count));
     }
     // Where plane `k` (the upper row's `Q`, then the lower row's) starts.
-    let starts: [usize; P] = std::array::from_fn(|k| (((k / Q) ^ table.upper) * Q + k % Q) * stride);
+    let starts: [usize; P] = std::array::from_fn(|k| table.start(k / Q, (k % Q, Q), count));
     let columns = &table.planes;
     let one = _mm512_set1_epi32(1);
     let mut at = 0;
@@ -551,7 +511,7 @@ fn lattice_row<const Q: usize, const P: usize>(
         let index = _mm512_sub_epi32(cell, _mm512_set1_epi32(base));
         let next = _mm512_add_epi32(index, one);
         let offset = (base - first) as usize;
-        // SAFETY: `offset + 32 <= count - 1 + 32 <= stride` in each plane.
+        // SAFETY: `offset + 32 <= count - 1 + 32 <= ColumnTable::stride(count)` in each plane.
         let plane = |k: usize, half: usize| unsafe {
             _mm512_loadu_ps(columns.as_ptr().add(starts[k] + offset + 16 * half))
         };
@@ -610,31 +570,6 @@ fn mix_to_last_step(h: __m512i) -> __m512i {
     _mm512_mullo_epi32(h, _mm512_set1_epi32(0x846C_A68Bu32 as i32))
 }
 
-/// [`GRADIENTS_2D`] by component (x, y), then by quarter of 16 entries: a register's lanes each.
-static GRADIENT_LANES: [[[f32; 16]; 4]; 2] = {
-    let mut lanes = [[[0.0; 16]; 4]; 2];
-    let mut k = 0;
-    while k < 64 {
-        lanes[0][k / 16][k % 16] = GRADIENTS_2D[k][0];
-        lanes[1][k / 16][k % 16] = GRADIENTS_2D[k][1];
-        k += 1;
-    }
-    lanes
-};
-
-/// [`simplex::gradient_2d`]'s sixteen gradients by component (x, y), in the order of the hash's
-/// top four bits.
-static SIMPLEX_LANES: [[f32; 16]; 2] = {
-    let mut lanes = [[0.0; 16]; 2];
-    let mut k = 0;
-    while k < 16 {
-        let [x, y] = simplex::gradient_2d((k as u32) << 28);
-        (lanes[0][k], lanes[1][k]) = (x, y);
-        k += 1;
-    }
-    lanes
-};
-
 /// The 64-entry gradient table, 16 entries to a register: x components and y components.
 struct Table {
     x: [__m512; 4],
@@ -646,7 +581,9 @@ impl Table {
     #[target_feature(enable = "avx512f")]
     fn new() -> Self {
         // SAFETY: unaligned loads of 16 `f32` from rows of 16.
-        let load = |c: usize, quarter: usize| unsafe { _mm512_loadu_ps(GRADIENT_LANES[c][quarter].as_ptr()) };
+        let load = |c: usize, quarter: usize| unsafe {
+            _mm512_loadu_ps(GRADIENTS_2D_BY_COMPONENT[c][16 * quarter..].as_ptr())
+        };
         Self { x: [0, 1, 2, 3].map(|q| load(0, q)), y: [0, 1, 2, 3].map(|q| load(1, q)) }
     }
 

@@ -25,7 +25,11 @@
 //! [`Heightmap::generate`]: crate::Heightmap::generate
 
 #[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
 mod avx512;
+#[cfg(target_arch = "x86_64")]
+mod column_table;
 pub(crate) mod gradients;
 pub(crate) mod level;
 pub(crate) mod rows;
@@ -70,7 +74,7 @@ struct RowScratch {
     x_cells: Vec<XCells>,
     /// Per octave, the AVX-512 path's table of the corners of the row's lattice columns.
     #[cfg(target_arch = "x86_64")]
-    column_tables: Vec<avx512::ColumnTable>,
+    column_tables: Vec<column_table::ColumnTable>,
     /// Per octave, the AVX-512 path's table of the simplex lattice points of the last rows.
     #[cfg(target_arch = "x86_64")]
     simplex_tables: Vec<avx512::SimplexTable>,
@@ -288,12 +292,19 @@ fn simplex_layer(
 ) {
     skew_row(xs, scale, py, [&mut scratch.i0, &mut scratch.i1], [&mut scratch.fx, &mut scratch.u]);
     #[cfg(target_arch = "x86_64")]
-    if isa == Isa::Avx512 {
+    if isa != Isa::Baseline {
         let width = layer.len();
         let (i, j) = (&scratch.i0[..width], &scratch.i1[..width]);
-        let table = Some(&mut scratch.simplex_tables[octave]);
-        // SAFETY: as in `cell_layer`: this level runs only where the CPU has AVX-512F.
-        return unsafe { avx512::simplex_row(lattice.seed, (i, j), (&scratch.fx, &scratch.u), table, layer) };
+        let offsets = (&scratch.fx[..width], &scratch.u[..width]);
+        // SAFETY: as in `cell_layer`: a level runs only where the CPU has it.
+        return unsafe {
+            if isa == Isa::Avx512 {
+                let table = Some(&mut scratch.simplex_tables[octave]);
+                avx512::simplex_row(lattice.seed, (i, j), offsets, table, layer)
+            } else {
+                avx2::simplex_row(lattice.seed, (i, j), offsets, layer)
+            }
+        };
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (isa, octave);
@@ -371,17 +382,20 @@ fn cell_layer(
     let cy = AxisCell::new(py, lattice.period);
     let v = fade.apply(cy.f);
     #[cfg(target_arch = "x86_64")]
-    if isa == Isa::Avx512 && lattice.period.is_none() && matches!(s.basis, Basis::Value | Basis::Gradient) {
+    if isa != Isa::Baseline && lattice.period.is_none() && matches!(s.basis, Basis::Value | Basis::Gradient) {
         let (x0, fx, u) = (&scratch.i0[..width], &scratch.fx[..width], &scratch.u[..width]);
-        let row = avx512::Row { x0, fx, u, cy, v };
+        let row = column_table::Row { x0, fx, u, cy, v };
         let columns = &mut scratch.column_tables[octave];
+        let (seed, kernel) = (lattice.seed, lattice.kernel);
         // SAFETY: the row path runs at a level only where the CPU has it (`fill_uninit_with`
-        // asserts it), and this level has AVX-512F.
+        // asserts it): AVX2 at the AVX2 level, AVX-512F at the AVX-512 level.
         unsafe {
-            match s.basis {
-                Basis::Gradient => avx512::gradient_row(lattice.seed, lattice.kernel, row, columns, layer),
-                Basis::Value => avx512::value_row(lattice.seed, row, columns, layer),
-                Basis::Simplex | Basis::Worley => unreachable!("value and gradient noise only"),
+            match (s.basis, isa) {
+                (Basis::Gradient, Isa::Avx512) => avx512::gradient_row(seed, kernel, row, columns, layer),
+                (Basis::Value, Isa::Avx512) => avx512::value_row(seed, row, columns, layer),
+                (Basis::Gradient, _) => avx2::gradient_row(seed, kernel, row, columns, layer),
+                (Basis::Value, _) => avx2::value_row(seed, row, columns, layer),
+                (Basis::Simplex | Basis::Worley, _) => unreachable!("value and gradient noise only"),
             }
         }
         return;
@@ -398,9 +412,9 @@ fn cell_layer(
         let cells = (&scratch.i0[..width], &scratch.fx[..width], &scratch.u[..width]);
         return gradient_per_pixel(lattice, cy, v, cells, layer);
     }
-    // With AVX-512 the per-pixel path's 3×3 search reads a table of the row's feature points
-    // (`avx512.rs`), and pays at wider cells.
-    let worley_below = if isa.wide() { WORLEY_TABLE_BELOW } else { WORLEY_PER_PIXEL_BELOW };
+    // With AVX2 and AVX-512 the per-pixel path's 3×3 search reads a table of the row's feature
+    // points (`avx2.rs`, `avx512.rs`), and pays at wider cells.
+    let worley_below = if isa == Isa::Baseline { WORLEY_PER_PIXEL_BELOW } else { WORLEY_TABLE_BELOW };
     if s.basis == Basis::Worley && short(worley_below) {
         let search = &sampler.worley_search;
         worley_per_pixel((search, isa), lattice, split(py), width, scratch);
@@ -557,14 +571,18 @@ fn worley_per_pixel(
 ) {
     // With AVX-512 the 3×3 blocks are searched from a table of the row's feature points.
     #[cfg(target_arch = "x86_64")]
-    let near_done = isa == Isa::Avx512 && {
+    let near_done = isa != Isa::Baseline && {
         let RowScratch { i0, fx, f1, f2, nearest, lattice_columns, .. } = &mut *scratch;
         let worley = (lattice.seed, search.jitter, search.worley.metric);
-        let out = (&mut f1[..width], &mut f2[..width], &mut nearest[..width]);
-        // SAFETY: the row path runs at a level only where the CPU has it (`fill_uninit_with`
-        // asserts it), and this level has AVX-512F.
+        let (cells, out) =
+            ((&i0[..width], &fx[..width]), (&mut f1[..width], &mut f2[..width], &mut nearest[..width]));
+        // SAFETY: as in `cell_layer`: a level runs only where the CPU has it.
         unsafe {
-            avx512::worley_near_cells(worley, (iy, fy), (&i0[..width], &fx[..width]), lattice_columns, out)
+            if isa == Isa::Avx512 {
+                avx512::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out)
+            } else {
+                avx2::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out)
+            }
         };
         true
     };
@@ -618,13 +636,17 @@ fn worley_per_pixel(
         // The pixels that still need the farther cells (few: a feature point within one cell
         // of the pixel is likely) take them one by one, as the point path does.
         let (r, worley) = (search.radius, &search.worley);
-        if r == 1 {
+        // `deciding`, with the return type looked at once: most rows have no such pixel, which a
+        // count that vectorises finds.
+        let second = worley.return_type.needs_second();
+        let far = |f1: f32, f2: f32| if second { f2 } else { f1 } > FARTHER_CELLS_AT_LEAST;
+        if r == 1 || f1.iter().zip(&*f2).filter(|&(&a, &b)| far(a, b)).count() == 0 {
             return;
         }
         for (((&ix, &fx), (f1, f2)), n) in
             i0.iter().zip(fx).zip(f1.iter_mut().zip(f2.iter_mut())).zip(nearest.iter_mut())
         {
-            if deciding(worley, *f1, *f2) > FARTHER_CELLS_AT_LEAST {
+            if far(*f1, *f2) {
                 let sx = spread_x(ix);
                 for (dx, dy) in search_order_2d(r).skip(9) {
                     let row = spread_y(iy.wrapping_add(dy as i32));
@@ -1055,11 +1077,16 @@ mod tests {
     #[test]
     fn every_basis_gives_the_point_path_bits_at_cells_about_a_pixel_wide() {
         // Where 16 pixels span 13 to 16 cells (and Worley's 29 to 32) the AVX-512 rows switch
-        // between one- and two-register tables of lattice columns and hashing per pixel: one
-        // octave at cell widths around there (and a few wider), in rising and falling rows, on
-        // every level this CPU has.
+        // between one- and two-register tables of lattice columns and hashing per pixel, and
+        // where 8 pixels span 6, 14, 22 or 30 cells (Worley's 5, 13, 21 or 29) the AVX2 rows
+        // between one to four registers and hashing: one octave at cell widths around there (and
+        // a few wider), in rising and falling rows, on every level this CPU has.
         let worley = Worley { jitter: 1.0, return_type: WorleyReturn::F2, metric: DistanceMetric::Euclidean };
-        let widths = [
+        let eight_pixels_span =
+            [4.5, 5.0, 5.5, 6.0, 6.5, 12.5, 13.5, 14.5, 20.5, 21.5, 22.5, 28.5, 29.5, 30.5, 31.5];
+        let widths = eight_pixels_span.map(|cells| 8.0 / cells);
+        let widths = widths.iter().chain(&[
+            0.2,
             0.5,
             16.0 / 29.5,
             16.0 / 29.0,
@@ -1077,10 +1104,10 @@ mod tests {
             1.3,
             2.0,
             3.5,
-        ];
+        ]);
         for basis in Basis::ALL {
-            for (kernel, pixels_per_cell) in
-                GradientKernel::ALL.into_iter().flat_map(|k| widths.map(|w| (k, w)))
+            for (kernel, &pixels_per_cell) in
+                GradientKernel::ALL.into_iter().flat_map(|k| widths.clone().map(move |w| (k, w)))
             {
                 let s = NoiseSettings {
                     basis,

@@ -69,6 +69,18 @@ pub(crate) const GRADIENTS_2D: [[f32; 2]; 64] = [
     [0.9951847, -0.09801714],
 ];
 
+/// [`GRADIENTS_2D`] by component: the 64 x components, then the 64 y components (the SIMD rows
+/// load them into registers or gather from them).
+pub(crate) static GRADIENTS_2D_BY_COMPONENT: [[f32; 64]; 2] = {
+    let mut components = [[0.0; 64]; 2];
+    let mut k = 0;
+    while k < 64 {
+        (components[0][k], components[1][k]) = (GRADIENTS_2D[k][0], GRADIENTS_2D[k][1]);
+        k += 1;
+    }
+    components
+};
+
 /// 64 unit vectors on a Fibonacci spiral over the sphere: nearly uniform, none on an axis.
 pub(crate) const GRADIENTS_3D: [[f32; 3]; 64] = [
     [0.1760848, 0.984375, 0.0],

@@ -35,6 +35,19 @@ fn corner(r0: f32, d2: f32, dot: f32) -> f32 {
     t * t * t * t * dot
 }
 
+/// [`gradient_2d`]'s sixteen gradients by component (x, y), in the order of the hash's top four
+/// bits (the SIMD rows pick them from registers).
+pub(crate) static GRADIENTS_BY_COMPONENT: [[f32; 16]; 2] = {
+    let mut components = [[0.0; 16]; 2];
+    let mut k = 0;
+    while k < 16 {
+        let [x, y] = gradient_2d((k as u32) << 28);
+        (components[0][k], components[1][k]) = (x, y);
+        k += 1;
+    }
+    components
+};
+
 /// The gradient picked by the top four bits of `hash`: angle `k · 22.5°`, a first-quadrant
 /// vector (bits 28 and 29), turned a quarter (bit 30) and a half (bit 31).
 #[inline(always)]
