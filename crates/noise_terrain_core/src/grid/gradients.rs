@@ -25,7 +25,7 @@ use crate::field::dual::Dual;
 use crate::field::dual::Jet;
 use crate::field::erosion_filter::{GullyPlan, GullyState};
 use crate::field::fractal::{Fractal, OctaveJet, Sloped, damped_step};
-use crate::grid::rows::{GridWindow, run_end, skew_row, split_row};
+use crate::grid::rows::{GridWindow, SkewXs, run_end, split_row};
 use crate::isa::Isa;
 
 /// Rebinds each named slice (or vector) to its first `width` elements, one by one: cut through
@@ -138,6 +138,8 @@ struct Cells {
     du: Vec<f32>,
     /// The fade's curvature (for the coarse octaves' second derivatives).
     ddu: Vec<f32>,
+    /// Simplex noise's cells along x with their shares of the skew.
+    skew: SkewXs,
 }
 
 impl Cells {
@@ -854,10 +856,11 @@ fn octave_layer(
     [values, dx, dy]: [&mut [f32]; 3],
 ) {
     if basis == Basis::Simplex {
-        // No lattice cells to share along the row: the `f64` skew of every point in one loop,
-        // then its corners with their gradients in another.
-        let Cells { i0: i, i1: j, fx: x0, u: y0, .. } = cells;
-        skew_row(xs, scale, py, [i, j], [x0, y0]);
+        // The skew of every point in one loop (its x cells' shares anew: this path keeps no
+        // cells between rows), then its corners with their gradients in another.
+        let Cells { i0: i, i1: j, fx: x0, u: y0, skew, .. } = cells;
+        skew.split(xs, scale);
+        skew.skew(py, [i, j], [x0, y0]);
         let per = per_cell * per_unit;
         let width = xs.len();
         let points = i[..width].iter().zip(&j[..width]).zip(x0[..width].iter().zip(&y0[..width]));

@@ -10,14 +10,15 @@
 //! cell, and the per-pixel blend runs over contiguous slices that the compiler vectorises. Where
 //! an octave's cells are only a few pixels wide (a chunk's finest octaves), that set-up per cell
 //! costs more than it saves, and every pixel hashes its own corners in one loop instead
-//! (`VALUE_PER_PIXEL_BELOW` and its siblings). With AVX-512 every basis has rows of its own
-//! (`avx512.rs`): value and gradient noise skip runs altogether, each block of 16 pixels picking
-//! its corners with register permutes from a table of the row's lattice columns; Worley's 3×3
-//! search reads a table of the row's feature points; simplex picks its gradients from a register.
-//! The row path is compiled for the baseline (SSE2), AVX2 + FMA and AVX-512, and the level a grid
-//! runs at is the fastest one measured on the CPU at hand (`level.rs`). The blend is the very
-//! function the point path uses, Rust never fuses multiply-adds on its own (nor do the AVX-512
-//! rows, which repeat the point path's operations in its order), and positions are computed with
+//! (`VALUE_PER_PIXEL_BELOW` and its siblings). With AVX2 and with AVX-512 every basis has rows of
+//! its own (`avx2.rs`, `avx512.rs`): value and gradient noise skip runs altogether, each block of
+//! 8 or 16 pixels picking its corners with register permutes from a table of the row's lattice
+//! columns kept from row to row (`column_table.rs`); Worley's 3×3 search reads a table of the
+//! row's feature points; simplex picks its gradients from registers. The row path is compiled for
+//! the baseline (SSE2), AVX2 + FMA and AVX-512, and the level a grid runs at is the fastest one
+//! measured on the CPU at hand (`level.rs`). The blend is the very function the point path uses,
+//! Rust never fuses multiply-adds on its own (nor do the AVX2 and AVX-512 rows, which repeat the
+//! point path's operations in its order), and positions are computed with
 //! the same `f64` operations, so the grid is bit for bit what [`FieldSampler::sample`] gives at
 //! every level (a property test holds it for each level the CPU running the tests has).
 //! Warped fields are sampled point by point, still in parallel rows.
@@ -37,7 +38,7 @@ pub(crate) mod rows;
 pub use rows::GridWindow;
 #[cfg(feature = "parallel")]
 use rows::worth_parallel;
-use rows::{run_end, skew_row, split_row};
+use rows::{SkewXs, run_end, split_row};
 
 use std::mem::MaybeUninit;
 
@@ -75,6 +76,9 @@ struct RowScratch {
     /// Per octave, the AVX-512 path's table of the corners of the row's lattice columns.
     #[cfg(target_arch = "x86_64")]
     column_tables: Vec<column_table::ColumnTable>,
+    /// Per octave, simplex noise's x cells with their shares of the skew, which rows of the same
+    /// x positions share.
+    skews: Vec<SkewXs>,
     /// Per octave, the AVX-512 path's table of the simplex lattice points of the last rows.
     #[cfg(target_arch = "x86_64")]
     simplex_tables: Vec<avx512::SimplexTable>,
@@ -105,6 +109,7 @@ impl RowScratch {
             columns: Vec::new(),
             #[cfg(target_arch = "x86_64")]
             column_tables: (0..octaves).map(|_| Default::default()).collect(),
+            skews: (0..octaves).map(|_| Default::default()).collect(),
             #[cfg(target_arch = "x86_64")]
             simplex_tables: (0..octaves).map(|_| Default::default()).collect(),
             lattice_columns: Vec::new(),
@@ -264,7 +269,9 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     for (k, layer) in layers.chunks_exact_mut(width).take(octaves).enumerate() {
         let lattice = &sampler.lattices[k];
         match s.basis {
-            Basis::Simplex => simplex_layer((lattice, k, job.isa), xs, scale, py * scale, scratch, layer),
+            Basis::Simplex => {
+                simplex_layer((lattice, k, job.isa), (xs, job.first), scale, py * scale, scratch, layer)
+            }
             Basis::Value | Basis::Gradient | Basis::Worley => {
                 XCells::swap_in_split(scratch, (sampler, k, job.first), xs, scale);
                 cell_layer(sampler, (k, job.isa), xs, scale, py * scale, scratch, layer);
@@ -278,19 +285,26 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     scratch.layers = layers;
 }
 
-/// One octave of simplex noise over the row: the `f64` skew in one loop and the `f32` corners in
-/// another (each at full width); with AVX-512 the corners' gradients come from the octave's table
-/// of lattice points, which the next rows share.
+/// One octave of simplex noise over the row: the skew in one loop (from the octave's x cells and
+/// their shares of the skew, which the rows of the grid share) and the corners in another (each
+/// at full width); with AVX-512 the corners' gradients come from the octave's table of lattice
+/// points, which the next rows share.
 #[inline(always)]
 fn simplex_layer(
     (lattice, octave, isa): (&Lattice, usize, Isa),
-    xs: &[f64],
+    (xs, first): (&[f64], usize),
     scale: f64,
     py: f64,
     scratch: &mut RowScratch,
     layer: &mut [f32],
 ) {
-    skew_row(xs, scale, py, [&mut scratch.i0, &mut scratch.i1], [&mut scratch.fx, &mut scratch.u]);
+    let RowScratch { skews, i0, i1, fx, u, .. } = scratch;
+    let kept = &mut skews[octave];
+    if kept.key != Some((first, xs.len(), octave)) {
+        kept.split(xs, scale);
+        kept.key = Some((first, xs.len(), octave));
+    }
+    kept.skew(py, [i0, i1], [fx, u]);
     #[cfg(target_arch = "x86_64")]
     if isa != Isa::Baseline {
         let width = layer.len();
@@ -474,29 +488,31 @@ fn cell_layer(
     scratch.bands[octave] = band;
 }
 
-/// Value noise in cells narrower than this many pixels (on average along the row) takes the
-/// per-pixel path ([`value_per_pixel`]). Measured on a Zen 4 EPYC (AVX-512), fBm of 5 octaves:
+/// At the baseline level (AVX2 and AVX-512 have rows of their own), value noise in cells
+/// narrower than this many pixels (on average along the row) takes the per-pixel path
+/// ([`value_per_pixel`]). Measured on a Zen 4 EPYC (AVX-512), fBm of 5 octaves:
 /// 16 and 40 beat the run path at 1024² and in 129² chunks by 1.13x to 1.20x (40 a little
 /// ahead at 1024², where it also takes the 32-pixel octave), every octave per pixel loses (0.83x
 /// to 0.89x).
 const VALUE_PER_PIXEL_BELOW: usize = 40;
 
-/// Below AVX-512 (which has its own path), gradient noise in cells narrower than this many
-/// pixels takes the per-pixel path
+/// At the baseline level (AVX2 and AVX-512 have rows of their own), gradient noise in cells
+/// narrower than this many pixels takes the per-pixel path
 /// ([`gradient_per_pixel`]): its corner gradients come from a table, which the pixel loop reads
 /// one lane at a time, so it pays only where runs are a few pixels (a 65² grid's finest octaves:
 /// 2x there; 2 and 8 measured slower, per pixel everywhere 2x slower at 1024²).
 const GRADIENT_PER_PIXEL_BELOW: usize = 4;
 
-/// Worley noise in cells narrower than this many pixels takes the per-pixel path
+/// At the baseline level, Worley noise in cells narrower than this many pixels takes the
+/// per-pixel path
 /// ([`worley_per_pixel`]): the run path's cache of feature points pays for itself only over long
 /// runs, and where cells are narrower than pixels it was rebuilt for every pixel (a 65² grid of
 /// 5-octave fBm took 1.8 ms, 0.15 ms now). 16 measured best on a Zen 4 EPYC at 65², 129² and
 /// 1024² (1.2x to 1.4x over 32 at 1024²; 4 and 8 slower).
 const WORLEY_PER_PIXEL_BELOW: usize = 16;
 
-/// [`WORLEY_PER_PIXEL_BELOW`] with AVX-512, whose per-pixel search reads the row's feature
-/// points from a table instead of hashing them per pixel. Measured on a Zen 4 EPYC at 1024²:
+/// [`WORLEY_PER_PIXEL_BELOW`] with AVX2 or AVX-512, whose per-pixel search reads the row's
+/// feature points from a table instead of hashing them per pixel. Measured on a Zen 4 EPYC at 1024²:
 /// fBm of 5 octaves 1.2x to 1.5x faster than with the portable threshold; at 128-pixel cells the
 /// run path is still a little ahead.
 const WORLEY_TABLE_BELOW: usize = 64;

@@ -2,7 +2,7 @@
 //! when rows go to the thread pool, and the per-row lattice work (cells, runs, simplex skews)
 //! done with the point path's operations so that both paths give its bits.
 
-use crate::field::basis::simplex::{skew_2d, skew_2d_in_range};
+use crate::field::basis::simplex::{SkewAxis, skew_cells};
 use crate::field::coord::{AxisCell, COORDINATE_LIMIT, split, split_in_range};
 
 /// Where a grid lies in map units: pixel `(i, j)` is at `((origin.x + i) / ppu, (origin.y + j) / ppu)`.
@@ -31,21 +31,58 @@ pub(crate) fn worth_parallel(samples: usize) -> bool {
     samples >= PARALLEL_MIN_SAMPLES
 }
 
-/// [`skew_2d`] of every point `(x · scale, py)` of the row: the first corner `[i, j]` of its
-/// simplex and the offset `[x0, y0]` from it (the outputs at least as long as `xs`). Shared by
-/// the heights' and the gradients' row paths, so both give the point path's bits.
-#[inline(always)]
-pub(crate) fn skew_row(xs: &[f64], scale: f64, py: f64, [i, j]: [&mut [i32]; 2], [x0, y0]: [&mut [f32]; 2]) {
-    let outputs = i.iter_mut().zip(j).zip(x0.iter_mut().zip(y0));
-    if py.abs() <= COORDINATE_LIMIT && row_in_range(xs, scale) {
-        for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
-            // SAFETY: `py` is in range (checked just above, which fails for NaN) and so is every
-            // `x · scale` of the row (see `row_in_range`).
-            (*i, *j, *x0, *y0) = unsafe { skew_2d_in_range(x * scale, py) };
+/// A row segment's cells along x at one octave with their shares of the simplex skew
+/// ([`SkewAxis`], by component), the same for every row of a grid: [`SkewXs::split`] computes
+/// them (in `f64`), [`SkewXs::skew`] a row's skew from them (in `f32`). Shared by the heights'
+/// and the gradients' row paths, so both give the point path's bits ([`skew_2d`]).
+///
+/// [`skew_2d`]: crate::field::basis::simplex::skew_2d
+#[derive(Default)]
+pub(crate) struct SkewXs {
+    /// The segment (its first pixel and length) and octave they are for, as the caller keys them.
+    pub(crate) key: Option<(usize, usize, usize)>,
+    cell_and_floor: Vec<i32>,
+    floor: Vec<i32>,
+    fx: Vec<f32>,
+    fraction: Vec<f32>,
+    unskew: Vec<f32>,
+}
+
+impl SkewXs {
+    /// Splits every `x · scale` of the row into its cell, fraction and share of the skew.
+    #[inline(always)]
+    pub(crate) fn split(&mut self, xs: &[f64], scale: f64) {
+        let width = xs.len();
+        self.cell_and_floor.resize(width, 0);
+        self.floor.resize(width, 0);
+        self.fx.resize(width, 0.0);
+        self.fraction.resize(width, 0.0);
+        self.unskew.resize(width, 0.0);
+        // The cells land in `cell_and_floor` (an unbounded lattice writes no right neighbours).
+        split_row(xs, scale, None, [&mut self.cell_and_floor, &mut self.floor], &mut self.fx);
+        let shares = self.floor.iter_mut().zip(&mut self.fraction).zip(&mut self.unskew);
+        for (cell, ((floor, fraction), unskew)) in self.cell_and_floor.iter_mut().zip(shares) {
+            let share = SkewAxis::new(*cell);
+            (*cell, *floor, *fraction, *unskew) =
+                (share.cell_and_floor, share.floor, share.fraction, share.unskew);
         }
-    } else {
-        for (&x, ((i, j), (x0, y0))) in xs.iter().zip(outputs) {
-            (*i, *j, *x0, *y0) = skew_2d(x * scale, py);
+    }
+
+    /// [`skew_2d`](crate::field::basis::simplex::skew_2d) of every point `(x · scale, py)` of the
+    /// row [`split`](Self::split) was given: the first corner `[i, j]` of its simplex and the
+    /// offset `[x0, y0]` from it (the outputs at least as long as the row).
+    #[inline(always)]
+    pub(crate) fn skew(&self, py: f64, [i, j]: [&mut [i32]; 2], [x0, y0]: [&mut [f32]; 2]) {
+        let (cy, fy) = split(py);
+        let y = SkewAxis::new(cy);
+        let n = self.fx.len();
+        let shares = self.cell_and_floor.iter().zip(&self.floor).zip(self.fraction.iter().zip(&self.unskew));
+        let outputs = i[..n].iter_mut().zip(&mut j[..n]).zip(x0[..n].iter_mut().zip(&mut y0[..n]));
+        for (((&cell_and_floor, &floor), (&fraction, &unskew)), (&fx, ((i, j), (x0, y0)))) in
+            shares.zip(self.fx.iter().zip(outputs))
+        {
+            let x = SkewAxis { cell_and_floor, floor, fraction, unskew };
+            (*i, *j, *x0, *y0) = skew_cells(x, fx, y, fy);
         }
     }
 }
