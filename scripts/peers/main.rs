@@ -18,6 +18,9 @@ fn main() {
     let reps = a.get(6).map_or(1, |r| r.parse::<usize>().unwrap());
     let mut times = Vec::with_capacity(reps);
     let mut last = Vec::new();
+    // The instruction-set level our grids ran at (measured at the first grid, or pinned by
+    // NOISE_TERRAIN_ISA).
+    let mut level = None;
     for _ in 0..reps {
     let t = std::time::Instant::now();
     let mut v = vec![0f32; n * n];
@@ -91,6 +94,7 @@ fn main() {
             // `v` (a copy and a second allocation cost ours a quarter of the time the peers, which
             // fill `v` itself, do not pay).
             let map = Heightmap::generate(&s, n as u32, n as u32).unwrap();
+            level = Some(noise_terrain_core::advanced::grid_level(s.basis));
             if lib == "ours-copy" {
                 // How this program measured ours until 2026-12-03: the grid copied into `v`.
                 v.copy_from_slice(map.samples());
@@ -108,9 +112,10 @@ fn main() {
     let v = last;
     let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
     std::fs::File::create(out).unwrap().write_all(&bytes).unwrap();
+    let level = level.map_or(String::new(), |level| format!(",\"level\":\"{level}\""));
     if reps == 1 {
-        println!("{{\"lib\":\"{lib}\",\"kind\":\"{kind}\",\"ms\":{ms:.1}}}");
+        println!("{{\"lib\":\"{lib}\",\"kind\":\"{kind}\",\"ms\":{ms:.1}{level}}}");
     } else {
-        println!("{{\"lib\":\"{lib}\",\"kind\":\"{kind}\",\"ms\":{ms:.5},\"reps\":{reps}}}");
+        println!("{{\"lib\":\"{lib}\",\"kind\":\"{kind}\",\"ms\":{ms:.5},\"reps\":{reps}{level}}}");
     }
 }

@@ -138,8 +138,8 @@ struct Cells {
     du: Vec<f32>,
     /// The fade's curvature (for the coarse octaves' second derivatives).
     ddu: Vec<f32>,
-    /// Simplex noise's cells along x with their shares of the skew.
-    skew: SkewXs,
+    /// Per octave, simplex noise's cells along x with their shares of the skew.
+    skews: Vec<SkewXs>,
 }
 
 impl Cells {
@@ -747,7 +747,7 @@ fn lattice_row(sampler: &FieldSampler, (window, j, reused): (GridWindow, usize, 
             let [values, dx, dy] = &mut *layers;
             let out = [&mut values[row.clone()], &mut dx[row.clone()], &mut dy[row]];
             let per = (scale as f32, f as f32);
-            octave_layer(s.basis, &sampler.lattices[k], (xs, scale), py * scale, per, cells, out);
+            octave_layer((s.basis, k), &sampler.lattices[k], (xs, scale), py * scale, per, cells, out);
             if summed {
                 let layer = [&layers[0][..width], &layers[1][..width], &layers[2][..width]];
                 add_octave(sampler.fractal.kind, amplitude, layer, sums);
@@ -810,7 +810,7 @@ pub(crate) fn damped_heights_row(
     for k in 0..fractal.octave_count() as usize {
         let [values, dx, dy] = &mut *layers;
         let out = [&mut values[..], &mut dx[..], &mut dy[..]];
-        octave_layer(s.basis, &sampler.lattices[k], (xs, scale), py * scale, (1.0, 1.0), cells, out);
+        octave_layer((s.basis, k), &sampler.lattices[k], (xs, scale), py * scale, (1.0, 1.0), cells, out);
         // `FractalParams::raw_with_slopes`' step, octave by octave over the row (it vectorises).
         let [sum, sx, sy] = &mut *sums;
         let octave = values.iter().zip(&*dx).zip(&*dy);
@@ -847,7 +847,7 @@ fn add_octave(kind: Fractal, amplitude: f32, [n, nx, ny]: [&[f32]; 3], [sv, sx, 
 /// operations), into `out`: values, ∂/∂x and ∂/∂y, each [`LANES`] longer than the row.
 #[inline(always)]
 fn octave_layer(
-    basis: Basis,
+    (basis, octave): (Basis, usize),
     lattice: &Lattice,
     (xs, scale): (&[f64], f64),
     py: f64,
@@ -856,11 +856,14 @@ fn octave_layer(
     [values, dx, dy]: [&mut [f32]; 3],
 ) {
     if basis == Basis::Simplex {
-        // The skew of every point in one loop (its x cells' shares anew: this path keeps no
-        // cells between rows), then its corners with their gradients in another.
-        let Cells { i0: i, i1: j, fx: x0, u: y0, skew, .. } = cells;
-        skew.split(xs, scale);
-        skew.skew(py, [i, j], [x0, y0]);
+        // The skew of every point in one loop (from the octave's x cells, which the grid's rows
+        // share), then its corners with their gradients in another.
+        let Cells { i0: i, i1: j, fx: x0, u: y0, skews, .. } = cells;
+        if skews.len() <= octave {
+            skews.resize_with(octave + 1, SkewXs::default);
+        }
+        skews[octave].split(xs, scale);
+        skews[octave].skew(py, [i, j], [x0, y0]);
         let per = per_cell * per_unit;
         let width = xs.len();
         let points = i[..width].iter().zip(&j[..width]).zip(x0[..width].iter().zip(&y0[..width]));

@@ -269,9 +269,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     for (k, layer) in layers.chunks_exact_mut(width).take(octaves).enumerate() {
         let lattice = &sampler.lattices[k];
         match s.basis {
-            Basis::Simplex => {
-                simplex_layer((lattice, k, job.isa), (xs, job.first), scale, py * scale, scratch, layer)
-            }
+            Basis::Simplex => simplex_layer((lattice, k, job.isa), xs, scale, py * scale, scratch, layer),
             Basis::Value | Basis::Gradient | Basis::Worley => {
                 XCells::swap_in_split(scratch, (sampler, k, job.first), xs, scale);
                 cell_layer(sampler, (k, job.isa), xs, scale, py * scale, scratch, layer);
@@ -292,19 +290,15 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
 #[inline(always)]
 fn simplex_layer(
     (lattice, octave, isa): (&Lattice, usize, Isa),
-    (xs, first): (&[f64], usize),
+    xs: &[f64],
     scale: f64,
     py: f64,
     scratch: &mut RowScratch,
     layer: &mut [f32],
 ) {
     let RowScratch { skews, i0, i1, fx, u, .. } = scratch;
-    let kept = &mut skews[octave];
-    if kept.key != Some((first, xs.len(), octave)) {
-        kept.split(xs, scale);
-        kept.key = Some((first, xs.len(), octave));
-    }
-    kept.skew(py, [i0, i1], [fx, u]);
+    skews[octave].split(xs, scale);
+    skews[octave].skew(py, [i0, i1], [fx, u]);
     #[cfg(target_arch = "x86_64")]
     if isa != Isa::Baseline {
         let width = layer.len();

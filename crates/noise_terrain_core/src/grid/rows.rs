@@ -39,8 +39,10 @@ pub(crate) fn worth_parallel(samples: usize) -> bool {
 /// [`skew_2d`]: crate::field::basis::simplex::skew_2d
 #[derive(Default)]
 pub(crate) struct SkewXs {
-    /// The segment (its first pixel and length) and octave they are for, as the caller keys them.
-    pub(crate) key: Option<(usize, usize, usize)>,
+    /// The row they are for: its two ends' bits, its length and the scale's bits. Within a grid
+    /// these tell its rows apart: positions are monotone along a row, so two rows of one length
+    /// with the same ends hold the same positions.
+    key: Option<(u64, u64, usize, u64)>,
     cell_and_floor: Vec<i32>,
     floor: Vec<i32>,
     fx: Vec<f32>,
@@ -49,10 +51,16 @@ pub(crate) struct SkewXs {
 }
 
 impl SkewXs {
-    /// Splits every `x · scale` of the row into its cell, fraction and share of the skew.
+    /// Splits every `x · scale` of the row into its cell, fraction and share of the skew, unless
+    /// they are this row's already (see `key`).
     #[inline(always)]
     pub(crate) fn split(&mut self, xs: &[f64], scale: f64) {
         let width = xs.len();
+        let key = Some((xs[0].to_bits(), xs[width - 1].to_bits(), width, scale.to_bits()));
+        if self.key == key {
+            return;
+        }
+        self.key = key;
         self.cell_and_floor.resize(width, 0);
         self.floor.resize(width, 0);
         self.fx.resize(width, 0.0);

@@ -118,14 +118,16 @@ impl SkewAxis {
     #[inline(always)]
     pub(crate) fn new(cell: i32) -> Self {
         let product = f64::from(cell) * F2;
-        let floor = product.floor();
-        let unskew = f64::from(cell) * G2 - floor * (1.0 - 2.0 * G2);
-        // |cell| <= 1e9, so |floor| < 4e8 and `cell + floor` fits an i32.
-        let floor_cells = floor as i32;
+        // The floor through an integer (`f64::floor` is a library call below SSE4.1): the
+        // truncation, one less where it rounded up. |product| < 4e8, so it fits, and so does
+        // `cell + floor` in an i32.
+        let truncated = product as i64;
+        let floor = (truncated - i64::from(truncated as f64 > product)) as i32;
+        let unskew = f64::from(cell) * G2 - f64::from(floor) * (1.0 - 2.0 * G2);
         Self {
-            cell_and_floor: cell.wrapping_add(floor_cells),
-            floor: floor_cells,
-            fraction: (product - floor) as f32,
+            cell_and_floor: cell.wrapping_add(floor),
+            floor,
+            fraction: (product - f64::from(floor)) as f32,
             unskew: unskew as f32,
         }
     }
@@ -207,8 +209,8 @@ pub(crate) fn simplex_2d_with_gradient(x: f64, y: f64, seed: u32) -> Dual {
 
 /// [`simplex_2d_with_gradient`] and the Hessian; flat where the value is clamped.
 pub(crate) fn simplex_2d_with_hessian(x: f64, y: f64, seed: u32) -> Jet {
-    let first = simplex_2d_with_gradient(x, y, seed);
     let (i, j, x0, y0) = skew_2d(x, y);
+    let first = corners_2d_with_gradient(seed, i, j, x0, y0);
     let mut h = [[0.0f32; 2]; 2];
     for (hash, dx, dy) in triangle_2d(seed, i, j, x0, y0) {
         let t = 0.5 - (dx * dx + dy * dy);
