@@ -73,7 +73,7 @@ struct RowScratch {
     columns: Vec<(f32, f32, u32)>,
     /// Per octave, the row's cells along x, which rows of the same x positions share.
     x_cells: Vec<XCells>,
-    /// Per octave, the AVX-512 path's table of the corners of the row's lattice columns.
+    /// Per octave, the AVX2 and AVX-512 paths' table of the corners of the row's lattice columns.
     #[cfg(target_arch = "x86_64")]
     column_tables: Vec<column_table::ColumnTable>,
     /// Per octave, simplex noise's x cells with their shares of the skew, which rows of the same
@@ -306,11 +306,13 @@ fn simplex_layer(
         let offsets = (&scratch.fx[..width], &scratch.u[..width]);
         // SAFETY: as in `cell_layer`: a level runs only where the CPU has it.
         return unsafe {
-            if isa == Isa::Avx512 {
-                let table = Some(&mut scratch.simplex_tables[octave]);
-                avx512::simplex_row(lattice.seed, (i, j), offsets, table, layer)
-            } else {
-                avx2::simplex_row(lattice.seed, (i, j), offsets, layer)
+            match isa {
+                Isa::Avx512 => {
+                    let table = Some(&mut scratch.simplex_tables[octave]);
+                    avx512::simplex_row(lattice.seed, (i, j), offsets, table, layer)
+                }
+                Isa::Avx2 => avx2::simplex_row(lattice.seed, (i, j), offsets, layer),
+                Isa::Baseline => unreachable!("a SIMD level"),
             }
         };
     }
@@ -401,9 +403,11 @@ fn cell_layer(
             match (s.basis, isa) {
                 (Basis::Gradient, Isa::Avx512) => avx512::gradient_row(seed, kernel, row, columns, layer),
                 (Basis::Value, Isa::Avx512) => avx512::value_row(seed, row, columns, layer),
-                (Basis::Gradient, _) => avx2::gradient_row(seed, kernel, row, columns, layer),
-                (Basis::Value, _) => avx2::value_row(seed, row, columns, layer),
-                (Basis::Simplex | Basis::Worley, _) => unreachable!("value and gradient noise only"),
+                (Basis::Gradient, Isa::Avx2) => avx2::gradient_row(seed, kernel, row, columns, layer),
+                (Basis::Value, Isa::Avx2) => avx2::value_row(seed, row, columns, layer),
+                (Basis::Simplex | Basis::Worley, _) | (_, Isa::Baseline) => {
+                    unreachable!("value and gradient noise at a SIMD level only")
+                }
             }
         }
         return;
@@ -579,7 +583,7 @@ fn worley_per_pixel(
     width: usize,
     scratch: &mut RowScratch,
 ) {
-    // With AVX-512 the 3×3 blocks are searched from a table of the row's feature points.
+    // With AVX2 and AVX-512 the 3×3 blocks are searched from a table of the row's feature points.
     #[cfg(target_arch = "x86_64")]
     let near_done = isa != Isa::Baseline && {
         let RowScratch { i0, fx, f1, f2, nearest, lattice_columns, .. } = &mut *scratch;
@@ -588,10 +592,10 @@ fn worley_per_pixel(
             ((&i0[..width], &fx[..width]), (&mut f1[..width], &mut f2[..width], &mut nearest[..width]));
         // SAFETY: as in `cell_layer`: a level runs only where the CPU has it.
         unsafe {
-            if isa == Isa::Avx512 {
-                avx512::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out)
-            } else {
-                avx2::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out)
+            match isa {
+                Isa::Avx512 => avx512::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out),
+                Isa::Avx2 => avx2::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out),
+                Isa::Baseline => unreachable!("a SIMD level"),
             }
         };
         true
