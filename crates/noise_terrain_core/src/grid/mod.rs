@@ -649,11 +649,11 @@ fn worley_per_pixel(
         }
         // The pixels that still need the farther cells (few: a feature point within one cell
         // of the pixel is likely) take them one by one, as the point path does.
-        let (r, worley) = (search.radius, &search.worley);
-        // `deciding`, with the return type looked at once: most rows have no such pixel, which a
-        // count that vectorises finds.
-        let second = worley.return_type.needs_second();
-        let far = |f1: f32, f2: f32| if second { f2 } else { f1 } > FARTHER_CELLS_AT_LEAST;
+        // A copy of the settings, which the outputs written below cannot alias: the return type
+        // `deciding` reads is then loaded once, not per pixel. Most rows have no pixel that needs
+        // the farther cells, which a count that vectorises finds.
+        let (r, worley) = (search.radius, search.worley);
+        let far = |f1: f32, f2: f32| deciding(&worley, f1, f2) > FARTHER_CELLS_AT_LEAST;
         if r == 1 || f1.iter().zip(&*f2).filter(|&(&a, &b)| far(a, b)).count() == 0 {
             return;
         }

@@ -90,7 +90,7 @@ impl WorleyReturn {
         v.clamp(0.0, 1.0)
     }
 
-    pub(crate) fn needs_second(self) -> bool {
+    fn needs_second(self) -> bool {
         matches!(self, WorleyReturn::F2 | WorleyReturn::F2MinusF1)
     }
 }
