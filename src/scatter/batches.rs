@@ -113,6 +113,13 @@ pub(crate) struct BatchSwaps {
     loose: Vec<LooseBatch>,
 }
 
+impl BatchSwaps {
+    /// Whether any piece's batches are queued or any batch is loose.
+    pub(crate) fn is_pending(&self) -> bool {
+        !self.queued.is_empty() || !self.loose.is_empty()
+    }
+}
+
 /// A batch whose piece went or carries entities now.
 #[derive(Debug, Clone, Copy)]
 struct LooseBatch {
@@ -259,19 +266,10 @@ fn swap_piece_batches(world: &mut World, piece: Entity, batches: PieceBatches, s
     }
 }
 
-/// Gives the entity hook the distance of [`ScatterEntities`] (with the physics plugin, at least
-/// its collider distance).
-pub(crate) fn follow_entity_distance(
-    entities: Res<ScatterEntities>,
-    #[cfg(feature = "avian")] colliders: Option<Res<crate::physics::TerrainColliders>>,
-    hook: Option<Res<EntityHook>>,
-    mut hooks: ResMut<PieceHooks>,
-) {
+/// Gives the entity hook the distance `within`: [`ScatterEntities`]'s (with the physics plugin,
+/// at least its collider distance).
+pub(crate) fn follow_entity_distance(within: f32, hook: Option<&EntityHook>, mut hooks: ResMut<PieceHooks>) {
     let Some(hook) = hook else { return };
-    #[cfg(not(feature = "avian"))]
-    let within = entities.distance;
-    #[cfg(feature = "avian")]
-    let within = entities.distance.max(colliders.map_or(0.0, |c| c.distance));
     if hooks.get(hook.0).is_some_and(|h| h.within != within)
         && let Some(h) = hooks.get_mut(hook.0)
     {

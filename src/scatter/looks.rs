@@ -133,7 +133,7 @@ pub(crate) fn make_shapes(
 }
 
 /// Shares the meshes of custom looks with far pieces' builds once their data is in the app.
-pub(crate) fn share_custom_shapes(looks: Res<ScatterLooks>, meshes: Option<Res<Assets<Mesh>>>) {
+pub(crate) fn share_custom_shapes(looks: &ScatterLooks, meshes: Option<&Assets<Mesh>>) {
     let Some(meshes) = meshes else { return };
     for (name, (mesh, _)) in &looks.custom {
         if !looks.batch_shapes.contains(ScatterShape::Custom, name)

@@ -55,14 +55,13 @@ pub(crate) fn add_scatter(app: &mut App) {
         .register_type::<ScatterBudget>()
         .register_type::<ScatterEntities>()
         .add_systems(Startup, looks::make_shapes)
-        .add_systems(
-            Update,
-            (looks::share_custom_shapes, batches::follow_entity_distance)
-                .before(crate::TerrainSystems::Queue),
-        )
+        // Few systems, and the exclusive one only in frames with things to move: each costs the
+        // executor a task per frame.
+        .add_systems(Update, follow_settings.before(crate::TerrainSystems::Queue))
         .add_systems(
             Update,
             place::swap_things
+                .run_if(swaps_pending)
                 .in_set(crate::TerrainSystems::Apply)
                 .after(crate::pieces::swap::swap_pieces)
                 .before(crate::pieces::stats::update_stats),
@@ -99,4 +98,28 @@ pub(crate) fn add_scatter(app: &mut App) {
         return;
     }
     app.insert_resource(batches::EntityHook(index));
+}
+
+/// Follows the scatter settings that live outside the terrains' parameters: custom looks' meshes
+/// shared with far pieces' builds once loaded, and the entity hook's distance.
+fn follow_settings(
+    looks: Res<ScatterLooks>,
+    meshes: Option<Res<Assets<Mesh>>>,
+    entities: Res<ScatterEntities>,
+    #[cfg(feature = "avian")] colliders: Option<Res<crate::physics::TerrainColliders>>,
+    hook: Option<Res<batches::EntityHook>>,
+    hooks: ResMut<PieceHooks>,
+) {
+    looks::share_custom_shapes(&looks, meshes.as_deref());
+    #[cfg(not(feature = "avian"))]
+    let within = entities.distance;
+    #[cfg(feature = "avian")]
+    let within = entities.distance.max(colliders.map_or(0.0, |c| c.distance));
+    batches::follow_entity_distance(within, hook.as_deref(), hooks);
+}
+
+/// Whether things or batches wait to be spawned, moved or despawned (`place::swap_things` has
+/// nothing to do otherwise).
+fn swaps_pending(things: Res<place::ThingSwaps>, batches: Res<batches::BatchSwaps>) -> bool {
+    things.is_pending() || batches.is_pending()
 }

@@ -291,6 +291,13 @@ pub(crate) struct ThingSwaps {
     waiting: VecDeque<Entity>,
 }
 
+impl ThingSwaps {
+    /// Whether anything is queued, waiting to be spawned or loose.
+    pub(crate) fn is_pending(&self) -> bool {
+        !self.queued.is_empty() || !self.waiting.is_empty() || !self.loose.is_empty()
+    }
+}
+
 impl Default for ThingSwaps {
     fn default() -> Self {
         Self {
