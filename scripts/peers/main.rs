@@ -1,6 +1,9 @@
 //! peer-export LIB KIND SIZE OCTAVES OUT [REPS]: fills a SIZE² fBm field (lacunarity 2, gain 0.5,
 //! base frequency 8 over the map, seed 7) with one library, prints the milliseconds to allocate
 //! and fill it, and writes it as raw f32. LIB `ours` is the project's core; the rest are its peers.
+//! LIB may name several libraries separated by commas (`ours,fn2`): each rep then fills with each
+//! of them in turn, so that all of them see the same moments of a machine whose speed moves, and
+//! one line is printed per library (the first one's grid is written).
 //!
 //! The project's version of `../shared/peers/src/main.rs` (built by `scripts/peers.sh`): `ours`
 //! takes the grid our core allocated and filled over (`Heightmap::into_samples`), `ours-copy`
@@ -12,30 +15,58 @@ use std::io::Write;
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
-    let (lib, kind, n, oct, out) = (&a[1], &a[2], a[3].parse::<usize>().unwrap(), a[4].parse::<usize>().unwrap(), &a[5]);
+    let (libs, kind, n, oct, out) = (&a[1], &a[2], a[3].parse::<usize>().unwrap(), a[4].parse::<usize>().unwrap(), &a[5]);
     // REPS (optional, default 1): fill the grid that many times, each from a fresh allocation,
     // and print the median time of one fill (chunk-sized grids take microseconds).
     let reps = a.get(6).map_or(1, |r| r.parse::<usize>().unwrap());
-    let mut times = Vec::with_capacity(reps);
-    let mut last = Vec::new();
+    let libs: Vec<&str> = libs.split(',').collect();
+    let mut times = vec![Vec::with_capacity(reps); libs.len()];
+    let mut first = Vec::new();
     // The instruction-set level our grids ran at (measured at the first grid, or pinned by
     // NOISE_TERRAIN_ISA).
     let mut level = None;
     for _ in 0..reps {
-    let t = std::time::Instant::now();
+        for (k, lib) in libs.iter().enumerate() {
+            let t = std::time::Instant::now();
+            let v = fill(lib, kind, n, oct, &mut level);
+            times[k].push(t.elapsed().as_secs_f64() * 1e3);
+            if k == 0 {
+                first = v;
+            }
+        }
+    }
+    let bytes: Vec<u8> = first.iter().flat_map(|x| x.to_le_bytes()).collect();
+    std::fs::File::create(out).unwrap().write_all(&bytes).unwrap();
+    for (lib, mut times) in libs.iter().zip(times) {
+        times.sort_by(f64::total_cmp);
+        let ms = times[reps / 2];
+        let level = match (*lib, level) {
+            ("ours" | "ours-copy", Some(level)) => format!(",\"level\":\"{level}\""),
+            _ => String::new(),
+        };
+        if reps == 1 {
+            println!("{{\"lib\":\"{lib}\",\"kind\":\"{kind}\",\"ms\":{ms:.1}{level}}}");
+        } else {
+            println!("{{\"lib\":\"{lib}\",\"kind\":\"{kind}\",\"ms\":{ms:.5},\"reps\":{reps}{level}}}");
+        }
+    }
+}
+
+/// One allocation and fill of the grid by `lib` (the time `main` measures).
+fn fill(lib: &str, kind: &str, n: usize, oct: usize, level: &mut Option<&'static str>) -> Vec<f32> {
     let mut v = vec![0f32; n * n];
     let inv = 1.0 / n as f64;
-    match lib.as_str() {
+    match lib {
         "noise" => {
             macro_rules! fill { ($src:ty) => {{
                 let f = Fbm::<$src>::new(7).set_octaves(oct).set_frequency(8.0).set_lacunarity(2.0).set_persistence(0.5);
                 for j in 0..n { for i in 0..n { v[j * n + i] = f.get([i as f64 * inv, j as f64 * inv]) as f32; } }
             }}}
-            match kind.as_str() { "gradient" => fill!(Perlin), "value" => fill!(Value), "worley" => fill!(Worley), k => panic!("{k}") }
+            match kind { "gradient" => fill!(Perlin), "value" => fill!(Value), "worley" => fill!(Worley), k => panic!("{k}") }
         }
         "fnl" => {
             let mut f = FastNoiseLite::with_seed(7);
-            f.set_noise_type(Some(match kind.as_str() { "gradient" => NoiseType::Perlin, "value" => NoiseType::Value, "simplex" => NoiseType::OpenSimplex2, "worley" => NoiseType::Cellular, k => panic!("{k}") }));
+            f.set_noise_type(Some(match kind { "gradient" => NoiseType::Perlin, "value" => NoiseType::Value, "simplex" => NoiseType::OpenSimplex2, "worley" => NoiseType::Cellular, k => panic!("{k}") }));
             f.set_fractal_type(Some(FractalType::FBm));
             f.set_fractal_octaves(Some(oct as i32)); f.set_fractal_gain(Some(0.5)); f.set_fractal_lacunarity(Some(2.0)); f.set_frequency(Some(8.0));
             for j in 0..n { for i in 0..n { v[j * n + i] = f.get_noise_2d((i as f64 * inv) as f32, (j as f64 * inv) as f32); } }
@@ -49,7 +80,7 @@ fn main() {
             // FastNoise2 (C++ SIMD, built from source), one thread, same grid: x = i/n, frequency 8.
             use fastnoise2::generator::{prelude::*, cellular::*, DistanceFunction};
             let s = 1.0 / 8.0;
-            let node = match kind.as_str() {
+            let node = match kind {
                 "gradient" => perlin().with_feature_scale(s).fbm(0.5, 0.0, oct as i32, 2.0).build(),
                 "value" => value().with_feature_scale(s).fbm(0.5, 0.0, oct as i32, 2.0).build(),
                 "simplex" => simplex().with_feature_scale(s).fbm(0.5, 0.0, oct as i32, 2.0).build(),
@@ -70,7 +101,7 @@ fn main() {
                 f.set_frequency(8.0);
                 for j in 0..n { for i in 0..n { v[j * n + i] = SampleableFor::<Vec2, f32>::sample(&f, Vec2::new((i as f64 * inv) as f32, (j as f64 * inv) as f32)); } }
             }}}
-            match kind.as_str() {
+            match kind {
                 "gradient" => fill!(MixCellGradients<OrthoGrid, Smoothstep, QuickGradients>),
                 "value" => fill!(MixCellValues<OrthoGrid, Smoothstep, Random<UNorm, f32>>),
                 "simplex" => fill!(BlendCellGradients<SimplexGrid, SimplecticBlend, QuickGradients>),
@@ -82,7 +113,7 @@ fn main() {
             // default kernel for gradient noise, `gradient-perlin` for Perlin's kernel, Worley at jitter 1.
             use noise_terrain_core::{Basis, GradientKernel, Heightmap, NoiseSettings};
             let mut s = NoiseSettings { octaves: oct as u32, frequency: 8.0, lacunarity: 2.0, persistence: 0.5, seed: 7, ..NoiseSettings::default() };
-            match kind.as_str() {
+            match kind {
                 "gradient" => s.basis = Basis::Gradient,
                 "gradient-perlin" => { s.basis = Basis::Gradient; s.gradient_kernel = GradientKernel::Perlin; }
                 "value" => s.basis = Basis::Value,
@@ -94,7 +125,7 @@ fn main() {
             // `v` (a copy and a second allocation cost ours a quarter of the time the peers, which
             // fill `v` itself, do not pay).
             let map = Heightmap::generate(&s, n as u32, n as u32).unwrap();
-            level = Some(noise_terrain_core::advanced::grid_level(s.basis));
+            *level = Some(noise_terrain_core::advanced::grid_level(s.basis));
             if lib == "ours-copy" {
                 // How this program measured ours until 2026-12-03: the grid copied into `v`.
                 v.copy_from_slice(map.samples());
@@ -104,18 +135,5 @@ fn main() {
         }
         l => panic!("unknown lib {l}"),
     }
-    times.push(t.elapsed().as_secs_f64() * 1e3);
-    last = v;
-    }
-    times.sort_by(f64::total_cmp);
-    let ms = times[reps / 2];
-    let v = last;
-    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-    std::fs::File::create(out).unwrap().write_all(&bytes).unwrap();
-    let level = level.map_or(String::new(), |level| format!(",\"level\":\"{level}\""));
-    if reps == 1 {
-        println!("{{\"lib\":\"{lib}\",\"kind\":\"{kind}\",\"ms\":{ms:.1}{level}}}");
-    } else {
-        println!("{{\"lib\":\"{lib}\",\"kind\":\"{kind}\",\"ms\":{ms:.5},\"reps\":{reps}{level}}}");
-    }
+    v
 }
