@@ -598,12 +598,21 @@ fn a_piece_coming_near_keeps_its_batches_until_its_things_are_spawned() {
         e.0 += batch.instances as usize;
         e.1.push(entity);
     }
+    let mut q = app.world_mut().query_filtered::<(Entity, &Mesh3d), With<ScatterBatch>>();
+    let meshes: Vec<(Entity, AssetId<Mesh>)> = q.iter(app.world()).map(|(e, m)| (e, m.0.id())).collect();
     // Pieces beyond 50 units come within it (each is rebuilt with entities, spawned 60 a frame).
     move_focus(&mut app, Vec3::new(70.0, 0.0, 0.0));
-    let (mut held, mut frames) = (0, 0);
+    let (mut held, mut frames, mut gone) = (0, 0, 0);
     loop {
         app.update();
         frames += 1;
+        // A batch's mesh leaves the assets in the frame the batch goes (freed off the frame).
+        let assets = app.world().resource::<Assets<Mesh>>();
+        for &(batch, mesh) in &meshes {
+            let present = app.world().get_entity(batch).is_ok();
+            assert_eq!(assets.contains(mesh), present, "frame {frames}: batch {batch} present {present}");
+            gone += usize::from(!present);
+        }
         let mut q = app.world_mut().query::<(Entity, &ScatterOnPiece)>();
         let waiting: Vec<(Entity, usize)> = q.iter(app.world()).map(|(e, on)| (e, on.waiting())).collect();
         for (piece, waits) in waiting {
@@ -634,6 +643,7 @@ fn a_piece_coming_near_keeps_its_batches_until_its_things_are_spawned() {
         came_near += 1;
     }
     assert!(came_near > 2 && held > 0, "{came_near} pieces came near, held in {held} piece-frames");
+    assert!(gone > 0, "no batch went");
     assert!(batches(&mut app).iter().all(|(_, b, _)| app.world().get_entity(b.piece).is_ok()));
 }
 

@@ -61,6 +61,20 @@ pub(crate) fn spawn_build(
     pending
 }
 
+/// Drops `garbage` on the chunk workers of `priority` instead of the calling thread: freeing
+/// large meshes is work a frame need not wait for (where no worker could start, it is dropped
+/// here).
+pub(crate) fn drop_on_workers(priority: BuildPriority, garbage: impl Send + 'static) {
+    let workers = match priority {
+        BuildPriority::Background => Workers::BackgroundChunks,
+        BuildPriority::Normal => Workers::Chunks,
+    };
+    match pool(workers) {
+        Some(pool) => pool.spawn(move || drop(garbage)),
+        None => drop(garbage),
+    }
+}
+
 /// `build` as a job for a worker, and its [`PendingBuild`]. The job does nothing once the
 /// `PendingBuild` is dropped (its piece despawned before a worker took the job up).
 fn pending_job(
@@ -188,6 +202,27 @@ mod tests {
         assert_eq!(background, libc::SCHED_IDLE);
         assert_eq!(normal, libc::SCHED_OTHER);
         assert_eq!(policy(), libc::SCHED_OTHER, "the caller's thread is not touched");
+    }
+
+    /// Garbage handed to the workers is dropped on one of them, not on the caller's thread.
+    #[test]
+    fn garbage_is_dropped_on_a_worker() {
+        struct Tells(std::sync::mpsc::Sender<Option<String>>);
+        impl Drop for Tells {
+            fn drop(&mut self) {
+                let _ = self.0.send(std::thread::current().name().map(str::to_string));
+            }
+        }
+        for priority in [BuildPriority::Background, BuildPriority::Normal] {
+            let (tx, rx) = std::sync::mpsc::channel();
+            drop_on_workers(priority, vec![Tells(tx)]);
+            let thread = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("dropped");
+            let expected = match priority {
+                BuildPriority::Background => Workers::BackgroundChunks.name(),
+                BuildPriority::Normal => Workers::Chunks.name(),
+            };
+            assert!(thread.as_deref().is_some_and(|t| t.starts_with(expected)), "{thread:?}");
+        }
     }
 
     /// A build whose job is dropped before a worker takes it up does not run; one that is kept
