@@ -65,11 +65,7 @@ pub(crate) fn spawn_build(
 /// large meshes is work a frame need not wait for (where no worker could start, it is dropped
 /// here).
 pub(crate) fn drop_on_workers(priority: BuildPriority, garbage: impl Send + 'static) {
-    let workers = match priority {
-        BuildPriority::Background => Workers::BackgroundChunks,
-        BuildPriority::Normal => Workers::Chunks,
-    };
-    match pool(workers) {
+    match pool(Workers::chunks(priority)) {
         Some(pool) => pool.spawn(move || drop(garbage)),
         None => drop(garbage),
     }
@@ -114,10 +110,17 @@ enum Workers {
 
 impl Workers {
     fn for_piece(priority: BuildPriority, key: PieceKey) -> Self {
-        match (key, priority) {
-            (PieceKey::Patch, _) => Self::Patch,
-            (PieceKey::Chunk(_), BuildPriority::Background) => Self::BackgroundChunks,
-            (PieceKey::Chunk(_), BuildPriority::Normal) => Self::Chunks,
+        match key {
+            PieceKey::Patch => Self::Patch,
+            PieceKey::Chunk(_) => Self::chunks(priority),
+        }
+    }
+
+    /// The workers of chunks at `priority`.
+    fn chunks(priority: BuildPriority) -> Self {
+        match priority {
+            BuildPriority::Background => Self::BackgroundChunks,
+            BuildPriority::Normal => Self::Chunks,
         }
     }
 
