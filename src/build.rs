@@ -255,8 +255,7 @@ pub fn build_piece(
     control: &BuildControl,
 ) -> Result<PieceBuild, BuildError> {
     let start = Instant::now();
-    let (params, _) = params.validated();
-    let params = &params;
+    let params = &params.clamped();
     let geometry = spec.key.geometry(params);
     let n = geometry.vertices;
     let mut erosion_maps = None;

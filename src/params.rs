@@ -229,11 +229,18 @@ impl TerrainParams {
         (Self::from_preset(preset, layout), changes)
     }
 
+    /// The parameters with every value in its documented range: what
+    /// [`validated`](Self::validated) gives, without telling what changed (no text is made, so
+    /// it is cheap enough for every build).
+    pub fn clamped(&self) -> TerrainParams {
+        Self::from_preset(self.preset().clamped(), self.layout.clamped())
+    }
+
     /// Mesh vertices per map unit of the finest piece: the patch's resolution, or the finest
     /// chunks' vertex spacing in the endless layout. An octave whose lattice cells are narrower
     /// than two vertices (a frequency above half of this) adds only flicker to the mesh.
     pub fn vertices_per_unit(&self) -> f64 {
-        let (p, _) = self.validated();
+        let p = self.clamped();
         match p.layout {
             TerrainLayout::Patch => f64::from(p.resolution),
             TerrainLayout::Endless { chunk_size, chunk_vertices, .. } => {
@@ -322,6 +329,7 @@ mod tests {
             };
             let given = TerrainParams { resolution, world_size, height_scale, water_level, layout, ..default() };
             let (used, _) = given.validated();
+            proptest::prop_assert_eq!(&given.clamped(), &used, "clamped is validated without the notes");
             let (again, changes) = used.validated();
             proptest::prop_assert_eq!(&again, &used);
             proptest::prop_assert!(changes.is_empty(), "{:?}", changes);

@@ -168,12 +168,79 @@ pub(crate) fn batch_build(entity_hook: usize, shapes: BatchShapes, cache: PointC
 /// `shape` copied to every transform (in the terrain's space, made relative to `origin`), as one
 /// mesh for the render world only; `None` without transforms.
 fn merged_things(shape: &Mesh, transforms: &[Transform], origin: Vec3) -> Option<Mesh> {
-    let mut things = transforms.iter().map(|t| Transform { translation: t.translation - origin, ..*t });
+    let things = transforms.iter().map(|t| Transform { translation: t.translation - origin, ..*t });
+    let mut mesh = match copied_by_hand(shape, things.clone(), transforms.len()) {
+        Some(mesh) => mesh,
+        None => copied_by_bevy(shape, things)?,
+    };
+    mesh.asset_usage = RenderAssetUsages::RENDER_WORLD;
+    Some(mesh)
+}
+
+/// The copies written straight into one set of buffers, for a triangle list (with or without
+/// indices) whose attributes are positions, normals and any others of 2 to 4 floats (copied as
+/// they are): the built-in shapes. Cloning, transforming and merging a mesh per thing took a far chunk's build
+/// about as long as finding its things. `None` for other meshes, or without transforms.
+fn copied_by_hand(shape: &Mesh, things: impl Iterator<Item = Transform>, count: usize) -> Option<Mesh> {
+    use bevy::mesh::{Indices, PrimitiveTopology, VertexAttributeValues as Values};
+    let as_vec3 = |id| match shape.try_attribute(id) {
+        Ok(Values::Float32x3(v)) => Some(v),
+        _ => None,
+    };
+    let (positions, normals) = (as_vec3(Mesh::ATTRIBUTE_POSITION)?, as_vec3(Mesh::ATTRIBUTE_NORMAL)?);
+    if count == 0 || shape.primitive_topology() != PrimitiveTopology::TriangleList {
+        return None;
+    }
+    let mut others = Vec::new();
+    for (attribute, values) in shape.try_attributes().ok()? {
+        let copied = match values {
+            _ if attribute.id == Mesh::ATTRIBUTE_POSITION.id || attribute.id == Mesh::ATTRIBUTE_NORMAL.id => {
+                continue;
+            }
+            Values::Float32x2(v) => Values::Float32x2(v.repeat(count)),
+            Values::Float32x3(v) => Values::Float32x3(v.repeat(count)),
+            Values::Float32x4(v) => Values::Float32x4(v.repeat(count)),
+            _ => return None,
+        };
+        others.push((*attribute, copied));
+    }
+    let indices: Option<Vec<u32>> =
+        shape.try_indices_option().ok()?.map(|indices| indices.iter().map(|i| i as u32).collect());
+    let vertices = positions.len() as u32;
+    let mut out_positions = Vec::with_capacity(positions.len() * count);
+    let mut out_normals = Vec::with_capacity(normals.len() * count);
+    let mut out_indices = Vec::with_capacity(indices.as_ref().map_or(0, |i| i.len() * count));
+    for (copy, thing) in things.enumerate() {
+        let affine = thing.compute_affine();
+        let scale_recip = thing.scale.recip();
+        out_positions.extend(positions.iter().map(|&p| affine.transform_point3(Vec3::from(p)).to_array()));
+        out_normals.extend(
+            normals
+                .iter()
+                .map(|&n| (thing.rotation * (Vec3::from(n) * scale_recip)).normalize_or_zero().to_array()),
+        );
+        let base = copy as u32 * vertices;
+        out_indices.extend(indices.iter().flatten().map(|&i| base + i));
+    }
+    let mut mesh = Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::RENDER_WORLD)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, out_positions)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, out_normals);
+    if indices.is_some() {
+        mesh.insert_indices(Indices::U32(out_indices));
+    }
+    for (attribute, values) in others {
+        mesh.insert_attribute(attribute, values);
+    }
+    Some(mesh)
+}
+
+/// The copies made by Bevy: the shape cloned, transformed and merged once per thing (any
+/// mesh Bevy can merge); `None` without transforms or where Bevy cannot.
+fn copied_by_bevy(shape: &Mesh, mut things: impl Iterator<Item = Transform>) -> Option<Mesh> {
     let mut mesh = shape.clone().try_transformed_by(things.next()?).ok()?;
     for thing in things {
         mesh.merge(&shape.clone().try_transformed_by(thing).ok()?).ok()?;
     }
-    mesh.asset_usage = RenderAssetUsages::RENDER_WORLD;
     Some(mesh)
 }
 
@@ -297,5 +364,59 @@ pub(crate) fn follow_entity_distance(within: f32, hook: Option<&EntityHook>, mut
         && let Some(h) = hooks.get_mut(hook.0)
     {
         h.within = within;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scatter::looks::built_in_meshes;
+    use bevy::mesh::VertexAttributeValues;
+
+    fn floats(values: &VertexAttributeValues) -> Vec<f32> {
+        match values {
+            VertexAttributeValues::Float32x2(v) => v.iter().flatten().copied().collect(),
+            VertexAttributeValues::Float32x3(v) => v.iter().flatten().copied().collect(),
+            VertexAttributeValues::Float32x4(v) => v.iter().flatten().copied().collect(),
+            other => panic!("unexpected attribute format {other:?}"),
+        }
+    }
+
+    /// The copies written by hand are Bevy's (transform and merge per thing): every attribute,
+    /// position and normal to rounding, and the same triangles, for each built-in shape.
+    #[test]
+    fn merged_by_hand_as_by_bevy() {
+        let things: Vec<Transform> = (0..5)
+            .map(|i| Transform {
+                translation: Vec3::new(10.0 * i as f32, 3.0 - i as f32, -4.0 * i as f32),
+                rotation: Quat::from_rotation_arc(Vec3::Y, Vec3::new(0.3 * i as f32, 1.0, -0.2).normalize())
+                    * Quat::from_rotation_y(1.1 * i as f32 + 0.4),
+                scale: Vec3::splat(0.6 + 0.3 * i as f32),
+            })
+            .collect();
+        let origin = Vec3::new(2.0, 0.5, -1.0);
+        for shape in [ScatterShape::Tree, ScatterShape::Rock, ScatterShape::Reed] {
+            let (_, far) = built_in_meshes(shape).unwrap();
+            let relative = things.iter().map(|t| Transform { translation: t.translation - origin, ..*t });
+            let by_bevy = copied_by_bevy(&far, relative.clone()).unwrap();
+            let by_hand =
+                copied_by_hand(&far, relative, things.len()).expect("a built-in shape is copied by hand");
+            let ids: Vec<_> = by_bevy.attributes().map(|(a, _)| a.id).collect();
+            assert_eq!(ids, by_hand.attributes().map(|(a, _)| a.id).collect::<Vec<_>>(), "{shape:?}");
+            for (attribute, values) in by_bevy.attributes() {
+                let (want, got) = (floats(values), floats(by_hand.attribute(attribute.id).unwrap()));
+                assert_eq!(want.len(), got.len(), "{shape:?} {}", attribute.name);
+                for (w, g) in want.iter().zip(&got) {
+                    assert!(
+                        (w - g).abs() < 1e-4 * (1.0 + w.abs()),
+                        "{shape:?} {}: {w} vs {g}",
+                        attribute.name
+                    );
+                }
+            }
+            let indices = |m: &Mesh| m.indices().map(|i| i.iter().collect::<Vec<_>>());
+            assert_eq!(indices(&by_bevy), indices(&by_hand), "{shape:?}");
+            assert!(merged_things(&far, &[], origin).is_none());
+        }
     }
 }

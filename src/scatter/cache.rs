@@ -1,12 +1,14 @@
 //! The points each piece's layers place, kept between its builds: a chunk is built again and
 //! again with the same points (stitched anew when a neighbour changes level, given or relieved of
 //! entities as the focus comes and goes), and finding them costs a field sample with gradients
-//! per candidate, far more than standing them on the new mesh.
+//! per candidate, far more than standing them on the new mesh. A chunk new to the cache starts
+//! from what its kept children or parent placed ([`Kept`]): a chunk's points are a subset of its
+//! children's, and its parent's are a subset of its own.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use bevy::platform::collections::HashMap;
-use noise_terrain_core::ScatterPoint;
+use noise_terrain_core::{ChunkKey, ScatterPoint};
 
 use crate::build::PieceKey;
 use crate::params::TerrainParams;
@@ -29,23 +31,31 @@ type ParameterSet = (TerrainParams, HashMap<PieceKey, PiecePoints>);
 pub(crate) struct PointCache(Arc<Mutex<Vec<ParameterSet>>>);
 
 impl PointCache {
-    /// The points of piece `key` with `params`: kept ones, or `make`'s (made without the lock
-    /// held, then kept).
+    /// The points of piece `key` with `params`: kept ones, or `make`'s, given what is kept of
+    /// the chunk's children or parent (made without the lock held, then kept).
     pub(crate) fn points(
         &self,
         key: PieceKey,
         params: &TerrainParams,
-        make: impl FnOnce() -> Vec<Vec<ScatterPoint>>,
+        make: impl FnOnce(Kept) -> Vec<Vec<ScatterPoint>>,
     ) -> PiecePoints {
-        {
+        let kept = {
             let sets = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(points) =
-                sets.iter().find(|(p, _)| p == params).and_then(|(_, pieces)| pieces.get(&key))
-            {
+            let Some((_, pieces)) = sets.iter().find(|(p, _)| p == params) else {
+                drop(sets);
+                return self.keep(key, params, make(Kept::Nothing));
+            };
+            if let Some(points) = pieces.get(&key) {
                 return points.clone();
             }
-        }
-        let points: PiecePoints = make().into();
+            Kept::of(key, pieces)
+        };
+        self.keep(key, params, make(kept))
+    }
+
+    /// Keeps `points` as piece `key`'s with `params`.
+    fn keep(&self, key: PieceKey, params: &TerrainParams, points: Vec<Vec<ScatterPoint>>) -> PiecePoints {
+        let points: PiecePoints = points.into();
         let mut sets = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         let index = match sets.iter().position(|(p, _)| p == params) {
             Some(index) => index,
@@ -66,6 +76,33 @@ impl PointCache {
     }
 }
 
+/// What the cache keeps of a chunk's neighbours in level of detail, for a chunk it does not keep.
+#[derive(Debug)]
+pub(crate) enum Kept {
+    /// The points of its four children, in [`ChunkKey::children`]' order.
+    Children(ChunkKey, [PiecePoints; 4]),
+    /// The points of its parent.
+    Parent(ChunkKey, PiecePoints),
+    /// Neither (or not a chunk).
+    Nothing,
+}
+
+impl Kept {
+    /// Children first (they hold every point the chunk places), else the parent.
+    fn of(key: PieceKey, pieces: &HashMap<PieceKey, PiecePoints>) -> Self {
+        let PieceKey::Chunk(chunk) = key else { return Self::Nothing };
+        let children: Vec<PiecePoints> =
+            chunk.children().map_while(|child| pieces.get(&PieceKey::Chunk(child)).cloned()).collect();
+        if let Ok(children) = <[PiecePoints; 4]>::try_from(children) {
+            return Self::Children(chunk, children);
+        }
+        let parent = chunk.parent();
+        pieces
+            .get(&PieceKey::Chunk(parent))
+            .map_or(Self::Nothing, |points| Self::Parent(parent, points.clone()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,7 +120,7 @@ mod tests {
         let (a, b) = (TerrainParams::default(), TerrainParams { height_scale: 7.0, ..Default::default() });
         let made = std::cell::Cell::new(0);
         let get = |key, params: &TerrainParams| {
-            cache.points(key, params, || {
+            cache.points(key, params, |_| {
                 made.set(made.get() + 1);
                 vec![vec![point]]
             })

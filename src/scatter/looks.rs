@@ -121,14 +121,20 @@ pub(crate) fn make_shapes(
     let material =
         materials.add(StandardMaterial { perceptual_roughness: 0.9, reflectance: 0.1, ..default() });
     for shape in [ScatterShape::Tree, ScatterShape::Rock, ScatterShape::Reed] {
-        let (mesh, far) = match shape {
-            ScatterShape::Tree => (tree(FACETS), tree(FAR_FACETS)),
-            ScatterShape::Rock => (rock(1), rock(0)),
-            ScatterShape::Reed => (reed(FACETS), reed(FAR_FACETS / 2)),
-            ScatterShape::Custom => continue,
-        };
+        let Some((mesh, far)) = built_in_meshes(shape) else { continue };
         looks.batch_shapes.insert(shape, "", far);
         looks.shapes.insert(shape, (meshes.add(mesh), material.clone()));
+    }
+}
+
+/// A built-in shape's mesh for instances and its mesh with fewer facets for far pieces'
+/// batches (`None` for custom shapes).
+pub(super) fn built_in_meshes(shape: ScatterShape) -> Option<(Mesh, Mesh)> {
+    match shape {
+        ScatterShape::Tree => Some((tree(FACETS), tree(FAR_FACETS))),
+        ScatterShape::Rock => Some((rock(1), rock(0))),
+        ScatterShape::Reed => Some((reed(FACETS), reed(FAR_FACETS / 2))),
+        ScatterShape::Custom => None,
     }
 }
 

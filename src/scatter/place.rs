@@ -10,14 +10,15 @@ use bevy::ecs::world::DeferredWorld;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use noise_terrain_core::{
-    Ground, Heightmap, ScatterLayer, ScatterLevels, ScatterPoint, ScatterShape, WorldGround, scatter_points,
+    ChunkKey, Ground, Heightmap, ScatterLayer, ScatterLevels, ScatterPoint, ScatterShape, WorldGround,
+    scatter_points_ranked,
 };
 
 use crate::build::{PieceBuild, PieceGeometry, PieceKey};
 use crate::params::{TerrainLayout, TerrainParams};
 use crate::pieces::{HookBuild, HookOutput, PieceOf, Terrain, TerrainJobs, TerrainPiece, TerrainPieces};
 use crate::scatter::batches::{BatchesOnPiece, ScatterBatch};
-use crate::scatter::cache::PointCache;
+use crate::scatter::cache::{Kept, PointCache};
 use crate::scatter::looks::ScatterLooks;
 
 /// Marks one placed thing. Its entity stands on a piece ([`ScatterOf`]) and is despawned with
@@ -143,17 +144,18 @@ impl<'a> TerrainGround<'a> {
     }
 }
 
-/// The points of `layer` (clamped) in `rect` of the terrain's space whose rank is under `share`.
+/// The points of `layer` (clamped) in `rect` of the terrain's space whose rank lies in `ranks`
+/// (`[lowest, share)`).
 pub(crate) fn layer_points(
     layer: &ScatterLayer,
     params: &TerrainParams,
     ground: &TerrainGround,
     rect: [f64; 4],
-    share: f32,
+    ranks: [f32; 2],
     out: &mut Vec<ScatterPoint>,
 ) -> Result<(), noise_terrain_core::ScatterError> {
     let levels = ScatterLevels { water_level: params.water_level, height_scale: params.height_scale };
-    scatter_points(&layer.rule, levels, rect, share, |x, z| ground.at(x, z), out)
+    scatter_points_ranked(&layer.rule, levels, rect, ranks, |x, z| ground.at(x, z), out)
 }
 
 /// The hook's build: every layer's instances on the piece, standing on its mesh.
@@ -174,12 +176,14 @@ pub(super) fn placed_layers(
     if params.scatter.is_empty() {
         return Vec::new();
     }
-    let (params, _) = params.validated();
+    let params = params.clamped();
     let g = build.geometry;
     // The patch's ground is its own heights (after erosion): made anew with each build.
     let points = match build.spec.key {
-        PieceKey::Patch => piece_points(build, &params).into(),
-        PieceKey::Chunk(_) => cache.points(build.spec.key, &params, || piece_points(build, &params)),
+        PieceKey::Patch => piece_points(build, &params, Kept::Nothing).into(),
+        PieceKey::Chunk(_) => {
+            cache.points(build.spec.key, &params, |kept| piece_points(build, &params, kept))
+        }
     };
     // The mesh's own surface: instances stand on the triangles drawn, whatever the level.
     let mesh = g.placement(params.height_scale, [build.stats.min, build.stats.max]);
@@ -200,29 +204,87 @@ pub(super) fn placed_layers(
         .collect()
 }
 
-/// Each layer's points on the piece (validated `params`), thinned for its level of detail.
-fn piece_points(build: &PieceBuild, params: &TerrainParams) -> Vec<Vec<ScatterPoint>> {
+/// Each layer's points on the piece (validated `params`), thinned for its level of detail;
+/// those that `kept` (its children's or parent's points) holds are taken from there, so the
+/// ground is asked only for the others.
+fn piece_points(build: &PieceBuild, params: &TerrainParams, kept: Kept) -> Vec<Vec<ScatterPoint>> {
     let g = build.geometry;
     let Some(ground) = TerrainGround::new(params, Some((&build.heights, g))) else {
         return vec![Vec::new(); params.scatter.len()];
     };
+    let bounds = g.bounds();
+    let share_at = |layer: &ScatterLayer, key: PieceKey| match (key, params.layout.lod_settings()) {
+        (PieceKey::Chunk(key), Some(lod)) => layer.share_at_level(key.level, lod.chunk_size),
+        _ => f32::from(layer.rule.enabled),
+    };
+    // Only where the pieces' rectangles tile exactly: a candidate then lies in the same piece
+    // as it does when placed anew.
+    let kept = match kept {
+        Kept::Children(chunk, _) if !tiled_by_children(chunk, params, bounds) => Kept::Nothing,
+        Kept::Parent(parent, _) if !contains(PieceKey::Chunk(parent).geometry(params).bounds(), bounds) => {
+            Kept::Nothing
+        }
+        kept @ (Kept::Children(..) | Kept::Parent(..) | Kept::Nothing) => kept,
+    };
     params
         .scatter
         .iter()
-        .map(|layer| {
-            let share = match (build.spec.key, params.layout.lod_settings()) {
-                (PieceKey::Chunk(key), Some(lod)) => layer.share_at_level(key.level, lod.chunk_size),
-                _ => f32::from(layer.rule.enabled),
-            };
+        .enumerate()
+        .map(|(index, layer)| {
+            let share = share_at(layer, build.spec.key);
             let mut points = Vec::new();
-            if share > 0.0
-                && let Err(e) = layer_points(layer, params, &ground, g.bounds(), share, &mut points)
-            {
+            if share <= 0.0 {
+                return points;
+            }
+            let lowest = match &kept {
+                // The children hold every point of the piece (a finer level keeps more).
+                Kept::Children(chunk, children)
+                    if chunk.children().all(|child| share_at(layer, PieceKey::Chunk(child)) >= share) =>
+                {
+                    points.extend(children.iter().flat_map(|c| &c[index]).filter(|p| p.rank < share));
+                    return points;
+                }
+                // The parent holds those of rank under its share.
+                Kept::Parent(parent, of_parent) => {
+                    let inside = |p: &&ScatterPoint| in_rect(bounds, p.position[0], p.position[2]);
+                    points.extend(of_parent[index].iter().filter(inside).filter(|p| p.rank < share));
+                    share_at(layer, PieceKey::Chunk(*parent)).min(share)
+                }
+                Kept::Children(..) | Kept::Nothing => 0.0,
+            };
+            if let Err(e) = layer_points(layer, params, &ground, bounds, [lowest, share], &mut points) {
                 warn!("scatter layer {:?}: {e}", layer.name);
             }
             points
         })
         .collect()
+}
+
+/// Whether the rectangles of `chunk`'s children tile `bounds` (the chunk's) exactly, edge on
+/// edge in `f64`.
+fn tiled_by_children(chunk: ChunkKey, params: &TerrainParams, bounds: [f64; 4]) -> bool {
+    let children: Vec<[f64; 4]> =
+        chunk.children().map(|child| PieceKey::Chunk(child).geometry(params).bounds()).collect();
+    let [x0, z0, x1, z1] = bounds;
+    let Some(&[_, _, mid_x, mid_z]) = children.first() else { return false };
+    let xs = [x0, mid_x, x1];
+    let zs = [z0, mid_z, z1];
+    // In `ChunkKey::children`' order: (0, 0), (1, 0), (0, 1), (1, 1).
+    children.len() == 4
+        && children
+            .iter()
+            .zip([(0, 0), (1, 0), (0, 1), (1, 1)])
+            .all(|(rect, (i, j))| *rect == [xs[i], zs[j], xs[i + 1], zs[j + 1]])
+}
+
+/// Whether `outer` contains `inner` (both `[min x, min z, max x, max z]`).
+fn contains(outer: [f64; 4], inner: [f64; 4]) -> bool {
+    outer[0] <= inner[0] && outer[1] <= inner[1] && inner[2] <= outer[2] && inner[3] <= outer[3]
+}
+
+/// Whether `(x, z)` lies in `rect`, half-open as the scatter rectangles are.
+fn in_rect(rect: [f64; 4], x: f64, z: f64) -> bool {
+    (rect[0]..rect[2]).contains(&x) && (rect[1]..rect[3]).contains(&z)
 }
 
 /// Where one instance stands in its terrain's space: turned about the vertical, tilted to the
@@ -711,5 +773,116 @@ pub(crate) fn follow_terrains(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::{BuildControl, PieceSpec, build_piece};
+    use crate::scatter::cache::PiecePoints;
+    use noise_terrain_core::Stitch;
+
+    /// The endless example's world and layers, five times as dense, on chunks of `chunk_size`.
+    fn world(chunk_size: f32) -> TerrainParams {
+        let mut scatter = ScatterLayer::landscape();
+        for layer in &mut scatter {
+            layer.rule.density *= 5.0;
+            layer.rule.spacing = layer.rule.spacing.min(layer.rule.density.recip().sqrt());
+        }
+        let layout =
+            TerrainLayout::Endless { chunk_size, chunk_vertices: 9, view_distance: 2000.0, lod_levels: 4 };
+        let mut noise =
+            noise_terrain_core::NoiseSettings { octaves: 5, frequency: 3.0, seed: 11, ..default() };
+        noise.erosion_filter.enabled = true;
+        TerrainParams {
+            layout,
+            noise,
+            world_size: 2000.0,
+            height_scale: 420.0,
+            water_level: 0.24,
+            scatter,
+            ..default()
+        }
+        .clamped()
+    }
+
+    fn build(params: &TerrainParams, key: ChunkKey) -> PieceBuild {
+        let spec = PieceSpec { key: PieceKey::Chunk(key), stitch: Stitch::NONE };
+        build_piece(params, spec, default(), &BuildControl::new()).unwrap()
+    }
+
+    /// Each layer's points, sorted (kept points come in another order than cell order).
+    fn points(params: &TerrainParams, key: ChunkKey, kept: Kept) -> Vec<Vec<[u64; 3]>> {
+        let layers = piece_points(&build(params, key), params, kept);
+        let bits = |p: &ScatterPoint| p.position.map(f64::to_bits);
+        layers
+            .iter()
+            .map(|l| l.iter().map(bits).collect::<Vec<_>>())
+            .map(|mut l| {
+                l.sort_unstable();
+                l
+            })
+            .collect()
+    }
+
+    /// A chunk's points taken from its children's, or from its parent's and the rest placed,
+    /// are the ones it places from nothing, bit for bit, at every level and on chunks whose
+    /// sides are not powers of two.
+    #[test]
+    fn points_from_children_or_parent_are_the_points_placed_anew() {
+        for chunk_size in [64.0, 37.3] {
+            let params = world(chunk_size);
+            for key in [ChunkKey { level: 1, x: 3, z: -2 }, ChunkKey { level: 2, x: -1, z: 0 }] {
+                let anew = points(&params, key, Kept::Nothing);
+                assert!(
+                    !anew[0].is_empty() && !anew[1].is_empty(),
+                    "{chunk_size} {key:?}: no trees or rocks"
+                );
+                let made = |key| -> PiecePoints {
+                    piece_points(&build(&params, key), &params, Kept::Nothing).into()
+                };
+                let children: Vec<PiecePoints> = key.children().map(made).collect();
+                let children = Kept::Children(key, children.try_into().unwrap());
+                assert_eq!(points(&params, key, children), anew, "{chunk_size} {key:?} from its children");
+                let parent = Kept::Parent(key.parent(), made(key.parent()));
+                assert_eq!(points(&params, key, parent), anew, "{chunk_size} {key:?} from its parent");
+            }
+        }
+    }
+
+    /// The cache hands a chunk its children's points when it keeps all four, else its parent's.
+    #[test]
+    fn the_cache_hands_over_children_or_parent() {
+        let params = world(64.0);
+        let cache = PointCache::default();
+        let key = ChunkKey { level: 1, x: 0, z: 0 };
+        let none = |_: Kept| Vec::new();
+        cache.points(PieceKey::Chunk(key.parent()), &params, none);
+        let children: Vec<ChunkKey> = key.children().collect();
+        for &child in &children[..3] {
+            cache.points(PieceKey::Chunk(child), &params, none);
+        }
+        cache.points(PieceKey::Chunk(key), &params, |kept| {
+            assert!(matches!(kept, Kept::Parent(parent, _) if parent == key.parent()), "{kept:?}");
+            Vec::new()
+        });
+        cache.points(PieceKey::Chunk(children[3]), &params, none);
+        let other = TerrainParams { height_scale: 400.0, ..params.clone() };
+        cache.points(PieceKey::Chunk(key), &other, |kept| {
+            assert!(matches!(kept, Kept::Nothing), "other parameters: {kept:?}");
+            Vec::new()
+        });
+        // Kept now, so made once; a coarser neighbour's own key is asked anew.
+        let up = key.parent().parent();
+        cache.points(PieceKey::Chunk(up), &params, |kept| {
+            assert!(matches!(kept, Kept::Nothing), "{kept:?}");
+            Vec::new()
+        });
+        let fresh = ChunkKey { level: 1, x: 1, z: 0 };
+        cache.points(PieceKey::Chunk(fresh), &params, |kept| {
+            assert!(matches!(kept, Kept::Parent(..)), "{kept:?}");
+            Vec::new()
+        });
     }
 }

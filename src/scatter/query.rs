@@ -64,7 +64,7 @@ impl ScatterQuery<'_, '_> {
         let b = to_local.transform_point3(Vec3::new(rect[2], 0.0, rect[3]));
         let local = [a.x.min(b.x), a.z.min(b.z), a.x.max(b.x), a.z.max(b.z)].map(f64::from);
         let mut points = Vec::new();
-        layer_points(layer, params, &ground, local, 1.0, &mut points)?;
+        layer_points(layer, params, &ground, local, [0.0, 1.0], &mut points)?;
         if root.affine() == bevy::math::Affine3A::IDENTITY {
             return Ok(points);
         }

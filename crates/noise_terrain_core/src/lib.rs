@@ -115,7 +115,9 @@ pub use preset::terrain::{
 };
 pub use scatter::ground::WorldGround;
 pub use scatter::layer::{MAX_SCATTER_LAYERS, SCATTER_VIEW_DISTANCE_RANGE, ScatterLayer, ScatterShape};
-pub use scatter::points::{MAX_SCATTER_CELLS, ScatterError, ScatterLevels, ScatterPoint, scatter_points};
+pub use scatter::points::{
+    MAX_SCATTER_CELLS, ScatterError, ScatterLevels, ScatterPoint, scatter_points, scatter_points_ranked,
+};
 pub use scatter::rule::{
     Ground, SCATTER_DENSITY_RANGE, SCATTER_SCALE_RANGE, SCATTER_SPACING_RANGE, ScatterRule,
 };

@@ -78,21 +78,8 @@ impl Default for TerrainPreset {
 impl TerrainPreset {
     /// The settings with every value in its range (NaN takes the default), and what changed.
     pub fn validated(&self) -> (TerrainPreset, Vec<Clamped>) {
-        let default = Self::default();
         let mut changes = self.noise.validate();
-        let used = TerrainPreset {
-            noise: self.noise.clamped(),
-            post: self.post.clamped(),
-            erosion: self.erosion.clamped(),
-            colors: self.colors.clamped(),
-            ramp: self.ramp.clamped(),
-            resolution: self.resolution.clamp(RESOLUTION_RANGE.0, RESOLUTION_RANGE.1),
-            world_size: clamp_or(self.world_size, WORLD_SIZE_RANGE, default.world_size),
-            height_scale: clamp_or(self.height_scale, HEIGHT_SCALE_RANGE, default.height_scale),
-            water_level: clamp_or(self.water_level, WATER_LEVEL_RANGE, default.water_level),
-            scatter: clamped_layers(&self.scatter),
-            ..self.clone()
-        };
+        let used = self.clamped();
         let mut note = |field, given: String, now: String| {
             if given != now {
                 changes.push(Clamped { field, given, used: now });
@@ -108,6 +95,26 @@ impl TerrainPreset {
         note("height_scale", self.height_scale.to_string(), used.height_scale.to_string());
         note("water_level", self.water_level.to_string(), used.water_level.to_string());
         (used, changes)
+    }
+
+    /// The settings with every value in its range (NaN takes the default): what
+    /// [`validated`](Self::validated) uses, without telling what changed (no text is made, so
+    /// it is cheap enough for every build).
+    pub fn clamped(&self) -> TerrainPreset {
+        let default = Self::default();
+        TerrainPreset {
+            noise: self.noise.clamped(),
+            post: self.post.clamped(),
+            erosion: self.erosion.clamped(),
+            colors: self.colors.clamped(),
+            ramp: self.ramp.clamped(),
+            resolution: self.resolution.clamp(RESOLUTION_RANGE.0, RESOLUTION_RANGE.1),
+            world_size: clamp_or(self.world_size, WORLD_SIZE_RANGE, default.world_size),
+            height_scale: clamp_or(self.height_scale, HEIGHT_SCALE_RANGE, default.height_scale),
+            water_level: clamp_or(self.water_level, WATER_LEVEL_RANGE, default.water_level),
+            scatter: clamped_layers(&self.scatter),
+            ..self.clone()
+        }
     }
 }
 
@@ -134,6 +141,7 @@ mod tests {
             (used.resolution, used.world_size, used.height_scale, used.water_level),
             (2, 100.0, 0.0, 1.0)
         );
+        assert_eq!(bad.clamped(), used, "clamped is validated without the notes");
         assert!(used.validated().1.is_empty(), "clamped settings stay as they are");
     }
 }

@@ -68,6 +68,21 @@ pub fn scatter_points(
     levels: ScatterLevels,
     rect: [f64; 4],
     share: f32,
+    ground: impl FnMut(f64, f64) -> Option<Ground>,
+    out: &mut Vec<ScatterPoint>,
+) -> Result<(), ScatterError> {
+    scatter_points_ranked(rule, levels, rect, [0.0, share], ground, out)
+}
+
+/// [`scatter_points`] for the points whose rank is in `[ranks[0], ranks[1])`: the points a
+/// share `ranks[1]` keeps that a share `ranks[0]` does not (the ground is asked only for those
+/// candidates). A piece of a coarser level of detail has placed the rest already; with
+/// `ranks[0] = 0` it is [`scatter_points`] with the share `ranks[1]`.
+pub fn scatter_points_ranked(
+    rule: &ScatterRule,
+    levels: ScatterLevels,
+    rect: [f64; 4],
+    ranks: [f32; 2],
     mut ground: impl FnMut(f64, f64) -> Option<Ground>,
     out: &mut Vec<ScatterPoint>,
 ) -> Result<(), ScatterError> {
@@ -83,7 +98,8 @@ pub fn scatter_points(
     if cells > MAX_SCATTER_CELLS as f64 {
         return Err(ScatterError::TooManyCells { cells: cells.min(u64::MAX as f64) as u64 });
     }
-    if !rule.enabled || share.is_nan() || share <= 0.0 {
+    let [lowest, share] = ranks;
+    if !rule.enabled || share.is_nan() || lowest.is_nan() || share <= 0.0 || share <= lowest {
         return Ok(());
     }
     // The spacing with a margin for rounding of coordinates up to about 1e6 units.
@@ -96,7 +112,7 @@ pub fn scatter_points(
             let x = i as f64 * c + spacing * 0.5 + bits.unit_f64() * jitter;
             let z = j as f64 * c + spacing * 0.5 + bits.unit_f64() * jitter;
             let (keep, scale, rotation, rank) = (bits.unit(), bits.unit(), bits.unit(), bits.unit());
-            if !(x0..x1).contains(&x) || !(z0..z1).contains(&z) || rank >= share {
+            if !(x0..x1).contains(&x) || !(z0..z1).contains(&z) || rank >= share || rank < lowest {
                 continue;
             }
             let Some(g) = ground(x, z) else { continue };
@@ -286,6 +302,25 @@ mod tests {
         assert!(half.iter().all(|p| all.contains(p)));
         let share = half.len() as f64 / all.len() as f64;
         assert!((share - 0.5).abs() < 0.05, "{share}");
+    }
+
+    /// The points of a rank window are those the larger share keeps and the smaller does not:
+    /// with the smaller share's points, exactly the larger share's, bit for bit.
+    #[test]
+    fn a_rank_window_adds_what_a_larger_share_keeps() {
+        let rule = rule();
+        let rect = [-130.0, 40.0, 170.0, 260.0];
+        let (mut small, mut window, mut large) = (Vec::new(), Vec::new(), Vec::new());
+        scatter_points(&rule, LEVELS, rect, 0.3, hills, &mut small).unwrap();
+        scatter_points_ranked(&rule, LEVELS, rect, [0.3, 0.7], hills, &mut window).unwrap();
+        scatter_points(&rule, LEVELS, rect, 0.7, hills, &mut large).unwrap();
+        assert!(!small.is_empty() && !window.is_empty());
+        assert!(window.iter().all(|p| (0.3..0.7).contains(&p.rank)));
+        assert_eq!(sorted([small, window].concat()), sorted(large));
+        let mut none = Vec::new();
+        scatter_points_ranked(&rule, LEVELS, rect, [0.7, 0.3], hills, &mut none).unwrap();
+        scatter_points_ranked(&rule, LEVELS, rect, [f32::NAN, 1.0], hills, &mut none).unwrap();
+        assert!(none.is_empty(), "an empty or NaN window places nothing");
     }
 
     #[test]
