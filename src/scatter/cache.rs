@@ -39,17 +39,14 @@ impl PointCache {
         params: &TerrainParams,
         make: impl FnOnce(Kept) -> Vec<Vec<ScatterPoint>>,
     ) -> PiecePoints {
-        let kept = {
-            let sets = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-            let Some((_, pieces)) = sets.iter().find(|(p, _)| p == params) else {
-                drop(sets);
-                return self.keep(key, params, make(Kept::Nothing));
+        let kept =
+            match self.0.lock().unwrap_or_else(PoisonError::into_inner).iter().find(|(p, _)| p == params) {
+                Some((_, pieces)) => match pieces.get(&key) {
+                    Some(points) => return points.clone(),
+                    None => Kept::of(key, pieces),
+                },
+                None => Kept::Nothing,
             };
-            if let Some(points) = pieces.get(&key) {
-                return points.clone();
-            }
-            Kept::of(key, pieces)
-        };
         self.keep(key, params, make(kept))
     }
 

@@ -834,6 +834,11 @@ mod tests {
         for chunk_size in [64.0, 37.3] {
             let params = world(chunk_size);
             for key in [ChunkKey { level: 1, x: 3, z: -2 }, ChunkKey { level: 2, x: -1, z: 0 }] {
+                let bounds = PieceKey::Chunk(key).geometry(&params).bounds();
+                let parent_bounds = PieceKey::Chunk(key.parent()).geometry(&params).bounds();
+                // The kept points are used, not set aside for placing anew.
+                assert!(tiled_by_children(key, &params, bounds), "{chunk_size} {key:?}");
+                assert!(contains(parent_bounds, bounds), "{chunk_size} {key:?}");
                 let anew = points(&params, key, Kept::Nothing);
                 assert!(
                     !anew[0].is_empty() && !anew[1].is_empty(),
@@ -851,38 +856,33 @@ mod tests {
         }
     }
 
-    /// The cache hands a chunk its children's points when it keeps all four, else its parent's.
+    /// The cache hands a chunk its children's points when it keeps all four, else its parent's,
+    /// and nothing for another parameter set; a kept chunk is not made again.
     #[test]
     fn the_cache_hands_over_children_or_parent() {
         let params = world(64.0);
         let cache = PointCache::default();
-        let key = ChunkKey { level: 1, x: 0, z: 0 };
-        let none = |_: Kept| Vec::new();
-        cache.points(PieceKey::Chunk(key.parent()), &params, none);
-        let children: Vec<ChunkKey> = key.children().collect();
-        for &child in &children[..3] {
-            cache.points(PieceKey::Chunk(child), &params, none);
-        }
-        cache.points(PieceKey::Chunk(key), &params, |kept| {
-            assert!(matches!(kept, Kept::Parent(parent, _) if parent == key.parent()), "{kept:?}");
-            Vec::new()
-        });
-        cache.points(PieceKey::Chunk(children[3]), &params, none);
-        let other = TerrainParams { height_scale: 400.0, ..params.clone() };
-        cache.points(PieceKey::Chunk(key), &other, |kept| {
-            assert!(matches!(kept, Kept::Nothing), "other parameters: {kept:?}");
-            Vec::new()
-        });
-        // Kept now, so made once; a coarser neighbour's own key is asked anew.
-        let up = key.parent().parent();
-        cache.points(PieceKey::Chunk(up), &params, |kept| {
-            assert!(matches!(kept, Kept::Nothing), "{kept:?}");
-            Vec::new()
-        });
-        let fresh = ChunkKey { level: 1, x: 1, z: 0 };
-        cache.points(PieceKey::Chunk(fresh), &params, |kept| {
-            assert!(matches!(kept, Kept::Parent(..)), "{kept:?}");
-            Vec::new()
-        });
+        let made = std::cell::RefCell::new(Vec::new());
+        let get = |key: ChunkKey, params: &TerrainParams| {
+            cache.points(PieceKey::Chunk(key), params, |kept| {
+                made.borrow_mut().push((key, kept));
+                Vec::new()
+            });
+        };
+        let (a, b) = (ChunkKey { level: 1, x: 0, z: 0 }, ChunkKey { level: 1, x: 1, z: 0 });
+        assert_eq!(a.parent(), b.parent());
+        get(a.parent(), &params);
+        // Three of `a`'s children, all four of `b`'s.
+        a.children().take(3).chain(b.children()).for_each(|child| get(child, &params));
+        get(a, &params);
+        get(b, &params);
+        get(a, &params);
+        get(a, &TerrainParams { height_scale: 400.0, ..params.clone() });
+        let made = made.into_inner();
+        assert_eq!(made.len(), 1 + 7 + 3, "each chunk made once per parameter set");
+        assert!(made[..8].iter().all(|(_, kept)| matches!(kept, Kept::Nothing)), "neither kept yet");
+        assert!(matches!(&made[8], (key, Kept::Parent(parent, _)) if *key == a && *parent == a.parent()));
+        assert!(matches!(&made[9], (key, Kept::Children(chunk, _)) if *key == b && *chunk == b));
+        assert!(matches!(&made[10], (key, Kept::Nothing) if *key == a), "another parameter set");
     }
 }
