@@ -11,7 +11,9 @@
 //!   main thread's update time at rest and at 200 units/s;
 //! - scatter (`-- scatter` only): the endless example's world with its three layers (trees,
 //!   rocks, reeds) and without them, alternated, at rest and at 200 units/s, with the instance
-//!   count; `-- scatter dense` with the layers ten times as dense (spacings made room for it),
+//!   count and, of the flight's frames, the share that began with a chunk build in flight and
+//!   the median update of those and of the others; `-- scatter dense` with the layers ten
+//!   times as dense (spacings made room for it),
 //!   for tens of thousands of instances in view (`-- scatter 17`: seventeen times, about 50,000);
 //!   `churn` adds how many instances came and went
 //!   in the frames of the flight that moved any (counted in the update, so a little slower).
@@ -185,20 +187,47 @@ fn percentiles(mut times: Vec<Duration>) -> (f64, f64) {
     (at(0.5), at(0.99))
 }
 
-/// Runs `frames` frames at 60 Hz with the focus at `x(frame)`; returns the update times and the
-/// longest wait of a chunk within two chunk sizes of the focus.
-fn fly(app: &mut App, frames: u32, x: impl Fn(u32) -> f32) -> (Vec<Duration>, Duration) {
-    let mut updates = Vec::new();
+/// What [`fly`] measured: each frame's update time and whether a chunk build was in flight
+/// when it began, and the longest wait of a chunk within two chunk sizes of the focus.
+struct Flight {
+    updates: Vec<Duration>,
+    building: Vec<bool>,
+    longest_wait: Duration,
+}
+
+impl Flight {
+    /// The share of frames that began with a build in flight, the median update of those and
+    /// of the others, in milliseconds: a build's thread shares the cores with the frame's.
+    fn by_builds(&self) -> (f64, f64, f64) {
+        let median = |in_flight: bool| {
+            let mut times: Vec<Duration> = self
+                .updates
+                .iter()
+                .zip(&self.building)
+                .filter(|(_, b)| **b == in_flight)
+                .map(|(t, _)| *t)
+                .collect();
+            times.sort();
+            times.get(times.len() / 2).map_or(f64::NAN, |t| t.as_secs_f64() * 1e3)
+        };
+        let share = self.building.iter().filter(|b| **b).count() as f64 / self.building.len().max(1) as f64;
+        (share, median(true), median(false))
+    }
+}
+
+/// Runs `frames` frames at 60 Hz with the focus at `x(frame)`.
+fn fly(app: &mut App, frames: u32, x: impl Fn(u32) -> f32) -> Flight {
+    let mut flight = Flight { updates: Vec::new(), building: Vec::new(), longest_wait: Duration::ZERO };
     // When each wanted chunk was first wanted, and first shown.
     let mut wanted: HashMap<ChunkKey, (Instant, Option<Instant>)> = HashMap::new();
-    let mut longest_wait = Duration::ZERO;
     let start = Instant::now();
     for frame in 0..frames {
         let mut q = app.world_mut().query_filtered::<&mut Transform, With<TerrainFocus>>();
         q.single_mut(app.world_mut()).unwrap().translation.x = x(frame);
+        flight.building.push(app.world().resource::<TerrainStats>().pieces_building > 0);
         let before = Instant::now();
         app.update();
-        updates.push(before.elapsed());
+        flight.updates.push(before.elapsed());
         // How long each chunk near the focus waited from being wanted to being shown.
         let shown = shown_chunks(app);
         let desired: Vec<_> = default_jobs(app).desired().to_vec();
@@ -212,22 +241,23 @@ fn fly(app: &mut App, frames: u32, x: impl Fn(u32) -> f32) -> (Vec<Duration>, Du
                 *shown_at = Some(now);
             }
             if d.distance < 128.0 {
-                longest_wait = longest_wait.max(shown_at.unwrap_or(now) - *since);
+                flight.longest_wait = flight.longest_wait.max(shown_at.unwrap_or(now) - *since);
             }
         }
         wanted.retain(|key, _| still_wanted.contains(key));
         std::thread::sleep((start + FRAME * (frame + 1)).saturating_duration_since(Instant::now()));
     }
-    (updates, longest_wait)
+    flight
 }
 
 fn endless() {
     let params = TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() };
     let mut app = streaming_app(TerrainPlugin::default(), params);
     until_generated(&mut app, 0);
-    let (idle, _) = fly(&mut app, 300, |_| 0.0);
+    let idle = fly(&mut app, 300, |_| 0.0).updates;
     // 200 units per second: 200 / 60 per frame, for 30 s (6 km).
-    let (flying, longest_wait) = fly(&mut app, 1800, |frame| frame as f32 * 200.0 / 60.0);
+    let Flight { updates: flying, longest_wait, .. } =
+        fly(&mut app, 1800, |frame| frame as f32 * 200.0 / 60.0);
     let (idle_median, idle_p99) = percentiles(idle);
     let (fly_median, fly_p99) = percentiles(flying);
     println!();
@@ -300,8 +330,8 @@ fn two_terrains() {
         std::thread::sleep(Duration::from_millis(1));
         assert!(start.elapsed() < Duration::from_secs(120), "no terrains after two minutes");
     }
-    let (idle, _) = fly(&mut app, 300, |_| 0.0);
-    let (flying, _) = fly(&mut app, 1800, |frame| frame as f32 * 200.0 / 60.0);
+    let idle = fly(&mut app, 300, |_| 0.0).updates;
+    let flying = fly(&mut app, 1800, |frame| frame as f32 * 200.0 / 60.0).updates;
     let (idle_median, idle_p99) = percentiles(idle);
     let (fly_median, fly_p99) = percentiles(flying);
     let mut q = app.world_mut().query::<&TerrainStatus>();
@@ -368,9 +398,9 @@ fn scatter(factor: Option<f32>, churn: bool) {
     println!();
     let churn_column = if churn { " frames moving things: median / most things moved |" } else { "" };
     println!(
-        "| endless example's world | instances | at rest median / p99 | 200 units/s median / p99 |{churn_column}"
+        "| endless example's world | instances | at rest median / p99 | 200 units/s median / p99 | flying frames that began with a chunk build in flight: share, median / the others' median |{churn_column}"
     );
-    println!("|---|---|---|---|{}", if churn { "---|" } else { "" });
+    println!("|---|---|---|---|---|{}", if churn { "---|" } else { "" });
     for round in 0..4 {
         let things = round % 2 == 0;
         let mut params = example_world(things);
@@ -390,11 +420,12 @@ fn scatter(factor: Option<f32>, churn: bool) {
             app.update();
             std::thread::sleep(Duration::from_millis(1));
         }
-        let (idle, _) = fly(&mut app, 300, |_| 0.0);
+        let idle = fly(&mut app, 300, |_| 0.0).updates;
         if let Some(mut counted) = app.world_mut().get_resource_mut::<Churn>() {
             counted.0.clear();
         }
-        let (flying, _) = fly(&mut app, 1800, |frame| frame as f32 * 200.0 / 60.0);
+        let flight = fly(&mut app, 1800, |frame| frame as f32 * 200.0 / 60.0);
+        let (building, with_build, without) = flight.by_builds();
         let churn_cell = app.world().get_resource::<Churn>().map_or(String::new(), |c| {
             let mut moving: Vec<usize> = c.0.iter().copied().filter(|&n| n > 0).collect();
             moving.sort_unstable();
@@ -412,14 +443,15 @@ fn scatter(factor: Option<f32>, churn: bool) {
         let batched: u32 = q.iter(app.world()).map(|b| b.instances).sum();
         let instances = format!("{} ({entities} entities)", entities + batched as usize);
         let (idle_median, idle_p99) = percentiles(idle);
-        let (fly_median, fly_p99) = percentiles(flying);
+        let (fly_median, fly_p99) = percentiles(flight.updates);
         let name = match (things, factor) {
             (false, _) => "no scatter".to_string(),
             (true, None) => "three layers".to_string(),
             (true, Some(factor)) => format!("three layers, {factor} times as dense"),
         };
         println!(
-            "| {name} | {instances} | {idle_median:.2} / {idle_p99:.2} ms | {fly_median:.2} / {fly_p99:.2} ms |{churn_cell}"
+            "| {name} | {instances} | {idle_median:.2} / {idle_p99:.2} ms | {fly_median:.2} / {fly_p99:.2} ms | {:.0}%: {with_build:.2} / {without:.2} ms |{churn_cell}",
+            building * 100.0
         );
     }
 }
