@@ -13,10 +13,9 @@
 //!   rocks, reeds) and without them, alternated, at rest and at 200 units/s, with the instance
 //!   count and, of the flight's frames, the share that began with a chunk build in flight and
 //!   the median update of those and of the others; `-- scatter dense` with the layers ten
-//!   times as dense (spacings made room for it),
-//!   for tens of thousands of instances in view (`-- scatter 17`: seventeen times, about 50,000);
-//!   `churn` adds how many instances came and went
-//!   in the frames of the flight that moved any (counted in the update, so a little slower).
+//!   times as dense (spacings made room for it), for tens of thousands of instances in view
+//!   (`-- scatter 17`: seventeen times, about 50,000); `churn` adds how many instances came and
+//!   went in the frames of the flight that moved any (counted in the update, so a little slower).
 //!
 //! ```text
 //! cargo run --example timing             # both
