@@ -199,15 +199,14 @@ impl Flight {
     /// of the others, in milliseconds: a build's thread shares the cores with the frame's.
     fn by_builds(&self) -> (f64, f64, f64) {
         let median = |in_flight: bool| {
-            let mut times: Vec<Duration> = self
+            let times: Vec<Duration> = self
                 .updates
                 .iter()
                 .zip(&self.building)
                 .filter(|(_, b)| **b == in_flight)
                 .map(|(t, _)| *t)
                 .collect();
-            times.sort();
-            times.get(times.len() / 2).map_or(f64::NAN, |t| t.as_secs_f64() * 1e3)
+            if times.is_empty() { f64::NAN } else { percentiles(times).0 }
         };
         let share = self.building.iter().filter(|b| **b).count() as f64 / self.building.len().max(1) as f64;
         (share, median(true), median(false))
