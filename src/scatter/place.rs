@@ -155,7 +155,17 @@ pub(crate) fn layer_points(
     out: &mut Vec<ScatterPoint>,
 ) -> Result<(), noise_terrain_core::ScatterError> {
     let levels = ScatterLevels { water_level: params.water_level, height_scale: params.height_scale };
-    scatter_points_ranked(&layer.rule, levels, rect, ranks, |x, z| ground.at(x, z), out)
+    match ground {
+        // A candidate whose height is sure to be out of the rule's range costs a third to two
+        // thirds of one asked for its whole ground.
+        TerrainGround::World(world) => {
+            let heights = layer.rule.clamped().height_window(levels.water_level);
+            scatter_points_ranked(&layer.rule, levels, rect, ranks, world.within(heights), out)
+        }
+        TerrainGround::Patch { .. } => {
+            scatter_points_ranked(&layer.rule, levels, rect, ranks, |x, z| ground.at(x, z), out)
+        }
+    }
 }
 
 /// The hook's build: every layer's instances on the piece, standing on its mesh.

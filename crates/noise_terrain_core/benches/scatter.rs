@@ -2,7 +2,9 @@
 //! the endless layout at its finest level has that side in the plugin's defaults, but the cost
 //! depends only on the candidates), the ground sampled from the field ([`WorldGround`]) with
 //! its exact normal: 7-octave gradient fBm with power 1.5, with and without the erosion filter
-//! (the endless example's field). One thread (placement has no threads of its own).
+//! (the endless example's field); and the example's reeds, a narrow band of heights at the shore,
+//! where most candidates are left out from bounds of their height. One thread (placement has no
+//! threads of its own).
 //!
 //! `cargo bench -p noise_terrain_core --bench scatter`
 
@@ -10,7 +12,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
 use noise_terrain_core::{
-    ErosionFilter, NoiseSettings, PostProcess, ScatterLevels, ScatterRule, WorldGround, scatter_points,
+    ErosionFilter, NoiseSettings, PostProcess, ScatterLayer, ScatterLevels, ScatterRule, WorldGround,
+    scatter_points,
 };
 
 const CHUNK: f64 = 64.0;
@@ -45,6 +48,27 @@ fn bench(c: &mut Criterion) {
                 out.clear();
                 let rect = [k * CHUNK, 300.0, (k + 1.0) * CHUNK, 300.0 + CHUNK];
                 scatter_points(&rule, levels, rect, 1.0, |x, z| Some(ground.at(x, z)), &mut out).unwrap();
+                black_box(out.len())
+            })
+        });
+    }
+    // The example's reeds: a band a hundredth of the land's height above the water, where the
+    // ground is asked only for candidates whose height bounds reach the band
+    // (`WorldGround::within`); most candidates are left out.
+    let reeds = ScatterLayer::landscape().into_iter().find(|l| l.name == "reeds").expect("reeds");
+    let shore = ScatterRule { density: rule.density, spacing: 1.0, ..reeds.rule };
+    let levels = ScatterLevels { water_level: 0.24, height_scale: 420.0 };
+    for (name, noise) in [("fbm7_shore", plain), ("fbm7_erosion_filter_shore", filtered)] {
+        let ground = WorldGround::new(&noise, &post, 2000.0, 420.0);
+        let heights = shore.clamped().height_window(levels.water_level);
+        let mut out = Vec::with_capacity(256);
+        let mut k = 0.0;
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                k += 1.0;
+                out.clear();
+                let rect = [k * CHUNK, 300.0, (k + 1.0) * CHUNK, 300.0 + CHUNK];
+                scatter_points(&shore, levels, rect, 1.0, ground.within(heights), &mut out).unwrap();
                 black_box(out.len())
             })
         });

@@ -330,15 +330,7 @@ impl GullyPlan {
         // The height as a share of the range, for the peak and floor masks: one function of the
         // share and its slope (the chain rule once, not on each factor).
         let above = h.plus(-self.lo);
-        let [keep_floors, keep_peaks] = self.keep;
-        let faded = |share: f32| {
-            let (floors, floors_slope) = smoothstep_with_slope(2.0 * share);
-            let (peaks, peaks_slope) = smoothstep_with_slope(2.0 - 2.0 * share);
-            let (floors, peaks) = (1.0 + keep_floors * (floors - 1.0), 1.0 + keep_peaks * (peaks - 1.0));
-            let slope = 2.0 * (keep_floors * floors_slope * peaks - keep_peaks * peaks_slope * floors);
-            (floors * peaks, slope)
-        };
-        let faded = above.times(self.inv_range).map(|v| faded(v).0, |v| faded(v).1);
+        let faded = above.times(self.inv_range).map(|v| self.fade(v).0, |v| self.fade(v).1);
         // Depths scale with the field's own steepness, `|s|² / √(|s|² + ε²)`: the slope's length
         // where the ground slopes, fading to zero on flats. (Not with the slope bent by the gullies
         // so far: the gullies' walls would deepen the next octave, and that the one after.) Its
@@ -353,6 +345,32 @@ impl GullyPlan {
             },
         );
         GullyState { mask: faded * steep, slope: s, above }
+    }
+
+    /// How much of the gullies' depth the peak and floor masks keep at a height `share` of the
+    /// range (`[0, 1]`), and its slope by the share.
+    #[inline(always)]
+    fn fade(&self, share: f32) -> (f32, f32) {
+        let [keep_floors, keep_peaks] = self.keep;
+        let (floors, floors_slope) = smoothstep_with_slope(2.0 * share);
+        let (peaks, peaks_slope) = smoothstep_with_slope(2.0 - 2.0 * share);
+        let (floors, peaks) = (1.0 + keep_floors * (floors - 1.0), 1.0 + keep_peaks * (peaks - 1.0));
+        let slope = 2.0 * (keep_floors * floors_slope * peaks - keep_peaks * peaks_slope * floors);
+        (floors * peaks, slope)
+    }
+
+    /// At least how far the filter can move the height `h` (the field's, unfiltered) at a point
+    /// where the coarse slope is at most `slope` long (per map unit): each octave moves it by at most half its
+    /// depth times the mask (the profile lies in `[-1, 1]`, the smooth minimum with the room
+    /// only shrinks the change, and the clamp to the bounds only pulls toward them), plus how far
+    /// `h` lies outside the bounds (the clamp may pull it in), with a margin for rounding.
+    pub(crate) fn most_change(&self, h: f32, slope: f32) -> f32 {
+        let share = (h - self.lo) * self.inv_range;
+        // The start's steepness `n / √(n + ε²)` is at most `√n`, the slope's length in its units.
+        let steep = slope * self.slope_unit;
+        let depths: f32 = self.depth[..self.octaves].iter().sum();
+        let outside = (self.lo - h).max(h - (self.lo + self.range)).max(0.0);
+        (0.5 * self.fade(share).0 * steep * depths) * 1.001 + outside + self.range * 1e-5
     }
 
     /// `|s|²` of a slope per map unit, with the slope per base lattice cell of a unit range.

@@ -495,6 +495,21 @@ impl FieldSampler {
         self.filter.as_ref().map_or(0.0, |plan| self.filtered(plan, x, y).1)
     }
 
+    /// Bounds `[low, high]` of the height [`sample`](Self::sample) gives at `(x, y)`, for a
+    /// fraction of its cost: the height itself without the erosion filter; with it, the field's
+    /// height before the filter, widened by the most the filter's gullies can move it there (from
+    /// the coarse slope alone). For skipping points whose height is sure to be out of a range.
+    pub fn sample_bounds(&self, x: f64, y: f64) -> [f32; 2] {
+        let h = self.unfiltered(x, y);
+        match &self.filter {
+            Some(plan) => {
+                let most = plan.most_change(h, self.coarse_slope_length(x, y));
+                [h - most, h + most]
+            }
+            None => [h, h],
+        }
+    }
+
     /// The height with the erosion filter and the depth of its cut.
     fn filtered(&self, plan: &GullyPlan, x: f64, y: f64) -> (f32, f32) {
         let (slope, _) = self.coarse_slope(x, y);
@@ -566,6 +581,35 @@ impl FieldSampler {
         }
         let k = self.to_unit.slope_scale();
         (sums.0.map(|g| g * k), sums.1.map(|h| h * k))
+    }
+
+    /// At least the length of [`coarse_slope`](Self::coarse_slope)'s slope, from the octaves'
+    /// gradients alone (no second derivatives): their sum's length, with a relative margin for
+    /// the other path's rounding; for billow the sum of their lengths, as an octave whose value
+    /// is within rounding of 0 could take either sign there.
+    fn coarse_slope_length(&self, x: f64, y: f64) -> f32 {
+        let s = &self.settings;
+        let [px, py] = self.base_position(x, y);
+        let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
+        let (mut sum, mut lengths) = ([0.0f32; 2], 0.0f32);
+        for i in 0..self.filter_octaves {
+            let [x, y] = self.octave_position(i, px * scale, py * scale);
+            let n = s.basis.signed_2d_with_gradient(&self.lattices[i as usize], &s.worley, x, y);
+            let octave = OctaveJet { value: n.value, gradient: n.gradient, hessian: [0.0; 3] };
+            // Turning a gradient keeps its length, and lengths are all billow needs.
+            let (g, _) =
+                octave.add_to(self.fractal.kind, amplitude, scale as f32 * s.frequency, ([0.0; 2], [0.0; 3]));
+            let g = if s.rotate_octaves && i > 0 { self.turns[i as usize].gradient_back(g) } else { g };
+            sum = [sum[0] + g[0], sum[1] + g[1]];
+            lengths += g[0].hypot(g[1]);
+            amplitude *= self.fractal.persistence;
+            scale *= s.lacunarity as f64;
+        }
+        let length = match self.fractal.kind {
+            Fractal::Billow => lengths,
+            _ => sum[0].hypot(sum[1]),
+        };
+        length * self.to_unit.slope_scale() * 1.001
     }
 
     /// The fractal's height before the erosion filter and its gradient per map unit.
@@ -979,5 +1023,87 @@ mod tests {
             let (a, b) = (s.sample_3d(0.3, 0.7, x), s.sample_3d(0.3, 0.7, x + 1e-3));
             assert!((0.0..=1.0).contains(&a) && ((a - b).abs() as f64) <= bound * 2.0);
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+        /// The bounds hold the height the sampler gives, with and without its gradient, for
+        /// any field the filter applies to and any filter (and are the height itself without
+        /// the filter).
+        #[test]
+        fn sample_bounds_hold_the_height(
+            basis in 0usize..4,
+            kind in 0usize..3,
+            octaves in 1u32..9,
+            persistence in 0.2f32..0.9,
+            lacunarity in 1.5f32..3.0,
+            rotate in proptest::bool::ANY,
+            normalize in proptest::bool::ANY,
+            seed in 0u32..1000,
+            filter in (0.0f32..4.0, 0.25f32..16.0, 1u32..9, 0.0f32..1.0, 0.0f32..1.0, 0.0f32..1.0, 0.0f32..1.0, 0.0f32..1.0),
+            points in 0u64..1000,
+        ) {
+            let (strength, scale, filter_octaves, gain, bend, sharpness, keep_peaks, keep_floors) = filter;
+            let settings = NoiseSettings {
+                basis: Basis::ALL[basis],
+                fractal: [Fractal::Fbm, Fractal::Billow, Fractal::None][kind],
+                octaves,
+                persistence,
+                lacunarity,
+                rotate_octaves: rotate,
+                normalize,
+                seed,
+                frequency: 2.0,
+                erosion_filter: ErosionFilter {
+                    enabled: true,
+                    strength,
+                    scale,
+                    octaves: filter_octaves,
+                    gain,
+                    bend,
+                    sharpness,
+                    keep_peaks,
+                    keep_floors,
+                    seed,
+                },
+                ..NoiseSettings::default()
+            };
+            let s = settings.sampler();
+            for [x, y, _] in random_points(64, points, 20.0) {
+                let [low, high] = s.sample_bounds(x, y);
+                let (h, (d, _)) = (s.sample(x, y), s.sample_with_gradient_and_cut(x, y));
+                proptest::prop_assert!(low <= h && h <= high, "{low} {h} {high} at {x}, {y}");
+                proptest::prop_assert!(low <= d.value && d.value <= high, "{low} {} {high}", d.value);
+                if !s.has_erosion_filter() {
+                    proptest::prop_assert_eq!([low.to_bits(), high.to_bits()], [h.to_bits(); 2]);
+                }
+            }
+        }
+    }
+
+    /// The bounds are narrow enough to tell most points of the example's shore apart: a band of
+    /// a hundredth of the height range holds fewer than one point in five by its bounds.
+    #[test]
+    fn sample_bounds_are_narrow() {
+        let settings = NoiseSettings {
+            octaves: 7,
+            frequency: 3.0,
+            seed: 11,
+            erosion_filter: ErosionFilter { enabled: true, scale: 8.0, octaves: 4, ..Default::default() },
+            ..Default::default()
+        };
+        let s = settings.sampler();
+        let points = random_points(2000, 4, 2.0);
+        let (lo, hi) = settings.value_bounds();
+        let band = [lo + 0.39 * (hi - lo), lo + 0.40 * (hi - lo)];
+        let overlapping = points
+            .iter()
+            .filter(|[x, y, _]| {
+                let [low, high] = s.sample_bounds(*x, *y);
+                high >= band[0] && low <= band[1]
+            })
+            .count();
+        assert!(overlapping < points.len() / 5, "{overlapping} of {}", points.len());
     }
 }

@@ -232,6 +232,17 @@ impl PostProcess {
     /// [`apply_in_world_with_gradients`](Self::apply_in_world_with_gradients): what a grid sample
     /// at that point gets. `bounds` are the field's computed bounds.
     pub fn apply_at_world_point(&self, height: Dual, at: [f64; 2], bounds: (f32, f32)) -> Dual {
+        self.at_world_point(height, at, bounds)
+    }
+
+    /// [`apply_at_world_point`](Self::apply_at_world_point) for a height alone. Every step is
+    /// non-decreasing in the height at a given point (stretch, power, the island's factor in
+    /// `[0, 1]`, terraces), so bounds of a height go to bounds of the result.
+    pub(crate) fn value_at_world_point(&self, height: f32, at: [f64; 2], bounds: (f32, f32)) -> f32 {
+        self.at_world_point(height, at, bounds)
+    }
+
+    fn at_world_point<T: Varying>(&self, height: T, at: [f64; 2], bounds: (f32, f32)) -> T {
         let s = self.clamped();
         if !s.is_active() {
             return height;

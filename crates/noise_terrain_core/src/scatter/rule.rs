@@ -114,6 +114,16 @@ impl ScatterRule {
         (1.0 / f64::from(self.density).sqrt()).max(f64::from(self.spacing) * (1.0 + 4e-6))
     }
 
+    /// The heights (noise units, `[low, high]`) outside which [`weight`](Self::weight) is 0
+    /// whatever the rest of the ground, widened a hair for rounding: a ground that can tell a
+    /// point's height lies outside them need not be asked for the rest. For a clamped rule.
+    pub fn height_window(&self, water_level: f32) -> [f32; 2] {
+        let land = (1.0 - water_level).max(1e-6);
+        let [low, high] = [self.heights[0].max(0.0), self.heights[1]].map(|l| water_level + l * land);
+        let margin = 1e-5 * (1.0 + low.abs().max(high.abs()));
+        [low - margin, high + margin]
+    }
+
     /// The share of candidates kept on `ground`, `[0, 1]`: the product of the height and slope
     /// windows, 0 under water, at or beyond any limit, and outside the cut range. For a clamped
     /// rule; `water_level` in noise units.
@@ -156,6 +166,27 @@ mod tests {
         assert_eq!(rule.weight(&flat(0.2 + 0.8 * 0.3), 0.2), 1.0, "well inside");
         let steep = Ground { normal: [0.6, 0.8, 0.0], ..flat(0.2 + 0.8 * 0.3) }; // 36.9 degrees
         assert_eq!(rule.weight(&steep, 0.2), 0.0);
+    }
+
+    /// Every height the rule keeps lies in its window, and the window is no wider than the
+    /// rule's heights (with its hair of margin).
+    #[test]
+    fn the_height_window_holds_every_kept_height() {
+        for (heights, water) in
+            [([0.0, 0.012], 0.24), ([0.1, 0.5], 0.2), ([0.02, 10.0], -0.5), ([0.3, 0.4], 1.5)]
+        {
+            let rule = ScatterRule { heights, ..ScatterRule::default() }.clamped();
+            let [low, high] = rule.height_window(water);
+            let land = (1.0 - water).max(1e-6);
+            assert!(low <= water + rule.heights[0] * land && high >= water + rule.heights[1] * land);
+            assert!(high - low <= (rule.heights[1] - rule.heights[0]) * land + 1e-3);
+            for k in 0..=20_000 {
+                let h = low - 0.5 + k as f32 * ((high - low + 1.0) / 20_000.0);
+                if rule.weight(&flat(h), water) > 0.0 {
+                    assert!((low..=high).contains(&h), "{h} kept outside {low}..{high}");
+                }
+            }
+        }
     }
 
     #[test]
