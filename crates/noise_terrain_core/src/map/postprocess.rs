@@ -262,7 +262,9 @@ impl PostProcess {
         }
         if self.power != 1.0 {
             let p = self.power;
-            v = v.map(|v| v.max(0.0).powf(p), |v| if v > 0.0 { p * v.powf(p - 1.0) } else { 0.0 });
+            // The slope `p·vᵖ⁻¹` as `p·vᵖ / v`: the same power as the value's, computed once.
+            let power = |v: f32| v.max(0.0).powf(p);
+            v = v.map(power, |v| if v > 0.0 { p * power(v) / v } else { 0.0 });
         }
         if self.island_strength > 0.0 {
             // The distance from the centre and its gradient along the map's axes.
