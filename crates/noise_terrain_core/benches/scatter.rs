@@ -8,11 +8,12 @@
 //!
 //! `cargo bench -p noise_terrain_core --bench scatter`
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
 use noise_terrain_core::{
-    ErosionFilter, NoiseSettings, PostProcess, ScatterLayer, ScatterLevels, ScatterRule, WorldGround,
+    ErosionFilter, Ground, NoiseSettings, PostProcess, ScatterLayer, ScatterLevels, ScatterRule, WorldGround,
     scatter_points,
 };
 
@@ -39,18 +40,7 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(CANDIDATES as u64));
     for (name, noise) in [("fbm7", plain), ("fbm7_erosion_filter", filtered)] {
         let ground = WorldGround::new(&noise, &post, 2000.0, 420.0);
-        let mut out = Vec::with_capacity(256);
-        let mut k = 0.0;
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                // A new chunk each time, as streaming places them.
-                k += 1.0;
-                out.clear();
-                let rect = [k * CHUNK, 300.0, (k + 1.0) * CHUNK, 300.0 + CHUNK];
-                scatter_points(&rule, levels, rect, 1.0, |x, z| Some(ground.at(x, z)), &mut out).unwrap();
-                black_box(out.len())
-            })
-        });
+        place_on_new_chunks(&mut group, name, &rule, levels, || |x, z| Some(ground.at(x, z)));
     }
     // The example's reeds: a band a hundredth of the land's height above the water, where the
     // ground is asked only for candidates whose height bounds reach the band
@@ -61,19 +51,31 @@ fn bench(c: &mut Criterion) {
     for (name, noise) in [("fbm7_shore", plain), ("fbm7_erosion_filter_shore", filtered)] {
         let ground = WorldGround::new(&noise, &post, 2000.0, 420.0);
         let heights = shore.clamped().height_window(levels.water_level);
-        let mut out = Vec::with_capacity(256);
-        let mut k = 0.0;
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                k += 1.0;
-                out.clear();
-                let rect = [k * CHUNK, 300.0, (k + 1.0) * CHUNK, 300.0 + CHUNK];
-                scatter_points(&shore, levels, rect, 1.0, ground.within(heights), &mut out).unwrap();
-                black_box(out.len())
-            })
-        });
+        place_on_new_chunks(&mut group, name, &shore, levels, || ground.within(heights));
     }
     group.finish();
+}
+
+/// Benchmarks `rule` placed on a new chunk each iteration, as streaming places them, the ground
+/// of each chunk from `ground`.
+fn place_on_new_chunks<G: FnMut(f64, f64) -> Option<Ground>>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    rule: &ScatterRule,
+    levels: ScatterLevels,
+    mut ground: impl FnMut() -> G,
+) {
+    let mut out = Vec::with_capacity(256);
+    let mut k = 0.0;
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            k += 1.0;
+            out.clear();
+            let rect = [k * CHUNK, 300.0, (k + 1.0) * CHUNK, 300.0 + CHUNK];
+            scatter_points(rule, levels, rect, 1.0, ground(), &mut out).unwrap();
+            black_box(out.len())
+        })
+    });
 }
 
 criterion_group!(benches, bench);
