@@ -647,6 +647,53 @@ fn a_piece_coming_near_keeps_its_batches_until_its_things_are_spawned() {
     assert!(batches(&mut app).iter().all(|(_, b, _)| app.world().get_entity(b.piece).is_ok()));
 }
 
+/// The settings that live outside the parameters are followed in a running app, in whatever
+/// frame they change (the system that follows them runs only in frames with something to do).
+#[test]
+fn settings_outside_the_parameters_take_effect_in_a_running_app() {
+    let mut params = endless();
+    params.scatter.push(ScatterLayer {
+        name: "crystals".into(),
+        shape: ScatterShape::Custom,
+        rule: ScatterRule { density: 0.002, heights: [0.0, 10.0], slopes: [0.0, 90.0], ..default() },
+        ..default()
+    });
+    let mut app = app_with(params, 50.0, usize::MAX);
+    // A custom look whose mesh's data arrives later (as a loaded file's would).
+    let mesh = app.world().resource::<Assets<Mesh>>().reserve_handle();
+    let material =
+        app.world_mut().resource_mut::<Assets<StandardMaterial>>().add(StandardMaterial::default());
+    app.world_mut().resource_mut::<ScatterLooks>().set_custom("crystals", mesh.clone(), material);
+    settle(&mut app);
+    let shared =
+        |app: &App| app.world().resource::<ScatterLooks>().batch_shape(ScatterShape::Custom, "crystals");
+    assert!(shared(&app).is_none(), "a mesh without data shared with far pieces");
+    let piece_distance = |app: &mut App, piece: Entity| {
+        let bounds = shown_pieces(app).into_iter().find(|p| p.0 == piece).expect("shown").2;
+        distance_to(bounds, Vec3::ZERO)
+    };
+    let farthest_with_entities = |app: &mut App| {
+        let pieces: HashSet<Entity> = instances(app).into_iter().map(|(_, _, piece)| piece).collect();
+        pieces.into_iter().map(|piece| piece_distance(app, piece)).fold(0.0, f64::max)
+    };
+    assert!(farthest_with_entities(&mut app) < 50.0);
+    // The data arrives: the next frame shares it.
+    app.world_mut()
+        .resource_mut::<Assets<Mesh>>()
+        .insert(mesh.id(), Cuboid::new(1.0, 1.0, 1.0).into())
+        .unwrap();
+    app.update();
+    assert!(shared(&app).is_some_and(|m| m.count_vertices() == 24), "the loaded mesh is not shared");
+    // Things as entities out to 120 units: the pieces between 50 and 120 are rebuilt with them.
+    app.world_mut().insert_resource(ScatterEntities { distance: 120.0 });
+    settle(&mut app);
+    let farthest = farthest_with_entities(&mut app);
+    assert!((50.0..120.0).contains(&farthest), "entities out to {farthest} units");
+    for (_, batch, _) in batches(&mut app) {
+        assert!(piece_distance(&mut app, batch.piece) >= 120.0, "a batch on a piece within 120 units");
+    }
+}
+
 #[test]
 fn things_no_piece_places_go_within_the_despawn_budget() {
     const DESPAWNS: usize = 5;

@@ -140,14 +140,23 @@ pub(super) fn built_in_meshes(shape: ScatterShape) -> Option<(Mesh, Mesh)> {
 
 /// Shares the meshes of custom looks with far pieces' builds once their data is in the app.
 pub(crate) fn share_custom_shapes(looks: &ScatterLooks, meshes: Option<&Assets<Mesh>>) {
-    let Some(meshes) = meshes else { return };
-    for (name, (mesh, _)) in &looks.custom {
-        if !looks.batch_shapes.contains(ScatterShape::Custom, name)
-            && let Some(mesh) = meshes.get(mesh)
-        {
-            looks.batch_shapes.insert(ScatterShape::Custom, name, mesh.clone());
-        }
+    for (name, mesh) in unshared_custom_shapes(looks, meshes) {
+        looks.batch_shapes.insert(ScatterShape::Custom, name, mesh.clone());
     }
+}
+
+/// The custom looks' meshes that are in the app but not yet shared with far pieces' builds.
+pub(crate) fn unshared_custom_shapes<'a>(
+    looks: &'a ScatterLooks,
+    meshes: Option<&'a Assets<Mesh>>,
+) -> impl Iterator<Item = (&'a String, &'a Mesh)> {
+    let loaded =
+        move |(name, (mesh, _)): (&'a String, &'a (Handle<Mesh>, _))| Some((name, meshes?.get(mesh)?));
+    looks
+        .custom
+        .iter()
+        .filter(|(name, _)| !looks.batch_shapes.contains(ScatterShape::Custom, name))
+        .filter_map(loaded)
 }
 
 /// Facets around a built-in shape's cones near the focus, and far (merged into one mesh per

@@ -34,6 +34,7 @@ mod query;
 
 use std::sync::Arc;
 
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 pub use batches::{ScatterBatch, ScatterEntities};
@@ -41,7 +42,7 @@ pub use looks::ScatterLooks;
 pub use place::{ScatterBudget, ScatterInstance, ScatterOf, ScatterOnPiece};
 pub use query::{ScatterQuery, ScatterQueryError};
 
-use crate::pieces::{PieceHook, PieceHooks};
+use crate::pieces::{PieceHook, PieceHooks, Terrain};
 
 /// Adds scatter to the terrain pieces ([`TerrainPlugin`](crate::TerrainPlugin) adds it).
 pub(crate) fn add_scatter(app: &mut App) {
@@ -55,20 +56,24 @@ pub(crate) fn add_scatter(app: &mut App) {
         .register_type::<ScatterBudget>()
         .register_type::<ScatterEntities>()
         .add_systems(Startup, looks::make_shapes)
-        // Few systems, and the exclusive one only in frames with things to move: each costs the
-        // executor a task per frame.
-        .add_systems(Update, follow_settings.before(crate::TerrainSystems::Queue))
+        // Each system runs only in frames with something to do (its run condition): a system
+        // that runs costs the executor a task and a wake-up between threads, work or not.
+        .add_systems(
+            Update,
+            follow_settings.run_if(outside_settings_moved).before(crate::TerrainSystems::Queue),
+        )
         .add_systems(
             Update,
             place::swap_things
                 .run_if(swaps_pending)
                 .in_set(crate::TerrainSystems::Apply)
-                .after(crate::pieces::swap::swap_pieces)
-                .before(crate::pieces::stats::update_stats),
+                .after(crate::pieces::ApplySteps::Land)
+                .before(crate::pieces::ApplySteps::Stats),
         )
         .add_systems(
             PostUpdate,
             place::follow_terrains
+                .run_if(terrains_moved_or_shown)
                 .after(bevy::transform::TransformSystems::Propagate)
                 .before(bevy::camera::visibility::VisibilitySystems::VisibilityPropagate),
         );
@@ -100,22 +105,55 @@ pub(crate) fn add_scatter(app: &mut App) {
     app.insert_resource(batches::EntityHook(index));
 }
 
-/// Follows the scatter settings that live outside the terrains' parameters: custom looks' meshes
-/// shared with far pieces' builds once loaded, and the entity hook's distance.
-fn follow_settings(
-    looks: Res<ScatterLooks>,
-    meshes: Option<Res<Assets<Mesh>>>,
-    entities: Res<ScatterEntities>,
-    #[cfg(feature = "avian")] colliders: Option<Res<crate::physics::TerrainColliders>>,
-    hook: Option<Res<batches::EntityHook>>,
-    hooks: ResMut<PieceHooks>,
-) {
-    looks::share_custom_shapes(&looks, meshes.as_deref());
-    #[cfg(not(feature = "avian"))]
-    let within = entities.distance;
+/// The scatter settings that live outside the terrains' parameters: custom looks' meshes (shared
+/// with far pieces' builds once loaded) and the distance within which pieces carry things as
+/// entities.
+#[derive(SystemParam)]
+struct OutsideSettings<'w> {
+    looks: Res<'w, ScatterLooks>,
+    meshes: Option<Res<'w, Assets<Mesh>>>,
+    entities: Res<'w, ScatterEntities>,
     #[cfg(feature = "avian")]
-    let within = entities.distance.max(colliders.map_or(0.0, |c| c.distance));
-    batches::follow_entity_distance(within, hook.as_deref(), hooks);
+    colliders: Option<Res<'w, crate::physics::TerrainColliders>>,
+    hook: Option<Res<'w, batches::EntityHook>>,
+}
+
+impl OutsideSettings<'_> {
+    /// The entity hook's distance: the scatter's, or the colliders' when farther.
+    fn entity_distance(&self) -> f32 {
+        #[cfg(feature = "avian")]
+        if let Some(colliders) = &self.colliders {
+            return self.entities.distance.max(colliders.distance);
+        }
+        self.entities.distance
+    }
+}
+
+/// Whether [`follow_settings`] has anything to do: a custom look's mesh loaded and not yet
+/// shared, or the entity hook's distance out of date (checked here, so that the system costs
+/// the executor no task in the frames it would do nothing).
+fn outside_settings_moved(settings: OutsideSettings, hooks: Res<PieceHooks>) -> bool {
+    looks::unshared_custom_shapes(&settings.looks, settings.meshes.as_deref()).next().is_some()
+        || settings
+            .hook
+            .as_ref()
+            .is_some_and(|hook| hooks.get(hook.0).is_some_and(|h| h.within != settings.entity_distance()))
+}
+
+/// Follows the [`OutsideSettings`].
+fn follow_settings(settings: OutsideSettings, hooks: ResMut<PieceHooks>) {
+    looks::share_custom_shapes(&settings.looks, settings.meshes.as_deref());
+    batches::follow_entity_distance(settings.entity_distance(), settings.hook.as_deref(), hooks);
+}
+
+/// A terrain entity whose world transform or visibility changed, or a new one.
+type MovedOrShownTerrain = (With<Terrain>, Or<(Changed<GlobalTransform>, Changed<Visibility>)>);
+
+/// Whether a terrain entity's world transform or visibility changed, or it is new: its things
+/// and batches follow it (`place::follow_terrains`, which costs the executor no task in the
+/// other frames). A terrain whose `Visibility` was removed is followed at its next change.
+fn terrains_moved_or_shown(terrains: Query<(), MovedOrShownTerrain>) -> bool {
+    !terrains.is_empty()
 }
 
 /// Whether things or batches wait to be spawned, moved or despawned (`place::swap_things` has
