@@ -8,7 +8,8 @@
 //! where its cells and their right neighbours span up to 32 columns (cells down to about a
 //! quarter of a pixel); a block spanning more hashes its own corners. Worley noise's 3×3 search
 //! reads a table of the feature points of the row's three rows of cells the same way. Simplex
-//! noise picks its sixteen gradients from two registers.
+//! noise picks its sixteen gradients from one register of eight, negating the offset for the
+//! other eight.
 //!
 //! The operations are those of the point path's functions (`corner_gradient_2d`,
 //! `blend_gradients_2d`, `blend_rounded_2d`, `corner_value_2d`, `blend_values_2d`, `corners_2d`,
@@ -192,31 +193,36 @@ unsafe fn pick_columns<const R: usize, const P: usize>(
 /// One octave's row of simplex noise from each pixel's skew (`skew_2d`: the first corner
 /// `(i[k], j[k])` of its triangle and the offset `(x0[k], y0[k])` from it) into `out[k]` for every
 /// `k < out.len()` (the inputs at least as long): `corners_2d`'s operations in lanes, the
-/// gradients picked from sixteen entries in two registers.
+/// gradients picked from the first eight in one register (the other eight negate them).
 #[target_feature(enable = "avx2")]
 pub(crate) fn simplex_row(seed: u32, (i, j): (&[i32], &[i32]), (x0, y0): (&[f32], &[f32]), out: &mut [f32]) {
     let n = out.len();
     assert!(i.len() >= n && j.len() >= n && x0.len() >= n && y0.len() >= n, "inputs shorter than the row");
+    // The first eight gradients: the other eight are these turned half way (bit 31 of the hash,
+    // the index's bit 3), both components negated.
     // SAFETY: unaligned loads of 8 `f32` from arrays of 16.
-    let [gx, gy] = simplex::GRADIENTS_BY_COMPONENT
-        .map(|c| unsafe { [_mm256_loadu_ps(c.as_ptr()), _mm256_loadu_ps(c.as_ptr().add(LANES))] });
+    let [gx, gy] = simplex::GRADIENTS_BY_COMPONENT.map(|c| unsafe { _mm256_loadu_ps(c.as_ptr()) });
     let seed = _mm256_set1_epi32(spread_seed(seed) as i32);
     let (one_x, one_y) = (_mm256_set1_epi32(PRIME_X as i32), _mm256_set1_epi32(spread_y(1) as i32));
     let prime_y = one_y;
     let g2 = simplex::G2 as f32;
     let (zero, one, r0) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0), _mm256_set1_ps(0.5));
     let (g2, g2x2) = (_mm256_set1_ps(g2), _mm256_set1_ps(2.0 * g2));
+    let sign = _mm256_set1_epi32(i32::MIN);
     // One corner's share from its hash: the kernel `max(r0 - d², 0)⁴` times the dot product of
     // the gradient the hash's top four bits pick.
     let corner = |h: __m256i, dx: __m256, dy: __m256| {
-        let k = _mm256_srli_epi32::<28>(mix_to_last_step(_mm256_xor_si256(h, seed)));
-        // The index's bit 3 (moved to the sign) picks the register.
-        let high = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(k));
-        let pick = |g: &[__m256; 2]| {
-            _mm256_blendv_ps(_mm256_permutevar8x32_ps(g[0], k), _mm256_permutevar8x32_ps(g[1], k), high)
-        };
-        let (gx, gy) = (pick(&gx), pick(&gy));
-        let dot = _mm256_add_ps(_mm256_mul_ps(gx, dx), _mm256_mul_ps(gy, dy));
+        let mixed = mix_to_last_step(_mm256_xor_si256(h, seed));
+        // `vpermps` reads the index's low three bits (the hash's bits 28 to 30); the half turn
+        // (bit 31) negates the offset instead of the gradient: `g·(-d)` and `(-g)·d` are the same
+        // products bit for bit, and eight gradients fit one register.
+        let k = _mm256_srli_epi32::<28>(mixed);
+        let half = _mm256_castsi256_ps(_mm256_and_si256(mixed, sign));
+        let (gx, gy) = (_mm256_permutevar8x32_ps(gx, k), _mm256_permutevar8x32_ps(gy, k));
+        let dot = _mm256_add_ps(
+            _mm256_mul_ps(gx, _mm256_xor_ps(dx, half)),
+            _mm256_mul_ps(gy, _mm256_xor_ps(dy, half)),
+        );
         let d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
         let t = _mm256_max_ps(_mm256_sub_ps(r0, d2), zero);
         let t4 = _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(t, t), t), t);

@@ -195,6 +195,13 @@ impl SimplexTable {
     /// drift along x) still fit.
     const SLACK: i64 = 8;
 
+    /// Whether rows of `n` pixels whose triangles' first corners span `columns` read the table:
+    /// only blocks spanning at most seven columns do, so where the row's blocks span five on
+    /// average or more, most would hash their own corners anyway.
+    pub(crate) fn serves(columns: (i32, i32), n: usize) -> bool {
+        (i64::from(columns.1) - i64::from(columns.0) + 1) * 16 <= n as i64 * 5
+    }
+
     /// Makes the table hold the lattice points of a row of `n` pixels whose triangles' first
     /// corners span `columns` and `rows`, keeping the lattice rows it holds already (a row of
     /// pixels needs about one new lattice row per pixel a cell is wide); false where the row's
@@ -206,9 +213,7 @@ impl SimplexTable {
         let (left, right) = (i64::from(columns.0), i64::from(columns.1) + Self::READ as i64);
         let (top, bottom) = (i64::from(rows.0), i64::from(rows.1) + 2);
         let height = (bottom - top + 1) as usize;
-        // Only blocks spanning at most seven columns read the table: where the row's blocks span
-        // five on average or more, most would hash their own corners anyway.
-        if (i64::from(columns.1) - i64::from(columns.0) + 1) * 16 > n as i64 * 5 {
+        if !Self::serves(columns, n) {
             return false;
         }
         let held = i64::from(self.first)..i64::from(self.first) + self.width as i64;

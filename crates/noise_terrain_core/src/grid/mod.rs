@@ -4,7 +4,8 @@
 //! cores with rayon; the bytes are the same for any number of threads.
 //!
 //! Within a row, every basis (without warp) takes a row path. Simplex evaluates the row's points
-//! in one branch-free loop that vectorises. Value, gradient and Worley noise go further: the row's
+//! in one branch-free loop that vectorises, the rows of a narrow grid several at a time (a
+//! chunk's 65-pixel rows would end in a block of one pixel each). Value, gradient and Worley noise go further: the row's
 //! cells and fractions along x are split once per thread and octave (every row of a grid has the
 //! same x positions), its y cell and fade once per octave, the corner hashes once per lattice
 //! cell, and the per-pixel blend runs over contiguous slices that the compiler vectorises. Where
@@ -60,7 +61,7 @@ use crate::field::fractal::{Fractal, MAX_OCTAVES};
 use crate::field::hash::{hash2_spread, spread_x, spread_y};
 use crate::isa::Isa;
 
-/// Per-thread buffers for one row segment of up to `width` pixels.
+/// Per-thread buffers for one row segment, or a batch of whole rows, of up to `width` pixels.
 struct RowScratch {
     width: usize,
     xs: Vec<f64>,
@@ -96,15 +97,19 @@ struct RowScratch {
 }
 
 impl RowScratch {
-    fn new(width: usize, octaves: usize) -> Self {
+    /// Buffers for `rows` rows of a segment at a time (see [`rows_at_once`]: several only for
+    /// simplex noise, whose rows need no Worley buffers).
+    fn new(segment: usize, rows: usize, octaves: usize) -> Self {
+        let width = segment * rows;
+        let worley = if rows == 1 { segment } else { 0 };
         Self {
             width,
-            xs: Vec::with_capacity(width),
+            xs: Vec::with_capacity(segment),
             i0: vec![0; width],
             sums: vec![0.0; width],
-            f1: vec![0.0; width],
-            f2: vec![0.0; width],
-            nearest: vec![0; width],
+            f1: vec![0.0; worley],
+            f2: vec![0.0; worley],
+            nearest: vec![0; worley],
             candidates: Vec::new(),
             columns: Vec::new(),
             #[cfg(target_arch = "x86_64")]
@@ -151,6 +156,29 @@ pub fn fill_grid_uninit(sampler: &FieldSampler, window: GridWindow, out: &mut [M
 /// scratch (a dozen buffers a row wide) stays small whatever the width.
 const MAX_SEGMENT: usize = 4096;
 
+/// Narrow simplex grids are filled this many pixels at a time (whole rows, at least one):
+/// see [`rows_at_once`].
+const SIMPLEX_BATCH_PIXELS: usize = 1024;
+
+/// How many whole rows of a grid `width` pixels wide one call fills: several for simplex noise
+/// on the row path (without slopes), whose corners take any points in any order, so that a
+/// chunk-sized grid's rows (65 pixels: eight blocks of eight and one of a single pixel) run
+/// through the corners in full blocks and pay each octave's set-up once per batch instead of once
+/// per row; one otherwise. The bits are the same either way.
+fn rows_at_once(sampler: &FieldSampler, width: usize, height: usize) -> usize {
+    let s = &sampler.settings;
+    let simplex_rows = s.basis == Basis::Simplex
+        && sampler.filter.is_none()
+        && s.row_path()
+        && !sampler.fractal.kind.needs_slopes();
+    if !simplex_rows || height == 0 {
+        return 1;
+    }
+    // As many rows as fit, spread evenly over the batches (65 rows: five batches of 13).
+    let most = (SIMPLEX_BATCH_PIXELS / width.max(1)).clamp(1, height);
+    height.div_ceil(height.div_ceil(most))
+}
+
 /// [`fill_grid_uninit`] with the row path compiled for `isa`, which the CPU must support.
 fn fill_uninit_with(isa: Isa, sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeUninit<f32>]) {
     assert!(isa.is_supported(), "{isa:?} is not supported by this CPU");
@@ -161,6 +189,8 @@ fn fill_uninit_with(isa: Isa, sampler: &FieldSampler, window: GridWindow, out: &
     }
     let octaves = sampler.fractal.octave_count() as usize;
     let segment = width.min(MAX_SEGMENT);
+    // Rows of several segments never come in batches (`rows_at_once` is 1 over 512 pixels).
+    let rows = rows_at_once(sampler, width, window.height as usize);
     // The x positions of a segment: the same operations as `FieldSampler::sample`.
     let s = &sampler.settings;
     let x_positions = |first: usize, len: usize, xs: &mut Vec<f64>| {
@@ -174,36 +204,39 @@ fn fill_uninit_with(isa: Isa, sampler: &FieldSampler, window: GridWindow, out: &
     if width == segment {
         x_positions(0, width, &mut shared);
     }
-    let write_row = |scratch: &mut RowScratch, j: usize, out: &mut [MaybeUninit<f32>]| {
+    // `out` holds `rows` whole rows from row `j` on (fewer at the grid's end).
+    let write_rows = |scratch: &mut RowScratch, j: usize, out: &mut [MaybeUninit<f32>]| {
         if width == segment {
-            fill_row(RowJob { sampler, window, xs: &shared, first: 0, j, isa }, out, scratch);
+            let rows = out.len() / width;
+            fill_row(RowJob { sampler, window, xs: &shared, first: 0, j, rows, isa }, out, scratch);
             return;
         }
         let mut xs = std::mem::take(&mut scratch.xs);
         for (k, out) in out.chunks_mut(segment).enumerate() {
             let first = k * segment;
             x_positions(first, out.len(), &mut xs);
-            fill_row(RowJob { sampler, window, xs: &xs, first, j, isa }, out, scratch);
+            fill_row(RowJob { sampler, window, xs: &xs, first, j, rows: 1, isa }, out, scratch);
         }
         scratch.xs = xs;
     };
     #[cfg(feature = "parallel")]
     if worth_parallel(out.len()) {
         use rayon::prelude::*;
-        out.par_chunks_mut(width).enumerate().for_each_init(
-            || RowScratch::new(segment, octaves),
-            |scratch, (j, out)| write_row(scratch, j, out),
+        out.par_chunks_mut(width * rows).enumerate().for_each_init(
+            || RowScratch::new(segment, rows, octaves),
+            |scratch, (k, out)| write_rows(scratch, k * rows, out),
         );
         return;
     }
-    let mut scratch = RowScratch::new(segment, octaves);
-    for (j, out) in out.chunks_mut(width).enumerate() {
-        write_row(&mut scratch, j, out);
+    let mut scratch = RowScratch::new(segment, rows, octaves);
+    for (k, out) in out.chunks_mut(width * rows).enumerate() {
+        write_rows(&mut scratch, k * rows, out);
     }
 }
 
-/// One row (or one segment of a row) to fill: the field, the window, the x positions of the
-/// segment's pixels, its first pixel, the row index and the instruction set to fill it with.
+/// One row (or one segment of a row) to fill, or several whole rows ([`rows_at_once`]): the
+/// field, the window, the x positions of the segment's pixels, its first pixel, the (first) row
+/// index, the number of rows and the instruction set to fill them with.
 #[derive(Clone, Copy)]
 struct RowJob<'a> {
     sampler: &'a FieldSampler,
@@ -211,12 +244,17 @@ struct RowJob<'a> {
     xs: &'a [f64],
     first: usize,
     j: usize,
+    rows: usize,
     isa: Isa,
 }
 
-/// Writes every element of `row`.
+/// Writes every element of `row` (`job.rows` rows of `job.xs.len()` pixels).
 fn fill_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
     let RowJob { sampler, window, first, j, .. } = job;
+    if job.rows > 1 {
+        // Batches are only made for the simplex row path without a filter (`rows_at_once`).
+        return lattice_row_at(job.isa, job, row, scratch);
+    }
     let s = &sampler.settings;
     // The damped fractal's slopes have a row path for value, gradient and simplex noise.
     let row_path = match sampler.filter {
@@ -246,18 +284,22 @@ crate::isa::dispatch! {
     fn lattice_row_at(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) => lattice_row
 }
 
-/// The row path: every octave's layer of the row, then the fractal over them.
+/// The row path: every octave's layer of the row (of the rows, for a batch of simplex rows), then
+/// the fractal over them.
 #[inline(always)]
 fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
-    let RowJob { sampler, window, xs, j, .. } = job;
+    let RowJob { sampler, window, xs, j, rows, .. } = job;
     let s = &sampler.settings;
     let width = row.len();
     // Every loop below zips the row with scratch buffers: as long as they are at least as long,
     // every element of the row is written.
-    assert!(width <= scratch.width && xs.len() == width, "a row segment longer than its scratch");
+    assert!(width <= scratch.width && xs.len() * rows == width, "a row segment longer than its scratch");
+    assert!(rows == 1 || s.basis == Basis::Simplex, "only simplex rows come in batches");
     // The same operations as `FieldSampler::sample`, so the same positions.
-    let py =
-        ((window.origin[1] as f64 + j as f64) / window.pixels_per_unit + s.offset.y) * s.frequency as f64;
+    let y = |j: usize| {
+        ((window.origin[1] as f64 + j as f64) / window.pixels_per_unit + s.offset.y) * s.frequency as f64
+    };
+    let py = y(j);
     if sampler.fractal.kind.needs_slopes() {
         crate::grid::gradients::damped_heights_row(sampler, (xs, py), &mut scratch.slopes, row);
         return;
@@ -269,7 +311,10 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     for (k, layer) in layers.chunks_exact_mut(width).take(octaves).enumerate() {
         let lattice = &sampler.lattices[k];
         match s.basis {
-            Basis::Simplex => simplex_layer((lattice, k, job.isa), xs, scale, py * scale, scratch, layer),
+            Basis::Simplex => {
+                let pys = (j..j + rows).map(|j| y(j) * scale);
+                simplex_layer((lattice, k, job.isa), xs, scale, pys, scratch, layer)
+            }
             Basis::Value | Basis::Gradient | Basis::Worley => {
                 XCells::swap_in_split(scratch, (sampler, k, job.first), xs, scale);
                 cell_layer(sampler, (k, job.isa), xs, scale, py * scale, scratch, layer);
@@ -283,22 +328,27 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     scratch.layers = layers;
 }
 
-/// One octave of simplex noise over the row: the skew in one loop (from the octave's x cells and
-/// their shares of the skew, which the rows of the grid share) and the corners in another (each
-/// at full width); with AVX-512 the corners' gradients come from the octave's table of lattice
-/// points, which the next rows share.
+/// One octave of simplex noise over the rows at `pys` (one or a batch): the skew in one loop per
+/// row (from the octave's x cells and their shares of the skew, which the rows of the grid share)
+/// and the corners in another over all the rows at once; with AVX-512 the corners' gradients come
+/// from the octave's table of lattice points, which the next rows share, where its cells are wide
+/// enough for the table (row by row then: the table follows the rows in order).
 #[inline(always)]
 fn simplex_layer(
     (lattice, octave, isa): (&Lattice, usize, Isa),
     xs: &[f64],
     scale: f64,
-    py: f64,
+    pys: impl Iterator<Item = f64>,
     scratch: &mut RowScratch,
     layer: &mut [f32],
 ) {
     let RowScratch { skews, i0, i1, fx, u, .. } = scratch;
     skews[octave].split(xs, scale);
-    skews[octave].skew(py, [i0, i1], [fx, u]);
+    let n = xs.len();
+    for (r, py) in pys.enumerate() {
+        let at = r * n;
+        skews[octave].skew(py, [&mut i0[at..], &mut i1[at..]], [&mut fx[at..], &mut u[at..]]);
+    }
     #[cfg(target_arch = "x86_64")]
     if isa != Isa::Baseline {
         let width = layer.len();
@@ -307,10 +357,18 @@ fn simplex_layer(
         // SAFETY: as in `cell_layer`: a level runs only where the CPU has it.
         return unsafe {
             match isa {
-                Isa::Avx512 => {
-                    let table = Some(&mut scratch.simplex_tables[octave]);
-                    avx512::simplex_row(lattice.seed, (i, j), offsets, table, layer)
+                // Row by row where the table serves the octave's cells: it follows rows in order
+                // (a batch's blocks may straddle two rows, not monotone across the seam).
+                Isa::Avx512 if avx512::SimplexTable::serves((i[0].min(i[n - 1]), i[0].max(i[n - 1])), n) => {
+                    let table = &mut scratch.simplex_tables[octave];
+                    for (r, layer) in layer.chunks_mut(n).enumerate() {
+                        let row = r * n..(r + 1) * n;
+                        let (i, j) = (&i[row.clone()], &j[row.clone()]);
+                        let offsets = (&offsets.0[row.clone()], &offsets.1[row]);
+                        avx512::simplex_row(lattice.seed, (i, j), offsets, Some(table), layer)
+                    }
                 }
+                Isa::Avx512 => avx512::simplex_row(lattice.seed, (i, j), offsets, None, layer),
                 Isa::Avx2 => avx2::simplex_row(lattice.seed, (i, j), offsets, layer),
                 Isa::Baseline => unreachable!("a SIMD level"),
             }
@@ -810,6 +868,7 @@ fn combine_octaves(sampler: &FieldSampler, layers: &[f32], sums: &mut [f32], row
     match fractal.kind {
         // Octave by octave over the row, in the same order of operations as `FractalParams::raw`.
         Fractal::Fbm | Fractal::Billow => {
+            let sums = &mut sums[..width];
             sums.fill(0.0);
             let mut amplitude = 1.0f32;
             for layer in layers.chunks_exact(width) {
@@ -1086,6 +1145,48 @@ mod tests {
             }
         }
         assert!(needed >= 8, "too few settings search beyond 3×3: {needed}");
+    }
+
+    /// Simplex grids whose rows are filled several at a time (`rows_at_once`), the last batch
+    /// full or short, with octaves from cells 12 pixels wide (AVX-512 takes those row by row,
+    /// with its table) to a third of a pixel (batched): every pixel is the point path's, on every
+    /// level this CPU has, for each fractal that takes the batches.
+    #[test]
+    fn simplex_rows_in_batches_give_the_point_path_bits() {
+        for (width, height, batch, last) in
+            [(65, 65, 13, 13), (129, 129, 7, 3), (33, 64, 22, 20), (300, 5, 3, 2)]
+        {
+            for fractal in [Fractal::Fbm, Fractal::Billow, Fractal::Ridged, Fractal::None] {
+                let s = NoiseSettings {
+                    basis: Basis::Simplex,
+                    fractal,
+                    octaves: 6,
+                    seed: 3,
+                    ..Default::default()
+                };
+                let sampler = s.sampler();
+                assert_eq!(rows_at_once(&sampler, width, height), batch, "{width}×{height}");
+                assert_eq!((height - 1) % batch + 1, last, "{width}×{height}: the last batch");
+                let window = GridWindow {
+                    origin: [-40, 7],
+                    width: width as u32,
+                    height: height as u32,
+                    pixels_per_unit: 12.0,
+                };
+                for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+                    let mut out = vec![MaybeUninit::new(f32::NAN); width * height];
+                    fill_uninit_with(isa, &sampler, window, &mut out);
+                    for (k, got) in out.iter().enumerate() {
+                        let (i, j) = ((k % width) as f64 - 40.0, (k / width) as f64 + 7.0);
+                        let expected = sampler.sample(i / 12.0, j / 12.0);
+                        // SAFETY: initialised above (and overwritten by the fill).
+                        let got = unsafe { got.assume_init() };
+                        let case = format!("{fractal:?}, {width}×{height}, {isa:?}, pixel {k}");
+                        assert_eq!(got.to_bits(), expected.to_bits(), "{case}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

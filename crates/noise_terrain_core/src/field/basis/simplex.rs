@@ -315,6 +315,18 @@ mod tests {
     use crate::field::fade::Fade;
     use crate::test_support::random_points;
 
+    /// The last eight gradients are the first eight negated, sign bit and all (the AVX2 rows pick
+    /// from the first eight and negate the offset for the others, which gives the same products
+    /// only if so).
+    #[test]
+    fn the_last_eight_gradients_negate_the_first_eight() {
+        for k in 0..8 {
+            for [first, last] in GRADIENTS_BY_COMPONENT.map(|c| [c[k], c[k + 8]]) {
+                assert_eq!(last.to_bits(), (-first).to_bits(), "gradient {k} and {}", k + 8);
+            }
+        }
+    }
+
     /// The skew from the cells' shares is the skew of the whole coordinates in `f64` (the
     /// definition before the shares, and the textbook's): the same triangle wherever a point is
     /// not within 1e-5 of its edges, and offsets within 2e-6 of the `f64` ones, near the origin
