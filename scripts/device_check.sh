@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The checks that need a CPU this workplace's own machines lack (AVX-512), prepared here and run
+# on a lent device machine in one short call (issue 27): the core's tests, whose AVX-512 kernels'
+# tests skip themselves on CPUs without AVX-512, and our grids against FastNoise2 per basis and
+# grid size, each run one process on one core with the libraries alternating within it.
+#
+#   scripts/device_check.sh prepare      # here: release test binaries and the peers program
+#                                        # into .device/ (git-ignored; about 40 MB)
+#   device run: command "scripts/device_check.sh run", carry [".device"], timeout_s 420
+#   scripts/device_check.sh run          # also runs here, on whatever CPU this is
+#
+# `run` prints the CPU, the tests' results, then one table: FastNoise2's time over ours per basis
+# and size (the median of each run's REPS fills; ROUNDS runs per case, default 5, in rounds that
+# go through every case, so that all cases see the same moments of a machine whose speed moves),
+# with the level our grids ran at. Its log and the raw lines land in $OUT when that is set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+case "${1:-}" in
+prepare)
+  export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/bevy_noise_terrain/target}
+  rm -rf .device
+  mkdir -p .device/tests
+  # Every test executable of the core, release-built (the same code the grids run).
+  cargo test --release -p noise_terrain_core --no-run --message-format=json 2>/dev/null |
+    python3 -c '
+import json, shutil, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["profile"]["test"] and m.get("executable"):
+        shutil.copy(m["executable"], ".device/tests/")
+        print("test binary:", m["executable"].rsplit("/", 1)[-1])
+'
+  cp "$(scripts/peers.sh | tail -1)" .device/peer-export
+  du -sh .device
+  ;;
+run)
+  out=${OUT:-$(mktemp -d)}
+  rounds=${ROUNDS:-5}
+  [ -x .device/peer-export ] || { echo "no .device/: run 'scripts/device_check.sh prepare' first" >&2; exit 1; }
+  exec > >(tee "$out/device_check.log") 2>&1
+  lscpu | grep -E "^(Model name|CPU family|Model|CPU\(s\)):" || true
+  { grep -o -w 'avx512[a-z_0-9]*' /proc/cpuinfo || echo "no-avx512"; } | sort -u | tr '\n' ' '
+  echo
+  # The tests (from the crate's folder, as cargo runs them).
+  failed=0
+  for t in .device/tests/*; do
+    (cd crates/noise_terrain_core && "../../$t" -q 2>&1 | grep -E "^test result|FAILED|panicked") || failed=1
+  done
+  [ "$failed" = 0 ] && echo "tests: every binary passed" || echo "tests: SOME FAILED"
+  # The comparison: one core, each case's libraries alternating within each process.
+  cpu=$(($(nproc) > 3 ? 3 : 0))
+  for r in $(seq "$rounds"); do
+    for size in 1024 129 65; do
+      reps=$([ "$size" = 1024 ] && echo 7 || { [ "$size" = 129 ] && echo 1000 || echo 3000; })
+      for kind in gradient value simplex worley; do
+        taskset -c "$cpu" .device/peer-export ours,fn2 "$kind" "$size" 5 /tmp/grid.r32 "$reps" |
+          sed "s/^{/{\"size\":$size,\"round\":$r,/"
+      done
+    done
+  done >"$out/peers.jsonl"
+  python3 - "$out/peers.jsonl" <<'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+cases = {}
+for r in rows:
+    cases.setdefault((r["kind"], r["size"], r["round"]), {})[r["lib"]] = r
+print("| basis | size | ours ms | FastNoise2 ms | FastNoise2 / ours, each round | median | level |")
+print("|---|---|---|---|---|---|---|")
+for kind in ["gradient", "value", "simplex", "worley"]:
+    for size in [1024, 129, 65]:
+        runs = [v for (k, s, _), v in sorted(cases.items()) if (k, s) == (kind, size)]
+        if not runs:
+            continue
+        ratios = [r["fn2"]["ms"] / r["ours"]["ms"] for r in runs]
+        ours = statistics.median(r["ours"]["ms"] for r in runs)
+        fn2 = statistics.median(r["fn2"]["ms"] for r in runs)
+        levels = sorted({r["ours"].get("level", "?") for r in runs})
+        each = ", ".join(f"{x:.2f}" for x in ratios)
+        print(f"| {kind} | {size}² | {ours:.4g} | {fn2:.4g} | {each} | **{statistics.median(ratios):.2f}x** | {'/'.join(levels)} |")
+PY
+  ;;
+*)
+  echo "usage: scripts/device_check.sh prepare|run" >&2
+  exit 2
+  ;;
+esac
