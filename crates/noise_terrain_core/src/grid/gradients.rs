@@ -72,6 +72,9 @@ fn fill_with_gradients_at(
     let f = s.frequency as f64;
     let xs: Vec<f64> =
         if row_path { (0..width).map(|i| (x_of(i) + s.offset.x) * f).collect() } else { Vec::new() };
+    // Narrow simplex grids' rows come several at a time, as for the heights' grid (each chunk of
+    // `heights` below holds `rows` whole rows, fewer at the grid's end).
+    let rows = if row_path { super::rows_at_once(sampler, width, window.height as usize) } else { 1 };
     let fill_row = |j: usize, (heights, gradients): (&mut [f32], &mut [[f32; 2]]), layers: &mut Scratch| {
         if row_path {
             let row = RowOut { heights, gradients, xs: &xs, scratch: layers };
@@ -87,15 +90,15 @@ fn fill_with_gradients_at(
     if crate::grid::rows::worth_parallel(heights.len()) {
         use rayon::prelude::*;
         heights
-            .par_chunks_mut(width)
-            .zip(gradients.par_chunks_mut(width))
+            .par_chunks_mut(width * rows)
+            .zip(gradients.par_chunks_mut(width * rows))
             .enumerate()
-            .for_each_init(Scratch::default, |layers, (j, row)| fill_row(j, row, layers));
+            .for_each_init(Scratch::default, |layers, (k, batch)| fill_row(k * rows, batch, layers));
         return;
     }
     let mut layers = Scratch::default();
-    for (j, row) in heights.chunks_mut(width).zip(gradients.chunks_mut(width)).enumerate() {
-        fill_row(j, row, &mut layers);
+    for (k, batch) in heights.chunks_mut(width * rows).zip(gradients.chunks_mut(width * rows)).enumerate() {
+        fill_row(k * rows, batch, &mut layers);
     }
 }
 
@@ -107,6 +110,8 @@ pub(crate) struct Scratch {
     layers: [Vec<f32>; 3],
     /// The fractal's running sums: value, ∂/∂x and ∂/∂y.
     sums: [Vec<f32>; 3],
+    /// The y of each row of a batch (see [`lattice_row`]), in base lattice units.
+    ys: Vec<f64>,
     /// The slope the erosion filter follows and its derivatives: `[∂/∂x, ∂/∂y, xx, xy, yy]`.
     coarse: [Vec<f32>; 5],
     /// The coarse octaves' layers for the fractal (value, ∂/∂x and ∂/∂y per map unit, as
@@ -201,6 +206,7 @@ crate::isa::dispatch! {
 /// to 1.6x slower (1024², 129² and 65² grids, Zen 4).
 fn filtered_row(isa: Isa, sampler: &FieldSampler, window: GridWindow, j: usize, row: RowOut<'_>) {
     let RowOut { heights, gradients, xs, scratch } = row;
+    // Rows come in batches only without a filter (`rows_at_once`), to `lattice_row`.
     let Some(plan) = &sampler.filter else {
         lattice_row_at(isa, sampler, (window, j, 0), RowOut { heights, gradients, xs, scratch });
         return;
@@ -700,7 +706,8 @@ fn row_y(sampler: &FieldSampler, window: GridWindow, j: usize) -> f64 {
     ((window.origin[1] as f64 + j as f64) / window.pixels_per_unit + s.offset.y) * s.frequency as f64
 }
 
-/// Row `j` of value, gradient or simplex noise: every octave's layer with its gradient, then the
+/// Row `j` of value, gradient or simplex noise (of simplex noise, rows `j` on: as many as `heights`
+/// holds rows of `xs`' length): every octave's layer with its gradient, then the
 /// fractal (never the damped one: `gradients_on_the_row_path` sends it point by point). fBm and
 /// billow add each octave to the sums as it is made; the multifractals keep every layer and
 /// combine them per pixel. The first `reused` octaves' layers are taken from
@@ -708,9 +715,11 @@ fn row_y(sampler: &FieldSampler, window: GridWindow, j: usize) -> f64 {
 #[inline(always)]
 fn lattice_row(sampler: &FieldSampler, (window, j, reused): (GridWindow, usize, usize), row: RowOut<'_>) {
     let RowOut { heights, gradients, xs, scratch } = row;
-    let Scratch { cells, layers, sums, coarse_layers, .. } = scratch;
+    let Scratch { cells, layers, sums, coarse_layers, ys, .. } = scratch;
     let s = &sampler.settings;
     let width = heights.len();
+    let rows = width / xs.len();
+    assert!(rows * xs.len() == width && (rows == 1 || s.basis == Basis::Simplex), "whole simplex rows only");
     let octaves = sampler.fractal.octave_count() as usize;
     let summed = matches!(sampler.fractal.kind, Fractal::Fbm | Fractal::Billow);
     cells.resize(width);
@@ -722,9 +731,9 @@ fn lattice_row(sampler: &FieldSampler, (window, j, reused): (GridWindow, usize, 
         v.resize(width, 0.0);
     }
     // The same positions as `FieldSampler::sample`.
-    let per_pixel = window.pixels_per_unit;
     let f = s.frequency as f64;
-    let py = ((window.origin[1] as f64 + j as f64) / per_pixel + s.offset.y) * f;
+    ys.clear();
+    ys.extend((j..j + rows).map(|j| row_y(sampler, window, j)));
     let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
     for k in 0..octaves {
         // fBm and billow reuse the first row and add it to the sums; the multifractals keep
@@ -747,7 +756,7 @@ fn lattice_row(sampler: &FieldSampler, (window, j, reused): (GridWindow, usize, 
             let [values, dx, dy] = &mut *layers;
             let out = [&mut values[row.clone()], &mut dx[row.clone()], &mut dy[row]];
             let per = (scale as f32, f as f32);
-            octave_layer((s.basis, k), &sampler.lattices[k], (xs, scale), py * scale, per, cells, out);
+            octave_layer((s.basis, k), &sampler.lattices[k], (xs, scale), ys, per, cells, out);
             if summed {
                 let layer = [&layers[0][..width], &layers[1][..width], &layers[2][..width]];
                 add_octave(sampler.fractal.kind, amplitude, layer, sums);
@@ -810,7 +819,7 @@ pub(crate) fn damped_heights_row(
     for k in 0..fractal.octave_count() as usize {
         let [values, dx, dy] = &mut *layers;
         let out = [&mut values[..], &mut dx[..], &mut dy[..]];
-        octave_layer((s.basis, k), &sampler.lattices[k], (xs, scale), py * scale, (1.0, 1.0), cells, out);
+        octave_layer((s.basis, k), &sampler.lattices[k], (xs, scale), &[py], (1.0, 1.0), cells, out);
         // `FractalParams::raw_with_slopes`' step, octave by octave over the row (it vectorises).
         let [sum, sx, sy] = &mut *sums;
         let octave = values.iter().zip(&*dx).zip(&*dy);
@@ -842,15 +851,17 @@ fn add_octave(kind: Fractal, amplitude: f32, [n, nx, ny]: [&[f32]; 3], [sv, sx, 
     }
 }
 
-/// One octave of value, gradient or simplex noise over the row, in `[-1, 1]`, with its gradient
-/// per map unit (`per = (lacunarityⁱ, frequency)`, applied with `sample_with_gradient`'s
-/// operations), into `out`: values, ∂/∂x and ∂/∂y, each [`LANES`] longer than the row.
+/// One octave of value, gradient or simplex noise over the row (over the rows at base-lattice ys
+/// `ys`, several only for simplex noise; `ys[r] · scale` the octave's y), in `[-1, 1]`, with its
+/// gradient per map unit (`per = (lacunarityⁱ, frequency)`, applied with
+/// `sample_with_gradient`'s operations), into `out`: values, ∂/∂x and ∂/∂y, each [`LANES`]
+/// longer than the rows.
 #[inline(always)]
 fn octave_layer(
     (basis, octave): (Basis, usize),
     lattice: &Lattice,
     (xs, scale): (&[f64], f64),
-    py: f64,
+    ys: &[f64],
     (per_cell, per_unit): (f32, f32),
     cells: &mut Cells,
     [values, dx, dy]: [&mut [f32]; 3],
@@ -863,9 +874,13 @@ fn octave_layer(
             skews.resize_with(octave + 1, SkewXs::default);
         }
         skews[octave].split(xs, scale);
-        skews[octave].skew(py, [i, j], [x0, y0]);
+        let n = xs.len();
+        for (r, &y) in ys.iter().enumerate() {
+            let at = r * n;
+            skews[octave].skew(y * scale, [&mut i[at..], &mut j[at..]], [&mut x0[at..], &mut y0[at..]]);
+        }
         let per = per_cell * per_unit;
-        let width = xs.len();
+        let width = n * ys.len();
         let points = i[..width].iter().zip(&j[..width]).zip(x0[..width].iter().zip(&y0[..width]));
         let outputs = values.iter_mut().zip(dx.iter_mut()).zip(dy.iter_mut());
         for (((o, ox), oy), ((&i, &j), (&x0, &y0))) in outputs.zip(points) {
@@ -875,6 +890,7 @@ fn octave_layer(
         return;
     }
     let width = xs.len();
+    let py = ys[0] * scale;
     let fade = lattice.fade;
     split_row(xs, scale, lattice.period, [&mut cells.i0, &mut cells.i1], &mut cells.fx);
     fade.apply_and_derivative_slice(&cells.fx[..width], &mut cells.u[..width], &mut cells.du[..width]);
@@ -985,6 +1001,52 @@ mod tests {
             clamped += g.iter().filter(|v| v.abs() == f32::MAX || **v == 0.0).count();
         }
         assert!(clamped > 0, "the settings overflow somewhere");
+    }
+
+    /// Simplex grids whose rows are filled several at a time (`rows_at_once`), the last batch
+    /// full or short, with octaves from cells 12 pixels wide (AVX-512 takes those row by row,
+    /// with its table) to a third of a pixel (batched): every height, and every gradient of the
+    /// heights-with-gradients grid, is the point path's, on every level this CPU has, for each
+    /// kind of fractal that takes the batches.
+    #[test]
+    fn simplex_rows_in_batches_give_the_point_path_bits() {
+        use crate::grid::{fill_uninit_with, rows_at_once};
+        use std::mem::MaybeUninit;
+        for (width, height, batch, last) in
+            [(69, 69, 14, 13), (129, 129, 7, 3), (33, 64, 22, 20), (300, 5, 3, 2)]
+        {
+            for fractal in [Fractal::Fbm, Fractal::Billow, Fractal::Ridged, Fractal::None] {
+                let s = NoiseSettings {
+                    basis: Basis::Simplex,
+                    fractal,
+                    octaves: 6,
+                    seed: 3,
+                    ..Default::default()
+                };
+                let sampler = s.sampler();
+                assert_eq!(rows_at_once(&sampler, width, height), batch, "{width}×{height}");
+                assert_eq!((height - 1) % batch + 1, last, "{width}×{height}: the last batch");
+                let (w, h) = (width as u32, height as u32);
+                let window = GridWindow { origin: [-40, 7], width: w, height: h, pixels_per_unit: 12.0 };
+                let n = width * height;
+                for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+                    let mut plain = vec![MaybeUninit::new(f32::NAN); n];
+                    fill_uninit_with(isa, &sampler, window, &mut plain);
+                    let (mut heights, mut gradients) = (vec![f32::NAN; n], vec![[f32::NAN; 2]; n]);
+                    fill_with_gradients_at(isa, &sampler, window, &mut heights, &mut gradients);
+                    for k in 0..n {
+                        let (i, j) = ((k % width) as f64 - 40.0, (k / width) as f64 + 7.0);
+                        let d = sampler.sample_with_gradient(i / 12.0, j / 12.0);
+                        let case = format!("{fractal:?}, {width}×{height}, {isa:?}, pixel {k}");
+                        // SAFETY: initialised above (and overwritten by the fill).
+                        let plain = unsafe { plain[k].assume_init() };
+                        assert_eq!(plain.to_bits(), sampler.sample(i / 12.0, j / 12.0).to_bits(), "{case}");
+                        assert_eq!(heights[k].to_bits(), plain.to_bits(), "{case}");
+                        assert_eq!(gradients[k].map(f32::to_bits), d.gradient.map(f32::to_bits), "{case}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

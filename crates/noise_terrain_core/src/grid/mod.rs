@@ -1147,48 +1147,6 @@ mod tests {
         assert!(needed >= 8, "too few settings search beyond 3×3: {needed}");
     }
 
-    /// Simplex grids whose rows are filled several at a time (`rows_at_once`), the last batch
-    /// full or short, with octaves from cells 12 pixels wide (AVX-512 takes those row by row,
-    /// with its table) to a third of a pixel (batched): every pixel is the point path's, on every
-    /// level this CPU has, for each fractal that takes the batches.
-    #[test]
-    fn simplex_rows_in_batches_give_the_point_path_bits() {
-        for (width, height, batch, last) in
-            [(65, 65, 13, 13), (129, 129, 7, 3), (33, 64, 22, 20), (300, 5, 3, 2)]
-        {
-            for fractal in [Fractal::Fbm, Fractal::Billow, Fractal::Ridged, Fractal::None] {
-                let s = NoiseSettings {
-                    basis: Basis::Simplex,
-                    fractal,
-                    octaves: 6,
-                    seed: 3,
-                    ..Default::default()
-                };
-                let sampler = s.sampler();
-                assert_eq!(rows_at_once(&sampler, width, height), batch, "{width}×{height}");
-                assert_eq!((height - 1) % batch + 1, last, "{width}×{height}: the last batch");
-                let window = GridWindow {
-                    origin: [-40, 7],
-                    width: width as u32,
-                    height: height as u32,
-                    pixels_per_unit: 12.0,
-                };
-                for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
-                    let mut out = vec![MaybeUninit::new(f32::NAN); width * height];
-                    fill_uninit_with(isa, &sampler, window, &mut out);
-                    for (k, got) in out.iter().enumerate() {
-                        let (i, j) = ((k % width) as f64 - 40.0, (k / width) as f64 + 7.0);
-                        let expected = sampler.sample(i / 12.0, j / 12.0);
-                        // SAFETY: initialised above (and overwritten by the fill).
-                        let got = unsafe { got.assume_init() };
-                        let case = format!("{fractal:?}, {width}×{height}, {isa:?}, pixel {k}");
-                        assert_eq!(got.to_bits(), expected.to_bits(), "{case}");
-                    }
-                }
-            }
-        }
-    }
-
     #[test]
     fn every_basis_gives_the_point_path_bits_at_cells_about_a_pixel_wide() {
         // Where 16 pixels span 13 to 16 cells (and Worley's 29 to 32) the AVX-512 rows switch
