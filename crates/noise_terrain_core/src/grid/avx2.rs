@@ -192,14 +192,109 @@ unsafe fn pick_columns<const R: usize, const P: usize>(
 
 /// One octave's row of simplex noise from each pixel's skew (`skew_2d`: the first corner
 /// `(i[k], j[k])` of its triangle and the offset `(x0[k], y0[k])` from it) into `out[k]` for every
-/// `k < out.len()` (the inputs at least as long): `corners_2d`'s operations in lanes, the
-/// gradients picked from the first eight in one register (the other eight negate them).
+/// `k < out.len()` (the inputs at least as long): `corners_2d`'s operations in lanes.
 #[target_feature(enable = "avx2")]
 pub(crate) fn simplex_row(seed: u32, (i, j): (&[i32], &[i32]), (x0, y0): (&[f32], &[f32]), out: &mut [f32]) {
     let n = out.len();
     assert!(i.len() >= n && j.len() >= n && x0.len() >= n && y0.len() >= n, "inputs shorter than the row");
-    // The first eight gradients: the other eight are these turned half way (bit 31 of the hash,
-    // the index's bit 3), both components negated.
+    simplex_blocks(seed, (i, j), (x0, y0), n, |at, lanes, corners| {
+        let shares = corners.map(|c| _mm256_mul_ps(_mm256_mul_ps(c.t3(), c.t), c.dot()));
+        // SAFETY: lanes `at..at + lanes` are within `out`.
+        unsafe { store(out, at, lanes, simplex_value(shares)) };
+    });
+}
+
+/// [`simplex_row`] with each pixel's gradient: `corners_2d_with_gradient`'s operations in lanes,
+/// the gradient times `per` (per lattice unit of the octave to per map unit), into `values`, `dx`
+/// and `dy` for every `k < i.len()` (the other inputs and the outputs at least as long).
+#[target_feature(enable = "avx2")]
+pub(crate) fn simplex_row_with_gradient(
+    seed: u32,
+    (i, j): (&[i32], &[i32]),
+    (x0, y0): (&[f32], &[f32]),
+    per: f32,
+    [values, dx, dy]: [&mut [f32]; 3],
+) {
+    let n = i.len();
+    let long_enough = [j.len(), x0.len(), y0.len(), values.len(), dx.len(), dy.len()].iter().all(|&l| l >= n);
+    assert!(long_enough, "inputs or outputs shorter than the row");
+    let (eight, scale, per) = (_mm256_set1_ps(8.0), _mm256_set1_ps(simplex::SCALE_2D), _mm256_set1_ps(per));
+    simplex_blocks(seed, (i, j), (x0, y0), n, |at, lanes, corners| {
+        let (mut shares, mut gradient) = ([_mm256_setzero_ps(); 3], [_mm256_setzero_ps(); 2]);
+        for (c, share) in corners.iter().zip(&mut shares) {
+            // d/dp of t⁴ (g · d): t³·t·g − 8·t³·d·(g · d), per component, added corner by corner.
+            let (t3, dot) = (c.t3(), c.dot());
+            let t4 = _mm256_mul_ps(t3, c.t);
+            *share = _mm256_mul_ps(t4, dot);
+            let eight_t3 = _mm256_mul_ps(eight, t3);
+            for ((sum, g), d) in gradient.iter_mut().zip(c.g).zip(c.d) {
+                let term =
+                    _mm256_sub_ps(_mm256_mul_ps(t4, g), _mm256_mul_ps(_mm256_mul_ps(eight_t3, d), dot));
+                *sum = _mm256_add_ps(*sum, term);
+            }
+        }
+        let value = simplex_value(shares);
+        // Flat where the value is clamped (`|value| >= 1`; not where it is NaN).
+        let flat =
+            _mm256_cmp_ps::<_CMP_GE_OQ>(_mm256_andnot_ps(_mm256_set1_ps(-0.0), value), _mm256_set1_ps(1.0));
+        let [gx, gy] = gradient.map(|g| _mm256_mul_ps(_mm256_andnot_ps(flat, _mm256_mul_ps(g, scale)), per));
+        // SAFETY: lanes `at..at + lanes` are within every output (asserted above).
+        unsafe {
+            store(values, at, lanes, value);
+            store(dx, at, lanes, gx);
+            store(dy, at, lanes, gy);
+        }
+    });
+}
+
+/// One corner of each lane's simplex triangle: the gradient its hash picks (the bits of
+/// `gradient_2d`'s), the offset from it and the kernel's base `t = max(r0 - |d|², 0)`.
+#[derive(Clone, Copy)]
+struct SimplexCorner {
+    g: [__m256; 2],
+    d: [__m256; 2],
+    t: __m256,
+}
+
+impl SimplexCorner {
+    /// `g · d`, as `gx·dx + gy·dy`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn dot(&self) -> __m256 {
+        _mm256_add_ps(_mm256_mul_ps(self.g[0], self.d[0]), _mm256_mul_ps(self.g[1], self.d[1]))
+    }
+
+    /// `t³`, as `(t·t)·t` (the first two products of `corner`'s `t⁴`).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn t3(&self) -> __m256 {
+        _mm256_mul_ps(_mm256_mul_ps(self.t, self.t), self.t)
+    }
+}
+
+/// `corners_2d`'s value from the corners' shares `t⁴ (g · d)`: their sum in order, scaled and
+/// clamped to `[-1, 1]` (NaN passing through, as in `Blend::at`).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn simplex_value([a, b, c]: [__m256; 3]) -> __m256 {
+    let value = _mm256_mul_ps(_mm256_add_ps(_mm256_add_ps(a, b), c), _mm256_set1_ps(simplex::SCALE_2D));
+    _mm256_min_ps(_mm256_set1_ps(1.0), _mm256_max_ps(_mm256_set1_ps(-1.0), value))
+}
+
+/// The three corners of the first `n` pixels' triangles, eight pixels at a time: `block(at,
+/// lanes, corners)` for the pixels `at..at + lanes`. The gradients come from the first eight in
+/// one register, turned half way by the hash's bit 31 (the index's bit 3: the last eight negate
+/// the first eight, sign bits and all).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn simplex_blocks(
+    seed: u32,
+    (i, j): (&[i32], &[i32]),
+    (x0, y0): (&[f32], &[f32]),
+    n: usize,
+    mut block: impl FnMut(usize, usize, [SimplexCorner; 3]),
+) {
+    assert!(i.len() >= n && j.len() >= n && x0.len() >= n && y0.len() >= n, "inputs shorter than the row");
     // SAFETY: unaligned loads of 8 `f32` from arrays of 16.
     let [gx, gy] = simplex::GRADIENTS_BY_COMPONENT.map(|c| unsafe { _mm256_loadu_ps(c.as_ptr()) });
     let seed = _mm256_set1_epi32(spread_seed(seed) as i32);
@@ -209,24 +304,14 @@ pub(crate) fn simplex_row(seed: u32, (i, j): (&[i32], &[i32]), (x0, y0): (&[f32]
     let (zero, one, r0) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0), _mm256_set1_ps(0.5));
     let (g2, g2x2) = (_mm256_set1_ps(g2), _mm256_set1_ps(2.0 * g2));
     let sign = _mm256_set1_epi32(i32::MIN);
-    // One corner's share from its hash: the kernel `max(r0 - d², 0)⁴` times the dot product of
-    // the gradient the hash's top four bits pick.
     let corner = |h: __m256i, dx: __m256, dy: __m256| {
         let mixed = mix_to_last_step(_mm256_xor_si256(h, seed));
-        // `vpermps` reads the index's low three bits (the hash's bits 28 to 30); the half turn
-        // (bit 31) negates the offset instead of the gradient: `g·(-d)` and `(-g)·d` are the same
-        // products bit for bit, and eight gradients fit one register.
+        // `vpermps` reads the index's low three bits (the hash's bits 28 to 30).
         let k = _mm256_srli_epi32::<28>(mixed);
         let half = _mm256_castsi256_ps(_mm256_and_si256(mixed, sign));
-        let (gx, gy) = (_mm256_permutevar8x32_ps(gx, k), _mm256_permutevar8x32_ps(gy, k));
-        let dot = _mm256_add_ps(
-            _mm256_mul_ps(gx, _mm256_xor_ps(dx, half)),
-            _mm256_mul_ps(gy, _mm256_xor_ps(dy, half)),
-        );
+        let g = [gx, gy].map(|g| _mm256_xor_ps(_mm256_permutevar8x32_ps(g, k), half));
         let d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
-        let t = _mm256_max_ps(_mm256_sub_ps(r0, d2), zero);
-        let t4 = _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(t, t), t), t);
-        _mm256_mul_ps(t4, dot)
+        SimplexCorner { g, d: [dx, dy], t: _mm256_max_ps(_mm256_sub_ps(r0, d2), zero) }
     };
     let mut at = 0;
     while at < n {
@@ -245,15 +330,15 @@ pub(crate) fn simplex_row(seed: u32, (i, j): (&[i32], &[i32]), (x0, y0): (&[f32]
         let (sx1, sy1) = (_mm256_add_epi32(sx, one_x), _mm256_add_epi32(sy, one_y));
         let upper_i = _mm256_castps_si256(upper);
         let h1 = _mm256_xor_si256(_mm256_blendv_epi8(sx, sx1, upper_i), _mm256_blendv_epi8(sy1, sy, upper_i));
-        let sum = _mm256_add_ps(
-            _mm256_add_ps(corner(_mm256_xor_si256(sx, sy), x0, y0), corner(h1, x1, y1)),
-            corner(_mm256_xor_si256(sx1, sy1), x2, y2),
+        block(
+            at,
+            lanes,
+            [
+                corner(_mm256_xor_si256(sx, sy), x0, y0),
+                corner(h1, x1, y1),
+                corner(_mm256_xor_si256(sx1, sy1), x2, y2),
+            ],
         );
-        let value = _mm256_mul_ps(sum, _mm256_set1_ps(simplex::SCALE_2D));
-        // `clamp(-1, 1)`, NaN passing through as in `Blend::at`.
-        let value = _mm256_min_ps(one, _mm256_max_ps(_mm256_set1_ps(-1.0), value));
-        // SAFETY: lanes `at..at + lanes` are within `out`.
-        unsafe { store(out, at, lanes, value) };
         at += LANES;
     }
 }

@@ -56,6 +56,8 @@ fn fill_with_gradients_at(
     heights: &mut [f32],
     gradients: &mut [[f32; 2]],
 ) {
+    // The simplex rows call the level's kernels on this alone (see `octave_layer`).
+    assert!(isa.is_supported(), "{isa:?} is not supported by this CPU");
     let width = window.width as usize;
     let len = width as u64 * u64::from(window.height);
     assert!(heights.len() as u64 == len && gradients.len() as u64 == len, "outputs do not match the window");
@@ -171,7 +173,7 @@ struct RowOut<'a> {
 crate::isa::dispatch! {
     /// [`lattice_row`] compiled for a level (the same bits at every level, as for the heights'
     /// grid).
-    fn lattice_row_at(sampler: &FieldSampler, at: (GridWindow, usize, usize), row: RowOut<'_>) => lattice_row
+    fn lattice_row_at(sampler: &FieldSampler, at: (GridWindow, usize, usize), level: Isa, row: RowOut<'_>) => lattice_row
 }
 
 crate::isa::dispatch! {
@@ -208,14 +210,14 @@ fn filtered_row(isa: Isa, sampler: &FieldSampler, window: GridWindow, j: usize, 
     let RowOut { heights, gradients, xs, scratch } = row;
     // Rows come in batches only without a filter (`rows_at_once`), to `lattice_row`.
     let Some(plan) = &sampler.filter else {
-        lattice_row_at(isa, sampler, (window, j, 0), RowOut { heights, gradients, xs, scratch });
+        lattice_row_at(isa, sampler, (window, j, 0), isa, RowOut { heights, gradients, xs, scratch });
         return;
     };
     let py = row_y(sampler, window, j);
     let reuse = reuses_coarse_layers(sampler);
     coarse_slope_at(isa, sampler, (xs, py, reuse), scratch);
     let reused = if reuse { sampler.filter_octaves as usize } else { 0 };
-    lattice_row_at(isa, sampler, (window, j, reused), RowOut { heights, gradients, xs, scratch });
+    lattice_row_at(isa, sampler, (window, j, reused), isa, RowOut { heights, gradients, xs, scratch });
     for k in 0..plan.octaves() {
         // The width of the octave's chunks follows the level's registers (see `Isa::wide`).
         if isa.wide() {
@@ -713,7 +715,12 @@ fn row_y(sampler: &FieldSampler, window: GridWindow, j: usize) -> f64 {
 /// combine them per pixel. The first `reused` octaves' layers are taken from
 /// `scratch.coarse_layers` (see [`coarse_slope_row`]) rather than made.
 #[inline(always)]
-fn lattice_row(sampler: &FieldSampler, (window, j, reused): (GridWindow, usize, usize), row: RowOut<'_>) {
+fn lattice_row(
+    sampler: &FieldSampler,
+    (window, j, reused): (GridWindow, usize, usize),
+    level: Isa,
+    row: RowOut<'_>,
+) {
     let RowOut { heights, gradients, xs, scratch } = row;
     let Scratch { cells, layers, sums, coarse_layers, ys, .. } = scratch;
     let s = &sampler.settings;
@@ -756,7 +763,7 @@ fn lattice_row(sampler: &FieldSampler, (window, j, reused): (GridWindow, usize, 
             let [values, dx, dy] = &mut *layers;
             let out = [&mut values[row.clone()], &mut dx[row.clone()], &mut dy[row]];
             let per = (scale as f32, f as f32);
-            octave_layer((s.basis, k), &sampler.lattices[k], (xs, scale), ys, per, cells, out);
+            octave_layer((s.basis, k, level), &sampler.lattices[k], (xs, scale), ys, per, cells, out);
             if summed {
                 let layer = [&layers[0][..width], &layers[1][..width], &layers[2][..width]];
                 add_octave(sampler.fractal.kind, amplitude, layer, sums);
@@ -801,6 +808,7 @@ fn lattice_row(sampler: &FieldSampler, (window, j, reused): (GridWindow, usize, 
 pub(crate) fn damped_heights_row(
     sampler: &FieldSampler,
     (xs, py): (&[f64], f64),
+    level: Isa,
     scratch: &mut Scratch,
     row: &mut [std::mem::MaybeUninit<f32>],
 ) {
@@ -819,7 +827,7 @@ pub(crate) fn damped_heights_row(
     for k in 0..fractal.octave_count() as usize {
         let [values, dx, dy] = &mut *layers;
         let out = [&mut values[..], &mut dx[..], &mut dy[..]];
-        octave_layer((s.basis, k), &sampler.lattices[k], (xs, scale), &[py], (1.0, 1.0), cells, out);
+        octave_layer((s.basis, k, level), &sampler.lattices[k], (xs, scale), &[py], (1.0, 1.0), cells, out);
         // `FractalParams::raw_with_slopes`' step, octave by octave over the row (it vectorises).
         let [sum, sx, sy] = &mut *sums;
         let octave = values.iter().zip(&*dx).zip(&*dy);
@@ -855,10 +863,11 @@ fn add_octave(kind: Fractal, amplitude: f32, [n, nx, ny]: [&[f32]; 3], [sv, sx, 
 /// `ys`, several only for simplex noise; `ys[r] · scale` the octave's y), in `[-1, 1]`, with its
 /// gradient per map unit (`per = (lacunarityⁱ, frequency)`, applied with
 /// `sample_with_gradient`'s operations), into `out`: values, ∂/∂x and ∂/∂y, each [`LANES`]
-/// longer than the rows.
+/// longer than the rows. Simplex noise's corners take the AVX2 rows' kernel at `level` AVX2 (a
+/// level the CPU has), the portable loop compiled for the level otherwise.
 #[inline(always)]
 fn octave_layer(
-    (basis, octave): (Basis, usize),
+    (basis, octave, level): (Basis, usize, Isa),
     lattice: &Lattice,
     (xs, scale): (&[f64], f64),
     ys: &[f64],
@@ -881,6 +890,16 @@ fn octave_layer(
         }
         let per = per_cell * per_unit;
         let width = n * ys.len();
+        #[cfg(target_arch = "x86_64")]
+        if level == Isa::Avx2 {
+            let (points, offsets) = ((&i[..width], &j[..width]), (&x0[..width], &y0[..width]));
+            // SAFETY: a level is only passed where the CPU has it (`fill_with_gradients_at`).
+            return unsafe {
+                super::avx2::simplex_row_with_gradient(lattice.seed, points, offsets, per, [values, dx, dy])
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = level;
         let points = i[..width].iter().zip(&j[..width]).zip(x0[..width].iter().zip(&y0[..width]));
         let outputs = values.iter_mut().zip(dx.iter_mut()).zip(dy.iter_mut());
         for (((o, ox), oy), ((&i, &j), (&x0, &y0))) in outputs.zip(points) {

@@ -301,7 +301,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     };
     let py = y(j);
     if sampler.fractal.kind.needs_slopes() {
-        crate::grid::gradients::damped_heights_row(sampler, (xs, py), &mut scratch.slopes, row);
+        crate::grid::gradients::damped_heights_row(sampler, (xs, py), job.isa, &mut scratch.slopes, row);
         return;
     }
 
