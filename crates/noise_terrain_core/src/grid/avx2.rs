@@ -44,8 +44,35 @@ pub(crate) fn gradient_row(
 ) {
     let blend = Blend::new(kernel, row.cy, row.v);
     let column = |sx: __m256i, row: __m256i| corner_gradient(_mm256_xor_si256(sx, row));
-    let pixel = |[x0, y0, x1, y1]: [__m256; 4], [x0n, y0n, x1n, y1n]: [__m256; 4], fx, u| {
-        blend.at([(x0, y0), (x0n, y0n), (x1, y1), (x1n, y1n)], fx, u)
+    let pixel = |[x0, y0, x1, y1]: [__m256; 4], [x0n, y0n, x1n, y1n]: [__m256; 4], fx, u, _| {
+        [blend.at([(x0, y0), (x0n, y0n), (x1, y1), (x1n, y1n)], fx, u)]
+    };
+    lattice_row(seed, row, (column, pixel), columns, [out]);
+}
+
+/// [`gradient_row`] with each pixel's gradient: `PerlinRowBlend`'s or `RoundedRowBlend`'s
+/// operations in lanes (the same bits as the point path's), the fade's slope along x `du[k]` and
+/// along y `dv`, the gradient times `per` (per lattice unit of the octave to per map unit), into
+/// `values`, `dx` and `dy` for every `k < values.len()` (the inputs and the other outputs at least
+/// as long).
+#[target_feature(enable = "avx2")]
+pub(crate) fn gradient_row_with_gradient(
+    (seed, kernel): (u32, GradientKernel),
+    (row, du, dv): (Row, &[f32], f32),
+    per: f32,
+    columns: &mut ColumnTable,
+    out: [&mut [f32]; 3],
+) {
+    assert!(du.len() >= out[0].len(), "slopes shorter than the row");
+    let blend = Blend::new(kernel, row.cy, row.v);
+    let (dv, per) = (_mm256_set1_ps(dv), _mm256_set1_ps(per));
+    let column = |sx: __m256i, row: __m256i| corner_gradient(_mm256_xor_si256(sx, row));
+    let pixel = |[x0, y0, x1, y1]: [__m256; 4], [x0n, y0n, x1n, y1n]: [__m256; 4], fx, u, (at, lanes)| {
+        // SAFETY: lanes `at..at + lanes` are within the row, and `du` is as long (asserted above).
+        let du = unsafe { load(du, at, lanes) };
+        let [value, gx, gy] =
+            blend.at_with_gradient([(x0, y0), (x0n, y0n), (x1, y1), (x1n, y1n)], fx, (u, du), dv);
+        [value, _mm256_mul_ps(gx, per), _mm256_mul_ps(gy, per)]
     };
     lattice_row(seed, row, (column, pixel), columns, out);
 }
@@ -56,9 +83,40 @@ pub(crate) fn gradient_row(
 pub(crate) fn value_row(seed: u32, row: Row, columns: &mut ColumnTable, out: &mut [f32]) {
     let v = _mm256_set1_ps(row.v);
     let column = |sx: __m256i, row: __m256i| [unit_value(mix(_mm256_xor_si256(sx, row)))];
-    let pixel = |[v0, v1]: [__m256; 2], [v0n, v1n]: [__m256; 2], _fx, u| {
+    let pixel = |[v0, v1]: [__m256; 2], [v0n, v1n]: [__m256; 2], _fx, u, _| {
         let value = lerp(lerp(v0, v0n, u), lerp(v1, v1n, u), v);
-        _mm256_sub_ps(_mm256_mul_ps(value, _mm256_set1_ps(2.0)), _mm256_set1_ps(1.0))
+        [_mm256_sub_ps(_mm256_mul_ps(value, _mm256_set1_ps(2.0)), _mm256_set1_ps(1.0))]
+    };
+    lattice_row(seed, row, (column, pixel), columns, [out]);
+}
+
+/// [`value_row`] with each pixel's gradient: `blend_values_2d_with_gradient`'s operations in
+/// lanes, then mapped to `[-1, 1]` as `Basis::signed_2d_with_gradient` maps them, with the fade's
+/// slope along x `du[k]` and along y `dv`, the gradient times `per` (per lattice unit of the
+/// octave to per map unit), into `values`, `dx` and `dy` for every `k < values.len()` (the inputs
+/// and the other outputs at least as long).
+#[target_feature(enable = "avx2")]
+pub(crate) fn value_row_with_gradient(
+    seed: u32,
+    (row, du, dv): (Row, &[f32], f32),
+    per: f32,
+    columns: &mut ColumnTable,
+    out: [&mut [f32]; 3],
+) {
+    assert!(du.len() >= out[0].len(), "slopes shorter than the row");
+    let v = _mm256_set1_ps(row.v);
+    let (dv, per, two) = (_mm256_set1_ps(dv), _mm256_set1_ps(per), _mm256_set1_ps(2.0));
+    let column = |sx: __m256i, row: __m256i| [unit_value(mix(_mm256_xor_si256(sx, row)))];
+    let pixel = |[c0, c2]: [__m256; 2], [c1, c3]: [__m256; 2], _fx, u, (at, lanes)| {
+        // SAFETY: lanes `at..at + lanes` are within the row, and `du` is as long (asserted above).
+        let du = unsafe { load(du, at, lanes) };
+        let value = lerp(lerp(c0, c1, u), lerp(c2, c3, u), v);
+        // d/du of the bilinear blend, times du/dx (and the same in y).
+        let twist = _mm256_add_ps(_mm256_sub_ps(_mm256_sub_ps(c0, c1), c2), c3);
+        let dx = _mm256_mul_ps(du, _mm256_add_ps(_mm256_sub_ps(c1, c0), _mm256_mul_ps(twist, v)));
+        let dy = _mm256_mul_ps(dv, _mm256_add_ps(_mm256_sub_ps(c2, c0), _mm256_mul_ps(twist, u)));
+        let slope = |d: __m256| _mm256_mul_ps(_mm256_mul_ps(d, two), per);
+        [_mm256_sub_ps(_mm256_mul_ps(value, two), _mm256_set1_ps(1.0)), slope(dx), slope(dy)]
     };
     lattice_row(seed, row, (column, pixel), columns, out);
 }
@@ -66,22 +124,24 @@ pub(crate) fn value_row(seed: u32, row: Row, columns: &mut ColumnTable, out: &mu
 /// The row of a lattice basis with `Q` planes of values per lattice column and row of corners
 /// (`P = 2Q`, the upper row's then the lower row's): `column(spread x, a row's share of the hash)`
 /// gives eight columns' planes of one row of corners, and `pixel(the cell's left column, its
-/// right column, fx, u)` blends them.
+/// right column, fx, u, (at, lanes))` blends them into `O` outputs for the pixels
+/// `at..at + lanes`, written to `out` for every `k < out[0].len()`.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn lattice_row<const Q: usize, const P: usize>(
+fn lattice_row<const Q: usize, const P: usize, const O: usize>(
     seed: u32,
     Row { x0, fx, u, cy, .. }: Row,
     (column, pixel): (
         impl Fn(__m256i, __m256i) -> [__m256; Q],
-        impl Fn([__m256; P], [__m256; P], __m256, __m256) -> __m256,
+        impl Fn([__m256; P], [__m256; P], __m256, __m256, (usize, usize)) -> [__m256; O],
     ),
     table: &mut ColumnTable,
-    out: &mut [f32],
+    mut out: [&mut [f32]; O],
 ) {
     const { assert!(P == 2 * Q, "two rows of corners") };
-    let n = out.len();
+    let n = out[0].len();
     assert!(x0.len() >= n && fx.len() >= n && u.len() >= n, "inputs shorter than the row");
+    assert!(out.iter().all(|o| o.len() >= n), "outputs shorter than the row");
     if n == 0 {
         return;
     }
@@ -136,7 +196,7 @@ fn lattice_row<const Q: usize, const P: usize>(
                     _ => pick_columns::<MOST_REGISTERS, P>(reads, (index, next)),
                 }
             };
-            pixel(left, right, fx, u)
+            pixel(left, right, fx, u, (at, lanes))
         } else {
             // `spread_x` of the pixel's cell and of the next one (`spread_x(1)` is the prime).
             let sx = _mm256_mullo_epi32(cell, prime_x);
@@ -144,10 +204,12 @@ fn lattice_row<const Q: usize, const P: usize>(
                 let (upper, lower) = (column(sx, rows[0]), column(sx, rows[1]));
                 std::array::from_fn(|k| if k < Q { upper[k] } else { lower[k - Q] })
             };
-            pixel(both(sx), both(_mm256_add_epi32(sx, prime_x)), fx, u)
+            pixel(both(sx), both(_mm256_add_epi32(sx, prime_x)), fx, u, (at, lanes))
         };
-        // SAFETY: lanes `at..at + lanes` are within `out`.
-        unsafe { store(out, at, lanes, value) };
+        for (out, value) in out.iter_mut().zip(value) {
+            // SAFETY: lanes `at..at + lanes` are within every output (asserted above).
+            unsafe { store(out, at, lanes, value) };
+        }
         at += LANES;
     }
 }
@@ -653,12 +715,15 @@ struct Blend {
     fy1: __m256,
     v: __m256,
     r8: __m256,
+    /// `RoundedRowBlend`'s slopes of the envelope: `[-2 r8, 4 r8, -16 (1 - 2 fy)]`.
+    envelope_slopes: [__m256; 3],
 }
 
 impl Blend {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn new(kernel: GradientKernel, cy: AxisCell, v: f32) -> Self {
+        let r8 = 8.0 * (cy.f * (1.0 - cy.f));
         Self {
             rounded: kernel == GradientKernel::Rounded,
             scale: _mm256_set1_ps(match kernel {
@@ -668,7 +733,8 @@ impl Blend {
             fy: _mm256_set1_ps(cy.f),
             fy1: _mm256_set1_ps(cy.f - 1.0),
             v: _mm256_set1_ps(v),
-            r8: _mm256_set1_ps(8.0 * (cy.f * (1.0 - cy.f))),
+            r8: _mm256_set1_ps(r8),
+            envelope_slopes: [-2.0 * r8, 4.0 * r8, -16.0 * (1.0 - 2.0 * cy.f)].map(|c| _mm256_set1_ps(c)),
         }
     }
 
@@ -693,6 +759,60 @@ impl Blend {
         // `clamp(-1, 1)`; NaN would pass through as `clamp` lets it (max and min return their
         // second operand when one is NaN).
         _mm256_min_ps(_mm256_set1_ps(1.0), _mm256_max_ps(_mm256_set1_ps(-1.0), value))
+    }
+
+    /// [`Self::at`] (the same bits) and its gradient per cell, from the faded weight `u` and its
+    /// slope `du` along x and the slope `dv` along y: `PerlinRowBlend::new` and `raw_at` per lane,
+    /// then `PerlinRowBlend::at` or `RoundedRowBlend::at`; flat where the value is clamped.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn at_with_gradient(
+        &self,
+        [g00, g10, g01, g11]: [(__m256, __m256); 4],
+        fx: __m256,
+        (u, du): (__m256, __m256),
+        dv: __m256,
+    ) -> [__m256; 3] {
+        let (one, v, s) = (_mm256_set1_ps(1.0), self.v, self.scale);
+        let (add, sub, mul) = (_mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps);
+        // `PerlinRowBlend::new`.
+        let y_terms = [mul(g00.1, self.fy), mul(g10.1, self.fy), mul(g01.1, self.fy1), mul(g11.1, self.fy1)];
+        let (upper_y, lower_y) = (sub(g10.1, g00.1), sub(g11.1, g01.1));
+        let bx = lerp(sub(g10.0, g00.0), sub(g11.0, g01.0), v);
+        let x0 = lerp(sub(mul(upper_y, self.fy), g10.0), sub(mul(lower_y, self.fy1), g11.0), v);
+        let (ay, by) = (lerp(g00.1, g01.1, v), lerp(upper_y, lower_y, v));
+        let [ax, bx_s, x0] = [mul(lerp(g00.0, g01.0, v), s), mul(bx, s), mul(x0, s)];
+        let [ay, by, dv] = [mul(ay, s), mul(by, s), mul(dv, s)];
+        // `raw_at`.
+        let fx1 = sub(fx, one);
+        let n = [
+            add(mul(g00.0, fx), y_terms[0]),
+            add(mul(g10.0, fx1), y_terms[1]),
+            add(mul(g01.0, fx), y_terms[2]),
+            add(mul(g11.0, fx1), y_terms[3]),
+        ];
+        let (top, bottom) = (lerp(n[0], n[1], u), lerp(n[2], n[3], u));
+        let gx = add(add(ax, mul(u, bx_s)), mul(du, add(x0, mul(bx_s, fx))));
+        let gy = add(add(ay, mul(u, by)), mul(dv, sub(bottom, top)));
+        let raw = lerp(top, bottom, v);
+        let (value, gx, gy) = if self.rounded {
+            // `RoundedRowBlend::at`: the product rule, m ∇(raw·s) + (raw·s) ∇m.
+            let p = mul(fx, sub(one, fx));
+            let w = mul(p, self.r8);
+            let m = sub(one, mul(w, w));
+            let scaled = mul(raw, s);
+            let q = mul(w, scaled);
+            let [x0s, x1s, ys] = self.envelope_slopes;
+            let gx = add(mul(m, gx), mul(q, add(x0s, mul(x1s, fx))));
+            let gy = add(mul(m, gy), mul(q, mul(p, ys)));
+            (mul(scaled, m), gx, gy)
+        } else {
+            (mul(raw, s), gx, gy)
+        };
+        let value = _mm256_min_ps(one, _mm256_max_ps(_mm256_set1_ps(-1.0), value));
+        // Flat where the value is clamped (`|value| >= 1`; not where it is NaN).
+        let flat = _mm256_cmp_ps::<_CMP_GE_OQ>(_mm256_andnot_ps(_mm256_set1_ps(-0.0), value), one);
+        [value, _mm256_andnot_ps(flat, gx), _mm256_andnot_ps(flat, gy)]
     }
 }
 

@@ -49,7 +49,7 @@ pub fn fill_grid_with_gradients(
 
 /// [`fill_grid_with_gradients`] at instruction-set level `isa` (one the CPU has; the tests run
 /// every level).
-fn fill_with_gradients_at(
+pub(super) fn fill_with_gradients_at(
     isa: Isa,
     sampler: &FieldSampler,
     window: GridWindow,
@@ -147,6 +147,9 @@ struct Cells {
     ddu: Vec<f32>,
     /// Per octave, simplex noise's cells along x with their shares of the skew.
     skews: Vec<SkewXs>,
+    /// Per octave, the AVX2 rows' table of the corners of the row's lattice columns.
+    #[cfg(target_arch = "x86_64")]
+    columns: Vec<super::column_table::ColumnTable>,
 }
 
 impl Cells {
@@ -863,8 +866,9 @@ fn add_octave(kind: Fractal, amplitude: f32, [n, nx, ny]: [&[f32]; 3], [sv, sx, 
 /// `ys`, several only for simplex noise; `ys[r] · scale` the octave's y), in `[-1, 1]`, with its
 /// gradient per map unit (`per = (lacunarityⁱ, frequency)`, applied with
 /// `sample_with_gradient`'s operations), into `out`: values, ∂/∂x and ∂/∂y, each [`LANES`]
-/// longer than the rows. Simplex noise's corners take the AVX2 rows' kernel at `level` AVX2 (a
-/// level the CPU has), the portable loop compiled for the level otherwise.
+/// longer than the rows. At `level` AVX2 (a level the CPU has) every basis takes the AVX2 rows'
+/// kernels (value and gradient noise on an unbounded lattice), the portable loops compiled for
+/// the level otherwise.
 #[inline(always)]
 fn octave_layer(
     (basis, octave, level): (Basis, usize, Isa),
@@ -917,6 +921,33 @@ fn octave_layer(
     let (v, dv) = (fade.apply(cy.f), fade.derivative(cy.f));
     // Per lattice unit of the octave to per map unit, as `sample_with_gradient` does unwarped.
     let per = per_cell * per_unit;
+    #[cfg(target_arch = "x86_64")]
+    if level == Isa::Avx2 && lattice.period.is_none() {
+        let Cells { i0, fx, u, du, columns, .. } = cells;
+        if columns.len() <= octave {
+            columns.resize_with(octave + 1, Default::default);
+        }
+        let row = super::column_table::Row { x0: &i0[..width], fx: &fx[..width], u: &u[..width], cy, v };
+        let (at, columns) = ((row, &du[..width], dv), &mut columns[octave]);
+        let out = [&mut values[..width], &mut dx[..width], &mut dy[..width]];
+        // SAFETY: a level is only passed where the CPU has it (`fill_with_gradients_at`).
+        unsafe {
+            match basis {
+                Basis::Gradient => super::avx2::gradient_row_with_gradient(
+                    (lattice.seed, lattice.kernel),
+                    at,
+                    per,
+                    columns,
+                    out,
+                ),
+                Basis::Value => super::avx2::value_row_with_gradient(lattice.seed, at, per, columns, out),
+                Basis::Simplex | Basis::Worley => {
+                    unreachable!("simplex returned above; Worley has no row path here")
+                }
+            }
+        }
+        return;
+    }
     let mut start = 0;
     while start < width {
         let cell = cells.i0[start];

@@ -1149,10 +1149,11 @@ mod tests {
 
     #[test]
     fn every_basis_gives_the_point_path_bits_at_cells_about_a_pixel_wide() {
-        // Where 16 pixels span 13 to 16 cells (and Worley's 29 to 32) the AVX-512 rows switch
-        // between one- and two-register tables of lattice columns and hashing per pixel, and
-        // where 8 pixels span 6, 14, 22 or 30 cells (Worley's 5, 13, 21 or 29) the AVX2 rows
-        // between one to four registers and hashing: one octave at cell widths around there (and
+        // Heights, and heights with gradients where they have a row path. Where 16 pixels span
+        // 13 to 16 cells (and Worley's 29 to 32) the AVX-512 rows switch between one- and
+        // two-register tables of lattice columns and hashing per pixel, and where 8 pixels span
+        // 6, 14, 22 or 30 cells (Worley's 5, 13, 21 or 29) the AVX2 rows between one to four
+        // registers and hashing: one octave at cell widths around there (and
         // a few wider), in rising and falling rows, on every level this CPU has.
         let worley = Worley { jitter: 1.0, return_type: WorleyReturn::F2, metric: DistanceMetric::Euclidean };
         let eight_pixels_span =
@@ -1197,6 +1198,19 @@ mod tests {
                     for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
                         let mut out = vec![MaybeUninit::new(f32::NAN); 600];
                         fill_uninit_with(isa, &sampler, window, &mut out);
+                        // And heights with gradients, where they have a row path.
+                        let with_gradients = s.gradients_on_the_row_path().then(|| {
+                            let (mut heights, mut gradients) =
+                                (vec![f32::NAN; 600], vec![[f32::NAN; 2]; 600]);
+                            gradients::fill_with_gradients_at(
+                                isa,
+                                &sampler,
+                                window,
+                                &mut heights,
+                                &mut gradients,
+                            );
+                            (heights, gradients)
+                        });
                         for (k, h) in out.iter().enumerate() {
                             let (i, j) = ((k % 300) as f64 - 37.0, (k / 300) as f64 + 5.0);
                             // SAFETY: initialised above (and overwritten by the fill).
@@ -1206,6 +1220,13 @@ mod tests {
                                 "{basis:?} {kernel:?} {pixels_per_cell} px per cell, {ppu} ppu, {isa:?}"
                             );
                             assert_eq!(h.to_bits(), expected.to_bits(), "{case}: pixel {k}");
+                            if let Some((heights, gradients)) = &with_gradients {
+                                let d = sampler.sample_with_gradient(i / ppu, j / ppu);
+                                assert_eq!(heights[k].to_bits(), expected.to_bits(), "{case}: pixel {k}");
+                                let (got, want) =
+                                    (gradients[k].map(f32::to_bits), d.gradient.map(f32::to_bits));
+                                assert_eq!(got, want, "{case}: gradient at pixel {k}");
+                            }
                         }
                     }
                 }
