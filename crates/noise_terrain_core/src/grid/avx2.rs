@@ -8,8 +8,8 @@
 //! where its cells and their right neighbours span up to 32 columns (cells down to about a
 //! quarter of a pixel); a block spanning more hashes its own corners. Worley noise's 3×3 search
 //! reads a table of the feature points of the row's three rows of cells the same way. Simplex
-//! noise picks its sixteen gradients from one register of eight, negating the offset for the
-//! other eight.
+//! noise picks its sixteen gradients from one register of eight, negated for the other eight.
+//! Heights with gradients have rows of their own too (`*_row_with_gradient`).
 //!
 //! The operations are those of the point path's functions (`corner_gradient_2d`,
 //! `blend_gradients_2d`, `blend_rounded_2d`, `corner_value_2d`, `blend_values_2d`, `corners_2d`,
@@ -296,9 +296,7 @@ pub(crate) fn simplex_row_with_gradient(
             }
         }
         let value = simplex_value(shares);
-        // Flat where the value is clamped (`|value| >= 1`; not where it is NaN).
-        let flat =
-            _mm256_cmp_ps::<_CMP_GE_OQ>(_mm256_andnot_ps(_mm256_set1_ps(-0.0), value), _mm256_set1_ps(1.0));
+        let flat = clamped(value);
         let [gx, gy] = gradient.map(|g| _mm256_mul_ps(_mm256_andnot_ps(flat, _mm256_mul_ps(g, scale)), per));
         // SAFETY: lanes `at..at + lanes` are within every output (asserted above).
         unsafe {
@@ -332,6 +330,14 @@ impl SimplexCorner {
     fn t3(&self) -> __m256 {
         _mm256_mul_ps(_mm256_mul_ps(self.t, self.t), self.t)
     }
+}
+
+/// The lanes where a value in `[-1, 1]` was clamped (`|value| >= 1`; not where it is NaN), whose
+/// gradients the point path makes flat.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn clamped(value: __m256) -> __m256 {
+    _mm256_cmp_ps::<_CMP_GE_OQ>(_mm256_andnot_ps(_mm256_set1_ps(-0.0), value), _mm256_set1_ps(1.0))
 }
 
 /// `corners_2d`'s value from the corners' shares `t⁴ (g · d)`: their sum in order, scaled and
@@ -810,8 +816,7 @@ impl Blend {
             (mul(raw, s), gx, gy)
         };
         let value = _mm256_min_ps(one, _mm256_max_ps(_mm256_set1_ps(-1.0), value));
-        // Flat where the value is clamped (`|value| >= 1`; not where it is NaN).
-        let flat = _mm256_cmp_ps::<_CMP_GE_OQ>(_mm256_andnot_ps(_mm256_set1_ps(-0.0), value), one);
+        let flat = clamped(value);
         [value, _mm256_andnot_ps(flat, gx), _mm256_andnot_ps(flat, gy)]
     }
 }

@@ -706,7 +706,7 @@ fn gully_octave_row<const BENDS: bool>(
 
 /// Row `j`'s y position in base lattice units, with `FieldSampler::sample`'s operations.
 #[inline(always)]
-fn row_y(sampler: &FieldSampler, window: GridWindow, j: usize) -> f64 {
+pub(super) fn row_y(sampler: &FieldSampler, window: GridWindow, j: usize) -> f64 {
     let s = &sampler.settings;
     ((window.origin[1] as f64 + j as f64) / window.pixels_per_unit + s.offset.y) * s.frequency as f64
 }

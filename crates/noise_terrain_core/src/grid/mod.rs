@@ -3,26 +3,26 @@
 //! Rows are independent, so with the `parallel` feature (default) they are spread over all
 //! cores with rayon; the bytes are the same for any number of threads.
 //!
-//! Within a row, every basis (without warp) takes a row path. Simplex evaluates the row's points
-//! in one branch-free loop that vectorises, the rows of a narrow grid several at a time (a
-//! chunk's 65-pixel rows would end in a block of one pixel each). Value, gradient and Worley noise go further: the row's
-//! cells and fractions along x are split once per thread and octave (every row of a grid has the
-//! same x positions), its y cell and fade once per octave, the corner hashes once per lattice
-//! cell, and the per-pixel blend runs over contiguous slices that the compiler vectorises. Where
-//! an octave's cells are only a few pixels wide (a chunk's finest octaves), that set-up per cell
-//! costs more than it saves, and every pixel hashes its own corners in one loop instead
-//! (`VALUE_PER_PIXEL_BELOW` and its siblings). With AVX2 and with AVX-512 every basis has rows of
-//! its own (`avx2.rs`, `avx512.rs`): value and gradient noise skip runs altogether, each block of
-//! 8 or 16 pixels picking its corners with register permutes from a table of the row's lattice
-//! columns kept from row to row (`column_table.rs`); Worley's 3×3 search reads a table of the
-//! row's feature points; simplex picks its gradients from registers. The row path is compiled for
-//! the baseline (SSE2), AVX2 + FMA and AVX-512, and the level a grid runs at is the fastest one
+//! Within a row, every basis (without warp) takes a row path. Simplex evaluates the row's points in
+//! one branch-free loop that vectorises, the rows of a narrow grid several at a time (a chunk's
+//! 65-pixel rows would end in a block of one pixel each). Value, gradient and Worley noise go
+//! further: the row's cells and fractions along x are split once per thread and octave (every row
+//! of a grid has the same x positions), its y cell and fade once per octave, the corner hashes once
+//! per lattice cell, and the per-pixel blend runs over contiguous slices that the compiler
+//! vectorises. Where an octave's cells are only a few pixels wide (a chunk's finest octaves), that
+//! set-up per cell costs more than it saves, and every pixel hashes its own corners in one loop
+//! instead (`VALUE_PER_PIXEL_BELOW` and its siblings). With AVX2 and with AVX-512 every basis has
+//! rows of its own (`avx2.rs`, `avx512.rs`): value and gradient noise skip runs altogether, each
+//! block of 8 or 16 pixels picking its corners with register permutes from a table of the row's
+//! lattice columns kept from row to row (`column_table.rs`); Worley's 3×3 search reads a table of
+//! the row's feature points; simplex picks its gradients from registers. The row path is compiled
+//! for the baseline (SSE2), AVX2 + FMA and AVX-512, and the level a grid runs at is the fastest one
 //! measured on the CPU at hand (`level.rs`). The blend is the very function the point path uses,
 //! Rust never fuses multiply-adds on its own (nor do the AVX2 and AVX-512 rows, which repeat the
-//! point path's operations in its order), and positions are computed with
-//! the same `f64` operations, so the grid is bit for bit what [`FieldSampler::sample`] gives at
-//! every level (a property test holds it for each level the CPU running the tests has).
-//! Warped fields are sampled point by point, still in parallel rows.
+//! point path's operations in its order), and positions are computed with the same `f64`
+//! operations, so the grid is bit for bit what [`FieldSampler::sample`] gives at every level (a
+//! property test holds it for each level the CPU running the tests has). Warped fields are sampled
+//! point by point, still in parallel rows.
 //!
 //! [`Heightmap::generate`]: crate::Heightmap::generate
 
@@ -296,9 +296,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     assert!(width <= scratch.width && xs.len() * rows == width, "a row segment longer than its scratch");
     assert!(rows == 1 || s.basis == Basis::Simplex, "only simplex rows come in batches");
     // The same operations as `FieldSampler::sample`, so the same positions.
-    let y = |j: usize| {
-        ((window.origin[1] as f64 + j as f64) / window.pixels_per_unit + s.offset.y) * s.frequency as f64
-    };
+    let y = |j: usize| gradients::row_y(sampler, window, j);
     let py = y(j);
     if sampler.fractal.kind.needs_slopes() {
         crate::grid::gradients::damped_heights_row(sampler, (xs, py), job.isa, &mut scratch.slopes, row);
