@@ -257,9 +257,8 @@ unsafe fn pick_columns<const R: usize, const P: usize>(
 /// `k < out.len()` (the inputs at least as long): `corners_2d`'s operations in lanes.
 #[target_feature(enable = "avx2")]
 pub(crate) fn simplex_row(seed: u32, (i, j): (&[i32], &[i32]), (x0, y0): (&[f32], &[f32]), out: &mut [f32]) {
-    let n = out.len();
-    assert!(i.len() >= n && j.len() >= n && x0.len() >= n && y0.len() >= n, "inputs shorter than the row");
-    simplex_blocks(seed, (i, j), (x0, y0), n, |at, lanes, corners| {
+    // `simplex_blocks` holds the inputs to the row's length.
+    simplex_blocks(seed, (i, j), (x0, y0), out.len(), |at, lanes, corners| {
         let shares = corners.map(|c| _mm256_mul_ps(_mm256_mul_ps(c.t3(), c.t), c.dot()));
         // SAFETY: lanes `at..at + lanes` are within `out`.
         unsafe { store(out, at, lanes, simplex_value(shares)) };
@@ -277,9 +276,9 @@ pub(crate) fn simplex_row_with_gradient(
     per: f32,
     [values, dx, dy]: [&mut [f32]; 3],
 ) {
+    // `simplex_blocks` holds the other inputs to the row's length.
     let n = i.len();
-    let long_enough = [j.len(), x0.len(), y0.len(), values.len(), dx.len(), dy.len()].iter().all(|&l| l >= n);
-    assert!(long_enough, "inputs or outputs shorter than the row");
+    assert!(values.len() >= n && dx.len() >= n && dy.len() >= n, "outputs shorter than the row");
     let (eight, scale, per) = (_mm256_set1_ps(8.0), _mm256_set1_ps(simplex::SCALE_2D), _mm256_set1_ps(per));
     simplex_blocks(seed, (i, j), (x0, y0), n, |at, lanes, corners| {
         let (mut shares, mut gradient) = ([_mm256_setzero_ps(); 3], [_mm256_setzero_ps(); 2]);
@@ -341,11 +340,18 @@ fn clamped(value: __m256) -> __m256 {
 }
 
 /// `corners_2d`'s value from the corners' shares `t⁴ (g · d)`: their sum in order, scaled and
-/// clamped to `[-1, 1]` (NaN passing through, as in `Blend::at`).
+/// clamped to `[-1, 1]` ([`clamp_unit`]).
 #[inline]
 #[target_feature(enable = "avx2")]
 fn simplex_value([a, b, c]: [__m256; 3]) -> __m256 {
-    let value = _mm256_mul_ps(_mm256_add_ps(_mm256_add_ps(a, b), c), _mm256_set1_ps(simplex::SCALE_2D));
+    clamp_unit(_mm256_mul_ps(_mm256_add_ps(_mm256_add_ps(a, b), c), _mm256_set1_ps(simplex::SCALE_2D)))
+}
+
+/// `clamp(-1, 1)` in lanes; NaN passes through as `clamp` lets it (max and min return their
+/// second operand when one is NaN).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn clamp_unit(value: __m256) -> __m256 {
     _mm256_min_ps(_mm256_set1_ps(1.0), _mm256_max_ps(_mm256_set1_ps(-1.0), value))
 }
 
@@ -762,9 +768,7 @@ impl Blend {
             let w = _mm256_mul_ps(_mm256_mul_ps(fx, _mm256_sub_ps(one, fx)), self.r8);
             value = _mm256_mul_ps(value, _mm256_sub_ps(one, _mm256_mul_ps(w, w)));
         }
-        // `clamp(-1, 1)`; NaN would pass through as `clamp` lets it (max and min return their
-        // second operand when one is NaN).
-        _mm256_min_ps(_mm256_set1_ps(1.0), _mm256_max_ps(_mm256_set1_ps(-1.0), value))
+        clamp_unit(value)
     }
 
     /// [`Self::at`] (the same bits) and its gradient per cell, from the faded weight `u` and its
@@ -815,7 +819,7 @@ impl Blend {
         } else {
             (mul(raw, s), gx, gy)
         };
-        let value = _mm256_min_ps(one, _mm256_max_ps(_mm256_set1_ps(-1.0), value));
+        let value = clamp_unit(value);
         let flat = clamped(value);
         [value, _mm256_andnot_ps(flat, gx), _mm256_andnot_ps(flat, gy)]
     }
