@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The checks that need a CPU this workplace's own machines lack (AVX-512), prepared here and run
 # on a lent device machine in one short call (issue 27): the core's tests, whose AVX-512 kernels'
-# tests skip themselves on CPUs without AVX-512, and our grids against FastNoise2 per basis and
+# tests skip themselves on CPUs without AVX-512; the plugin's chunk path (64 chunks of 129²,
+# heights with gradients, criterion's `gradients` bench) at the level measured at start-up and at
+# each level pinned, to check the choice; and our grids against FastNoise2 per basis and
 # grid size on one core: at 1024² one process per library and run, alternating (the issue's
 # method: within one process the two libraries' 4 MB grids slowed ours by 15% to 55% on a Zen 3,
 # see the README), at 129² and 65² both libraries alternating within one process.
@@ -33,6 +35,16 @@ for line in sys.stdin:
         shutil.copy(m["executable"], ".device/tests/")
         print("test binary:", m["executable"].rsplit("/", 1)[-1])
 '
+  # The heights-with-gradients bench (criterion), for the chunk path at each level.
+  mkdir -p .device/benches
+  cargo bench -p noise_terrain_core --bench gradients --no-run --message-format=json 2>/dev/null |
+    python3 -c '
+import json, shutil, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "gradients":
+        shutil.copy(m["executable"], ".device/benches/gradients")
+'
   cp "$(scripts/peers.sh | tail -1)" .device/peer-export
   du -sh .device
   ;;
@@ -50,8 +62,17 @@ run)
     (cd crates/noise_terrain_core && "../../$t" -q 2>&1 | grep -E "^test result|FAILED|panicked") || failed=1
   done
   [ "$failed" = 0 ] && echo "tests: every binary passed" || echo "tests: SOME FAILED"
-  # The comparison: one core, each case's libraries alternating within each process.
   cpu=$(($(nproc) > 3 ? 3 : 0))
+  # The chunk path at the level measured at start-up ("measured") and at each level pinned.
+  for isa in measured $(grep -q avx512f /proc/cpuinfo && echo avx512) avx2 baseline; do
+    echo "== heights with gradients, 64 chunks of 129², level $isa"
+    (cd crates/noise_terrain_core &&
+      if [ "$isa" = measured ]; then unset NOISE_TERRAIN_ISA; else export NOISE_TERRAIN_ISA=$isa; fi &&
+      taskset -c "$cpu" ../../.device/benches/gradients --bench 'chunks_heights_and_gradients/.*_heights_and_gradients' \
+        --warm-up-time 0.5 --measurement-time 2 --noplot 2>&1 |
+      grep -E "^(Gradient|Value|Simplex): |^gradient_fbm|time:" | grep -v -E "change|p = ") || true
+  done
+  # The comparison: one core, each case's libraries alternating within each process.
   for r in $(seq "$rounds"); do
     for size in 1024 129 65; do
       reps=$([ "$size" = 1024 ] && echo 7 || { [ "$size" = 129 ] && echo 1000 || echo 3000; })

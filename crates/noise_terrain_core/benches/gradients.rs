@@ -7,7 +7,8 @@
 //! rounded one). Then gradient (both kernels), value and
 //! simplex fBm over the same ground as 64 chunks of 129² (8 × 8, neighbours sharing their border samples,
 //! as the plugin's endless terrain builds them), each chunk's outputs small enough to stay in
-//! cache.
+//! cache. It first prints the instruction-set level each basis runs at (measured at start-up,
+//! or pinned by `NOISE_TERRAIN_ISA`), for heights and for heights with gradients.
 //!
 //! `cargo bench -p noise_terrain_core --bench gradients`
 
@@ -17,11 +18,17 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
 use common::{FREQUENCY, OCTAVES, SIZE};
+use noise_terrain_core::advanced::{gradients_grid_level, grid_level};
 use noise_terrain_core::{
     Basis, Fractal, GradientKernel, GridWindow, NoiseSettings, fill_grid, fill_grid_with_gradients,
 };
 
 fn bench(c: &mut Criterion) {
+    for basis in [Basis::Gradient, Basis::Value, Basis::Simplex] {
+        let (heights, with_gradients) = (grid_level(basis), gradients_grid_level(basis, false));
+        let filtered = gradients_grid_level(basis, true);
+        eprintln!("{basis:?}: heights at {heights}, with gradients at {with_gradients}, filtered at {filtered}");
+    }
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let n = (SIZE * SIZE) as usize;
     let window = GridWindow { origin: [0, 0], width: SIZE, height: SIZE, pixels_per_unit: f64::from(SIZE) };

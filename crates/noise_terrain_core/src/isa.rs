@@ -66,7 +66,8 @@ pub(crate) use {avx2_features, avx512_features, compiled_for, dispatch};
 
 /// The environment variable that picks the instruction-set level by name (`baseline`, `avx2`,
 /// `avx512`) instead of the one measured fastest for grids
-/// ([`grid_level`](crate::advanced::grid_level)) and the best one supported for the other
+/// ([`grid_level`](crate::advanced::grid_level),
+/// [`gradients_grid_level`](crate::advanced::gradients_grid_level)) and the best one supported for the other
 /// kernels: to compare the levels on one machine, or to pin one. A level the CPU lacks and an
 /// unknown name are ignored. The bits are the same at every level.
 pub const ISA_VARIABLE: &str = "NOISE_TERRAIN_ISA";

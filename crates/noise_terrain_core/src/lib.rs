@@ -132,5 +132,5 @@ pub mod advanced {
     pub use crate::field::dual::{Dual, Octave};
     pub use crate::field::fractal::{FractalParams, RawToUnit, Sloped};
     pub use crate::grid::fill_grid_uninit;
-    pub use crate::grid::level::grid_level;
+    pub use crate::grid::level::{gradients_grid_level, grid_level};
 }

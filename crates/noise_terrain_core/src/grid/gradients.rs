@@ -44,7 +44,8 @@ pub fn fill_grid_with_gradients(
     heights: &mut [f32],
     gradients: &mut [[f32; 2]],
 ) {
-    fill_with_gradients_at(Isa::best(), sampler, window, heights, gradients);
+    let level = super::level::gradients_level_for(sampler.settings.basis, sampler.filter.is_some());
+    fill_with_gradients_at(level, sampler, window, heights, gradients);
 }
 
 /// [`fill_grid_with_gradients`] at instruction-set level `isa` (one the CPU has; the tests run
