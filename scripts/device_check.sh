@@ -4,9 +4,10 @@
 # tests skip themselves on CPUs without AVX-512; the plugin's chunk path (64 chunks of 129²,
 # heights with gradients, criterion's `gradients` bench) at the level measured at start-up and at
 # each level pinned, to check the choice; and our grids against FastNoise2 per basis and
-# grid size on one core: at 1024² one process per library and run, alternating (the issue's
-# method: within one process the two libraries' 4 MB grids slowed ours by 15% to 55% on a Zen 3,
-# see the README), at 129² and 65² both libraries alternating within one process.
+# grid size on one core, both libraries alternating within one process (so that both see the same
+# moments of a machine whose speed moves), the median of 21 fills at 1024² (the first few fills of
+# a process wait on fresh pages while the allocator settles: with 7, the median could be one of
+# them; see the README, "A fairer timer").
 #
 #   scripts/device_check.sh prepare      # here: release test binaries and the peers program
 #                                        # into .device/ (git-ignored; about 40 MB)
@@ -75,13 +76,10 @@ run)
   # The comparison: one core, each case's libraries alternating within each process.
   for r in $(seq "$rounds"); do
     for size in 1024 129 65; do
-      reps=$([ "$size" = 1024 ] && echo 7 || { [ "$size" = 129 ] && echo 1000 || echo 3000; })
-      libs=$([ "$size" = 1024 ] && echo "ours fn2" || echo "ours,fn2")
+      reps=$([ "$size" = 1024 ] && echo 21 || { [ "$size" = 129 ] && echo 1000 || echo 3000; })
       for kind in gradient value simplex worley; do
-        for lib in $libs; do
-          taskset -c "$cpu" .device/peer-export "$lib" "$kind" "$size" 5 /tmp/grid.r32 "$reps" |
-            sed "s/^{/{\"size\":$size,\"round\":$r,/"
-        done
+        taskset -c "$cpu" .device/peer-export ours,fn2 "$kind" "$size" 5 /tmp/grid.r32 "$reps" |
+          sed "s/^{/{\"size\":$size,\"round\":$r,/"
       done
     done
   done >"$out/peers.jsonl"
