@@ -69,6 +69,7 @@ run)
     echo "== heights with gradients, 64 chunks of 129², level $isa"
     (cd crates/noise_terrain_core &&
       if [ "$isa" = measured ]; then unset NOISE_TERRAIN_ISA; else export NOISE_TERRAIN_ISA=$isa; fi &&
+      export CRITERION_HOME="$out/criterion" &&
       taskset -c "$cpu" ../../.device/benches/gradients --bench 'chunks_heights_and_gradients/.*_heights_and_gradients' \
         --warm-up-time 0.5 --measurement-time 2 --noplot 2>&1 |
       grep -E "^(Gradient|Value|Simplex): |^gradient_fbm|time:" | grep -v -E "change|p = ") || true
