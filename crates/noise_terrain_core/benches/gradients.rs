@@ -27,7 +27,9 @@ fn bench(c: &mut Criterion) {
     for basis in [Basis::Gradient, Basis::Value, Basis::Simplex] {
         let (heights, with_gradients) = (grid_level(basis), gradients_grid_level(basis, false));
         let filtered = gradients_grid_level(basis, true);
-        eprintln!("{basis:?}: heights at {heights}, with gradients at {with_gradients}, filtered at {filtered}");
+        eprintln!(
+            "{basis:?}: heights at {heights}, with gradients at {with_gradients}, filtered at {filtered}"
+        );
     }
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let n = (SIZE * SIZE) as usize;

@@ -151,9 +151,11 @@ mod tests {
         }
         // Fills that take a millisecond at every level but one, which takes none: that one wins,
         // the narrowest as well as the widest.
-        let slow_but = |quick: Isa| move |level: Isa| {
-            if level != quick {
-                std::thread::sleep(Duration::from_millis(1));
+        let slow_but = |quick: Isa| {
+            move |level: Isa| {
+                if level != quick {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
             }
         };
         for quick in [levels[0], levels[levels.len() - 1]] {
