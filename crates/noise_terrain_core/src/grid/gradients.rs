@@ -37,7 +37,9 @@ macro_rules! cut_to {
 }
 
 /// Fills `heights` and `gradients` (`width × height`, row-major) with the sampler's heights over
-/// `window` and their gradients per map unit, `[∂h/∂x, ∂h/∂y]`.
+/// `window` and their gradients per map unit, `[∂h/∂x, ∂h/∂y]`. The rows run at the
+/// instruction-set level measured fastest for the basis (with or without the erosion filter) on
+/// the first call: [`gradients_grid_level`](crate::advanced::gradients_grid_level).
 pub fn fill_grid_with_gradients(
     sampler: &FieldSampler,
     window: GridWindow,
