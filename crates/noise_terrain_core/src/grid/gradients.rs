@@ -899,11 +899,8 @@ fn octave_layer(
             skews.resize_with(octave + 1, SkewXs::default);
         }
         skews[octave].split(xs, scale);
+        skews[octave].skew_rows(ys.iter().map(|&y| y * scale), [&mut *i, &mut *j], [&mut *x0, &mut *y0]);
         let n = xs.len();
-        for (r, &y) in ys.iter().enumerate() {
-            let at = r * n;
-            skews[octave].skew(y * scale, [&mut i[at..], &mut j[at..]], [&mut x0[at..], &mut y0[at..]]);
-        }
         let per = per_cell * per_unit;
         let width = n * ys.len();
         #[cfg(target_arch = "x86_64")]

@@ -342,11 +342,8 @@ fn simplex_layer(
 ) {
     let RowScratch { skews, i0, i1, fx, u, .. } = scratch;
     skews[octave].split(xs, scale);
+    skews[octave].skew_rows(pys, [i0, i1], [fx, u]);
     let n = xs.len();
-    for (r, py) in pys.enumerate() {
-        let at = r * n;
-        skews[octave].skew(py, [&mut i0[at..], &mut i1[at..]], [&mut fx[at..], &mut u[at..]]);
-    }
     #[cfg(target_arch = "x86_64")]
     if isa != Isa::Baseline {
         let width = layer.len();

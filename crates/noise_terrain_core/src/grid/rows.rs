@@ -76,6 +76,23 @@ impl SkewXs {
         }
     }
 
+    /// [`skew`](Self::skew) of several rows at once, one per y in `pys` (the octave's y), each
+    /// into the outputs from `r · n` on for row `r` of `n` pixels (the outputs at least as long
+    /// as all the rows).
+    #[inline(always)]
+    pub(crate) fn skew_rows(
+        &self,
+        pys: impl IntoIterator<Item = f64>,
+        [i, j]: [&mut [i32]; 2],
+        [x0, y0]: [&mut [f32]; 2],
+    ) {
+        let n = self.fx.len();
+        for (r, py) in pys.into_iter().enumerate() {
+            let at = r * n;
+            self.skew(py, [&mut i[at..], &mut j[at..]], [&mut x0[at..], &mut y0[at..]]);
+        }
+    }
+
     /// [`skew_2d`](crate::field::basis::simplex::skew_2d) of every point `(x · scale, py)` of the
     /// row [`split`](Self::split) was given: the first corner `[i, j]` of its simplex and the
     /// offset `[x0, y0]` from it (the outputs at least as long as the row).
