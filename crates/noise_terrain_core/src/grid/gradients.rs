@@ -25,7 +25,7 @@ use crate::field::dual::Dual;
 use crate::field::dual::Jet;
 use crate::field::erosion_filter::{GullyPlan, GullyState};
 use crate::field::fractal::{Fractal, OctaveJet, Sloped, damped_step};
-use crate::grid::rows::{GridWindow, SkewXs, run_end, split_row};
+use crate::grid::rows::{GridWindow, RowKey, SkewXs, run_end, split_row};
 use crate::isa::Isa;
 
 /// Rebinds each named slice (or vector) to its first `width` elements, one by one: cut through
@@ -153,6 +153,49 @@ struct Cells {
     /// Per octave, the AVX2 rows' table of the corners of the row's lattice columns.
     #[cfg(target_arch = "x86_64")]
     columns: Vec<super::column_table::ColumnTable>,
+    /// Per octave, value and gradient noise's cells along x, which the grid's rows share.
+    octaves: Vec<LayerCells>,
+}
+
+/// One octave's cells along the rows of a grid (a `Scratch` serves one grid, whose rows share
+/// their x positions; a row segment of a wide grid has its own, see [`RowKey`]): made by the
+/// first row and kept for the next ones, instead of split and faded again for every row. Cell
+/// indices (`i1` the right neighbours, on a periodic lattice), fractions, faded weights and
+/// their slopes, [`LANES`] longer than the row (see [`fill_run`]).
+#[derive(Default)]
+struct LayerCells {
+    /// The row segment and scale they are for.
+    key: Option<RowKey>,
+    i0: Vec<i32>,
+    i1: Vec<i32>,
+    fx: Vec<f32>,
+    u: Vec<f32>,
+    du: Vec<f32>,
+}
+
+impl LayerCells {
+    /// Splits every `x · scale` of the row into its cell of `lattice`, fraction, faded weight and
+    /// slope, unless the cells are this row's already.
+    #[inline(always)]
+    fn prepare(&mut self, xs: &[f64], scale: f64, lattice: &Lattice) {
+        let (width, key) = (xs.len(), Some(RowKey::new(xs, scale)));
+        if self.key == key {
+            return;
+        }
+        self.key = key;
+        for v in [&mut self.fx, &mut self.u, &mut self.du] {
+            v.resize(width + LANES, 0.0);
+        }
+        for v in [&mut self.i0, &mut self.i1] {
+            v.resize(width + LANES, 0);
+        }
+        split_row(xs, scale, lattice.period, [&mut self.i0, &mut self.i1], &mut self.fx);
+        lattice.fade.apply_and_derivative_slice(
+            &self.fx[..width],
+            &mut self.u[..width],
+            &mut self.du[..width],
+        );
+    }
 }
 
 impl Cells {
@@ -850,18 +893,32 @@ pub(crate) fn damped_heights_row(
 }
 
 /// Adds one octave to fBm's or billow's sums, with the very operations of `FractalParams::raw`
-/// on [`Dual`] numbers, in a loop that vectorises.
+/// on [`Dual`] numbers, in a loop that vectorises (one per kind: with the kind tested inside,
+/// the compiler kept the test in the loop and computed both kinds' layers).
 #[inline(always)]
-fn add_octave(kind: Fractal, amplitude: f32, [n, nx, ny]: [&[f32]; 3], [sv, sx, sy]: &mut [Vec<f32>; 3]) {
-    let sums = sv.iter_mut().zip(sx.iter_mut()).zip(sy.iter_mut());
-    for (((v, x), y), ((&n, &nx), &ny)) in sums.zip(n.iter().zip(nx).zip(ny)) {
-        let layer = if kind == Fractal::Fbm {
-            Dual::new(n * 0.5 + 0.5, [nx * 0.5, ny * 0.5])
-        } else {
-            crate::field::dual::Octave::abs(Dual::new(n, [nx, ny]))
-        };
-        let term = crate::field::dual::Octave::times(layer, amplitude);
-        (*v, *x, *y) = (*v + term.value, *x + term.gradient[0], *y + term.gradient[1]);
+fn add_octave(kind: Fractal, amplitude: f32, layer: [&[f32]; 3], sums: &mut [Vec<f32>; 3]) {
+    use crate::field::dual::Octave;
+    #[inline(always)]
+    fn add(
+        amplitude: f32,
+        [n, nx, ny]: [&[f32]; 3],
+        [sv, sx, sy]: &mut [Vec<f32>; 3],
+        layer: impl Fn(Dual) -> Dual,
+    ) {
+        let sums = sv.iter_mut().zip(sx.iter_mut()).zip(sy.iter_mut());
+        for (((v, x), y), ((&n, &nx), &ny)) in sums.zip(n.iter().zip(nx).zip(ny)) {
+            let term = Octave::times(layer(Dual::new(n, [nx, ny])), amplitude);
+            (*v, *x, *y) = (*v + term.value, *x + term.gradient[0], *y + term.gradient[1]);
+        }
+    }
+    match kind {
+        Fractal::Fbm => {
+            add(amplitude, layer, sums, |d| Dual::new(d.value * 0.5 + 0.5, d.gradient.map(|g| g * 0.5)))
+        }
+        Fractal::Billow => add(amplitude, layer, sums, Octave::abs),
+        Fractal::None | Fractal::Ridged | Fractal::Hybrid | Fractal::Hetero | Fractal::Damped => {
+            unreachable!("fBm and billow only: {kind:?}")
+        }
     }
 }
 
@@ -924,8 +981,12 @@ fn octave_layer(
     let width = xs.len();
     let py = ys[0] * scale;
     let fade = lattice.fade;
-    split_row(xs, scale, lattice.period, [&mut cells.i0, &mut cells.i1], &mut cells.fx);
-    fade.apply_and_derivative_slice(&cells.fx[..width], &mut cells.u[..width], &mut cells.du[..width]);
+    let Cells { octaves, columns, .. } = cells;
+    if octaves.len() <= octave {
+        octaves.resize_with(octave + 1, LayerCells::default);
+    }
+    let cells = &mut octaves[octave];
+    cells.prepare(xs, scale, lattice);
     let cy = AxisCell::new(py, lattice.period);
     let (v, dv) = (fade.apply(cy.f), fade.derivative(cy.f));
     // Per lattice unit of the octave to per map unit, as `sample_with_gradient` does unwarped.
@@ -935,7 +996,7 @@ fn octave_layer(
         && lattice.period.is_none()
         && super::runs_shorter_than(&cells.i0[..width], AVX2_ROWS_BELOW)
     {
-        let Cells { i0, fx, u, du, columns, .. } = cells;
+        let LayerCells { i0, fx, u, du, .. } = cells;
         if columns.len() <= octave {
             columns.resize_with(octave + 1, Default::default);
         }
@@ -1008,7 +1069,7 @@ const LANES: usize = 16;
 /// run (which overwrites them) or the scratch's padding will be.
 #[inline(always)]
 fn fill_run(
-    cells: &Cells,
+    cells: &LayerCells,
     run: std::ops::Range<usize>,
     per: f32,
     [values, dx, dy]: [&mut [f32]; 3],
@@ -1106,6 +1167,34 @@ mod tests {
                         assert_eq!(heights[k].to_bits(), plain.to_bits(), "{case}");
                         assert_eq!(gradients[k].map(f32::to_bits), d.gradient.map(f32::to_bits), "{case}");
                     }
+                }
+            }
+        }
+    }
+
+    /// The damped fractal's heights over a row wider than a segment: its two segments, of one
+    /// length, share a thread's scratch and its octaves' kept cells (`LayerCells`), which must
+    /// be each segment's own (the key tells them apart by their ends), on every level.
+    #[test]
+    fn rows_of_equal_segments_each_get_their_own_cells() {
+        use crate::grid::{MAX_SEGMENT, fill_uninit_with};
+        use std::mem::MaybeUninit;
+        for basis in [Basis::Value, Basis::Gradient] {
+            let s =
+                NoiseSettings { basis, fractal: Fractal::Damped, octaves: 3, seed: 11, ..Default::default() };
+            let sampler = s.sampler();
+            let width = 2 * MAX_SEGMENT;
+            let window =
+                GridWindow { origin: [-100, 3], width: width as u32, height: 2, pixels_per_unit: 50.0 };
+            for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+                let mut heights = vec![MaybeUninit::new(f32::NAN); 2 * width];
+                fill_uninit_with(isa, &sampler, window, &mut heights);
+                for (k, h) in heights.iter().enumerate().step_by(7) {
+                    let (i, j) = ((k % width) as f64 - 100.0, (k / width) as f64 + 3.0);
+                    // SAFETY: initialised above (and overwritten by the fill).
+                    let h = unsafe { h.assume_init() };
+                    let expected = sampler.sample(i / 50.0, j / 50.0);
+                    assert_eq!(h.to_bits(), expected.to_bits(), "{basis:?} {isa:?} pixel {k}");
                 }
             }
         }

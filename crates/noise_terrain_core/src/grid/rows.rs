@@ -31,6 +31,21 @@ pub(crate) fn worth_parallel(samples: usize) -> bool {
     samples >= PARALLEL_MIN_SAMPLES
 }
 
+/// Which row segment of a grid, at which scale, cells split along x are for: the segment's two
+/// ends' bits, its length and the scale's bits. Within a grid these tell its segments apart:
+/// positions are monotone along a row, so two segments of one length with the same ends hold the
+/// same positions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RowKey(u64, u64, usize, u64);
+
+impl RowKey {
+    /// The key of the x positions `xs` (not empty) at `scale`.
+    #[inline(always)]
+    pub(crate) fn new(xs: &[f64], scale: f64) -> Self {
+        Self(xs[0].to_bits(), xs[xs.len() - 1].to_bits(), xs.len(), scale.to_bits())
+    }
+}
+
 /// A row segment's cells along x at one octave with their shares of the simplex skew
 /// ([`SkewAxis`], by component), the same for every row of a grid: [`SkewXs::split`] computes
 /// them (in `f64`), [`SkewXs::skew`] a row's skew from them (in `f32`). Shared by the heights'
@@ -39,10 +54,8 @@ pub(crate) fn worth_parallel(samples: usize) -> bool {
 /// [`skew_2d`]: crate::field::basis::simplex::skew_2d
 #[derive(Default)]
 pub(crate) struct SkewXs {
-    /// The row they are for: its two ends' bits, its length and the scale's bits. Within a grid
-    /// these tell its rows apart: positions are monotone along a row, so two rows of one length
-    /// with the same ends hold the same positions.
-    key: Option<(u64, u64, usize, u64)>,
+    /// The row they are for (see [`RowKey`]).
+    key: Option<RowKey>,
     cell_and_floor: Vec<i32>,
     floor: Vec<i32>,
     fx: Vec<f32>,
@@ -56,7 +69,7 @@ impl SkewXs {
     #[inline(always)]
     pub(crate) fn split(&mut self, xs: &[f64], scale: f64) {
         let width = xs.len();
-        let key = Some((xs[0].to_bits(), xs[width - 1].to_bits(), width, scale.to_bits()));
+        let key = Some(RowKey::new(xs, scale));
         if self.key == key {
             return;
         }
