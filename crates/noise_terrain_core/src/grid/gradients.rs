@@ -434,6 +434,8 @@ fn coarse_slope_row(sampler: &FieldSampler, (xs, py, grid_rows): (&[f64], f64, b
             let fade = lattice.fade;
             let cy = AxisCell::new(y, lattice.period);
             let y_fades = [fade.apply(cy.f), fade.derivative(cy.f), fade.second_derivative(cy.f)];
+            let short =
+                lattice.period.is_none() && super::runs_shorter_than(&cells.i0[..width], SHORT_JET_RUNS);
             let mut start = 0;
             while start < width {
                 let cell = cells.i0[start];
@@ -445,18 +447,24 @@ fn coarse_slope_row(sampler: &FieldSampler, (xs, py, grid_rows): (&[f64], f64, b
                     (Basis::Gradient, kernel) => {
                         let g = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_gradient_2d);
                         match kernel {
-                            GradientKernel::Perlin => {
-                                fill_jets(cells, run, jets, GradientCell::<false> { g, fy: cy.f, y_fades })
-                            }
-                            GradientKernel::Rounded => {
-                                fill_jets(cells, run, jets, GradientCell::<true> { g, fy: cy.f, y_fades })
-                            }
+                            GradientKernel::Perlin => fill_jets(
+                                cells,
+                                (run, short),
+                                jets,
+                                GradientCell::<false> { g, fy: cy.f, y_fades },
+                            ),
+                            GradientKernel::Rounded => fill_jets(
+                                cells,
+                                (run, short),
+                                jets,
+                                GradientCell::<true> { g, fy: cy.f, y_fades },
+                            ),
                         }
                     }
                     // Simplex took the branch above; Worley has no erosion filter.
                     (Basis::Value | Basis::Simplex | Basis::Worley, _) => {
                         let c = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_value_2d);
-                        fill_jets(cells, run, jets, ValueCell { c, y_fades });
+                        fill_jets(cells, (run, short), jets, ValueCell { c, y_fades });
                     }
                 }
                 start = end;
@@ -557,25 +565,51 @@ impl CellJet for ValueCell {
     }
 }
 
+/// The coarse octaves' runs of cells narrower than this many pixels on average are filled
+/// [`LANES`]` / 2` pixels at a time (see [`fill_jets`]): a run of 5 pixels then computes 8, not
+/// 16. Measured on a Zen 3 EPYC (AVX2), the endless example's filtered gradient fBm in 69² and
+/// 129² chunks (coarse cells of 22, 11 and 5 pixels): 7% faster whole, 24 and 48 alike, 16 a
+/// little less; value noise unchanged.
+const SHORT_JET_RUNS: usize = 24;
+
 /// Writes `cell`'s value, gradient and Hessian for the pixels `run` of the row into `jets`,
-/// [`LANES`] pixels at a time (as [`fill_run`], whose spare pixels land where the next run or the
-/// padding will be). A trait rather than a closure: LLVM left the closure out of line, per pixel.
+/// [`LANES`] pixels at a time, or half as many where the octave's runs are `short` (as
+/// [`fill_run`], whose spare pixels land where the next run or the padding will be). A trait
+/// rather than a closure: LLVM left the closure out of line, per pixel.
 #[inline(always)]
-fn fill_jets(cells: &Cells, run: std::ops::Range<usize>, jets: &mut [Vec<f32>; 6], cell: impl CellJet) {
-    for i in run.step_by(LANES) {
-        let lanes = i..i + LANES;
-        let take = |v: &[f32]| -> [f32; LANES] { v[lanes.clone()].try_into().expect("LANES long") };
-        let (fx, u, du, ddu) = (take(&cells.fx), take(&cells.u), take(&cells.du), take(&cells.ddu));
-        let mut out = [[0.0f32; LANES]; 6];
-        for l in 0..LANES {
-            let jet = jet_parts(cell.at(fx[l], [u[l], du[l], ddu[l]]));
-            for (o, v) in out.iter_mut().zip(jet) {
-                o[l] = v;
+fn fill_jets(
+    cells: &Cells,
+    (run, short): (std::ops::Range<usize>, bool),
+    jets: &mut [Vec<f32>; 6],
+    cell: impl CellJet,
+) {
+    #[inline(always)]
+    fn chunks<const L: usize>(
+        cells: &Cells,
+        run: std::ops::Range<usize>,
+        jets: &mut [Vec<f32>; 6],
+        cell: impl CellJet,
+    ) {
+        for i in run.step_by(L) {
+            let lanes = i..i + L;
+            let take = |v: &[f32]| -> [f32; L] { v[lanes.clone()].try_into().expect("L long") };
+            let (fx, u, du, ddu) = (take(&cells.fx), take(&cells.u), take(&cells.du), take(&cells.ddu));
+            let mut out = [[0.0f32; L]; 6];
+            for l in 0..L {
+                let jet = jet_parts(cell.at(fx[l], [u[l], du[l], ddu[l]]));
+                for (o, v) in out.iter_mut().zip(jet) {
+                    o[l] = v;
+                }
+            }
+            for (to, from) in jets.iter_mut().zip(&out) {
+                to[lanes.clone()].copy_from_slice(from);
             }
         }
-        for (to, from) in jets.iter_mut().zip(&out) {
-            to[lanes.clone()].copy_from_slice(from);
-        }
+    }
+    if short {
+        chunks::<{ LANES / 2 }>(cells, run, jets, cell)
+    } else {
+        chunks::<LANES>(cells, run, jets, cell)
     }
 }
 
