@@ -65,6 +65,8 @@ use crate::isa::Isa;
 struct RowScratch {
     width: usize,
     xs: Vec<f64>,
+    /// The y positions of a batch's rows, in base lattice units.
+    ys: Vec<f64>,
     i0: Vec<i32>,
     sums: Vec<f32>,
     f1: Vec<f32>,
@@ -105,6 +107,7 @@ impl RowScratch {
         Self {
             width,
             xs: Vec::with_capacity(segment),
+            ys: Vec::with_capacity(rows),
             i0: vec![0; width],
             sums: vec![0.0; width],
             f1: vec![0.0; worley],
@@ -305,12 +308,16 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
 
     let octaves = sampler.fractal.octave_count() as usize;
     let mut layers = std::mem::take(&mut scratch.layers);
+    // The batch's rows' positions, once (a division each) rather than once per octave.
+    let mut ys = std::mem::take(&mut scratch.ys);
+    ys.clear();
+    ys.extend((j..j + rows).map(y));
     let mut scale = 1.0f64;
     for (k, layer) in layers.chunks_exact_mut(width).take(octaves).enumerate() {
         let lattice = &sampler.lattices[k];
         match s.basis {
             Basis::Simplex => {
-                let pys = (j..j + rows).map(|j| y(j) * scale);
+                let pys = ys.iter().map(|&y| y * scale);
                 simplex_layer((lattice, k, job.isa), xs, scale, pys, scratch, layer)
             }
             Basis::Value | Basis::Gradient | Basis::Worley => {
@@ -324,6 +331,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     }
     combine_octaves(sampler, &layers[..octaves * width], &mut scratch.sums, row);
     scratch.layers = layers;
+    scratch.ys = ys;
 }
 
 /// One octave of simplex noise over the rows at `pys` (one or a batch): the skew in one loop per
