@@ -321,9 +321,19 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
                 simplex_layer((lattice, k, job.isa), xs, scale, pys, scratch, layer)
             }
             Basis::Value | Basis::Gradient | Basis::Worley => {
-                XCells::swap_in_split(scratch, (sampler, k, job.first), xs, scale);
+                scratch.x_cells[k].split((sampler, k, job.first), xs, scale);
+                #[cfg(target_arch = "x86_64")]
+                if takes_simd_rows(s.basis, lattice, job.isa) {
+                    let RowScratch { x_cells, column_tables, .. } = &mut *scratch;
+                    let at = (&x_cells[k], py * scale);
+                    simd_lattice_layer((s.basis, lattice, job.isa), at, &mut column_tables[k], layer);
+                    scale *= s.lacunarity as f64;
+                    continue;
+                }
+                // The octave's cells swapped into the working buffers, which the runs and
+                // Worley's searches read, and back.
+                XCells::swap_in(scratch, k);
                 cell_layer(sampler, (k, job.isa), xs, scale, py * scale, scratch, layer);
-                // Swapped back: the working buffers return, the octave's cells are kept.
                 XCells::swap_in(scratch, k);
             }
         }
@@ -398,29 +408,23 @@ struct XCells {
 }
 
 impl XCells {
-    /// Swaps the cells kept for `octave` into the row's working buffers (`i0`, `i1`, `fx`, `u`),
-    /// splitting the segment of `xs` (its pixels from `first`) first where they are not its.
+    /// Splits the segment of `xs` (its pixels from `first`) into octave `octave`'s cells, unless
+    /// they are its already.
     #[inline(always)]
-    fn swap_in_split(
-        scratch: &mut RowScratch,
-        (sampler, octave, first): (&FieldSampler, usize, usize),
-        xs: &[f64],
-        scale: f64,
-    ) {
+    fn split(&mut self, (sampler, octave, first): (&FieldSampler, usize, usize), xs: &[f64], scale: f64) {
         let (width, lattice) = (xs.len(), &sampler.lattices[octave]);
-        XCells::swap_in(scratch, octave);
-        if scratch.x_cells[octave].segment == Some((first, width)) {
+        if self.segment == Some((first, width)) {
             return;
         }
-        if scratch.i0.len() < width {
-            (scratch.i0, scratch.i1) = (vec![0; width], vec![0; width]);
-            (scratch.fx, scratch.u) = (vec![0.0; width], vec![0.0; width]);
+        if self.i0.len() < width {
+            (self.i0, self.i1) = (vec![0; width], vec![0; width]);
+            (self.fx, self.u) = (vec![0.0; width], vec![0.0; width]);
         }
-        split_row(xs, scale, lattice.period, [&mut scratch.i0, &mut scratch.i1], &mut scratch.fx);
+        split_row(xs, scale, lattice.period, [&mut self.i0, &mut self.i1], &mut self.fx);
         if sampler.settings.basis != Basis::Worley {
-            lattice.fade.apply_slice(&scratch.fx, &mut scratch.u);
+            lattice.fade.apply_slice(&self.fx[..width], &mut self.u[..width]);
         }
-        scratch.x_cells[octave].segment = Some((first, width));
+        self.segment = Some((first, width));
     }
 
     /// Swaps the row's working buffers (`i0`, `i1`, `fx`, `u`) with those kept for `octave`.
@@ -435,9 +439,51 @@ impl XCells {
     }
 }
 
+/// Whether value or gradient noise's octave on `lattice` takes the level's own rows
+/// ([`simd_lattice_layer`]): at the AVX2 and AVX-512 levels, on an unbounded lattice.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn takes_simd_rows(basis: Basis, lattice: &Lattice, isa: Isa) -> bool {
+    isa != Isa::Baseline && lattice.period.is_none() && matches!(basis, Basis::Value | Basis::Gradient)
+}
+
+/// One octave of value or gradient noise over the row (the octave's y `py`) with the level's
+/// own rows (`avx2.rs`, `avx512.rs`), from the octave's cells kept in `cells`, read where they
+/// are (swapping them into the working buffers and back, per row and octave, cost a chunk's
+/// rows about 5%), and its table of corners `columns`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn simd_lattice_layer(
+    (basis, lattice, isa): (Basis, &Lattice, Isa),
+    (cells, py): (&XCells, f64),
+    columns: &mut column_table::ColumnTable,
+    layer: &mut [f32],
+) {
+    let width = layer.len();
+    let cy = AxisCell::new(py, lattice.period);
+    let v = lattice.fade.apply(cy.f);
+    let (x0, fx, u) = (&cells.i0[..width], &cells.fx[..width], &cells.u[..width]);
+    let row = column_table::Row { x0, fx, u, cy, v };
+    let (seed, kernel) = (lattice.seed, lattice.kernel);
+    // SAFETY: the row path runs at a level only where the CPU has it (`fill_uninit_with`
+    // asserts it): AVX2 at the AVX2 level, AVX-512F at the AVX-512 level.
+    unsafe {
+        match (basis, isa) {
+            (Basis::Gradient, Isa::Avx512) => avx512::gradient_row(seed, kernel, row, columns, layer),
+            (Basis::Value, Isa::Avx512) => avx512::value_row(seed, row, columns, layer),
+            (Basis::Gradient, Isa::Avx2) => avx2::gradient_row(seed, kernel, row, columns, layer),
+            (Basis::Value, Isa::Avx2) => avx2::value_row(seed, row, columns, layer),
+            (Basis::Simplex | Basis::Worley, _) | (_, Isa::Baseline) => {
+                unreachable!("value and gradient noise at a SIMD level only")
+            }
+        }
+    }
+}
+
 /// One octave of value, gradient or Worley noise over the row, once `scratch` holds the row's
-/// cells along x (`i0`, `i1`, `fx`, `u`; [`XCells::swap_in_split`]): the pixels are split into
-/// runs that share a lattice cell, whose corners (or feature points) are looked up once.
+/// cells along x (`i0`, `i1`, `fx`, `u`; [`XCells::split`], swapped in): the pixels are split
+/// into runs that share a lattice cell, whose corners (or feature points) are looked up once.
+/// (Value and gradient noise at the SIMD levels take [`simd_lattice_layer`] instead.)
 #[inline(always)]
 fn cell_layer(
     sampler: &FieldSampler,
@@ -452,29 +498,6 @@ fn cell_layer(
     let fade = lattice.fade;
     let cy = AxisCell::new(py, lattice.period);
     let v = fade.apply(cy.f);
-    #[cfg(target_arch = "x86_64")]
-    if isa != Isa::Baseline && lattice.period.is_none() && matches!(s.basis, Basis::Value | Basis::Gradient) {
-        let (x0, fx, u) = (&scratch.i0[..width], &scratch.fx[..width], &scratch.u[..width]);
-        let row = column_table::Row { x0, fx, u, cy, v };
-        let columns = &mut scratch.column_tables[octave];
-        let (seed, kernel) = (lattice.seed, lattice.kernel);
-        // SAFETY: the row path runs at a level only where the CPU has it (`fill_uninit_with`
-        // asserts it): AVX2 at the AVX2 level, AVX-512F at the AVX-512 level.
-        unsafe {
-            match (s.basis, isa) {
-                (Basis::Gradient, Isa::Avx512) => avx512::gradient_row(seed, kernel, row, columns, layer),
-                (Basis::Value, Isa::Avx512) => avx512::value_row(seed, row, columns, layer),
-                (Basis::Gradient, Isa::Avx2) => avx2::gradient_row(seed, kernel, row, columns, layer),
-                (Basis::Value, Isa::Avx2) => avx2::value_row(seed, row, columns, layer),
-                (Basis::Simplex | Basis::Worley, _) | (_, Isa::Baseline) => {
-                    unreachable!("value and gradient noise at a SIMD level only")
-                }
-            }
-        }
-        return;
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = isa;
     // Cells a few pixels wide: every pixel on its own (see the thresholds).
     let short = |pixels| lattice.period.is_none() && runs_shorter_than(&scratch.i0[..width], pixels);
     if s.basis == Basis::Value && short(VALUE_PER_PIXEL_BELOW) {
