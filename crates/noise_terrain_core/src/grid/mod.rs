@@ -321,20 +321,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
                 simplex_layer((lattice, k, job.isa), xs, scale, pys, scratch, layer)
             }
             Basis::Value | Basis::Gradient | Basis::Worley => {
-                scratch.x_cells[k].split((sampler, k, job.first), xs, scale);
-                #[cfg(target_arch = "x86_64")]
-                if takes_simd_rows(s.basis, lattice, job.isa) {
-                    let RowScratch { x_cells, column_tables, .. } = &mut *scratch;
-                    let at = (&x_cells[k], py * scale);
-                    simd_lattice_layer((s.basis, lattice, job.isa), at, &mut column_tables[k], layer);
-                    scale *= s.lacunarity as f64;
-                    continue;
-                }
-                // The octave's cells swapped into the working buffers, which the runs and
-                // Worley's searches read, and back.
-                XCells::swap_in(scratch, k);
-                cell_layer(sampler, (k, job.isa), xs, scale, py * scale, scratch, layer);
-                XCells::swap_in(scratch, k);
+                lattice_layer(sampler, (k, job.isa, job.first), (xs, scale), py * scale, scratch, layer)
             }
         }
         scale *= s.lacunarity as f64;
@@ -439,6 +426,57 @@ impl XCells {
     }
 }
 
+/// One octave of value, gradient or Worley noise over the row (the octave's y `py`): the
+/// octave's cells along x split for the segment (pixels from `first`) unless kept already, then
+/// the level's own rows ([`simd_lattice_layer`]) or Worley's per-pixel search, which read the
+/// kept cells where they are, or the runs ([`cell_layer`]), which read them from the row's
+/// working buffers (swapped in and back).
+#[inline(always)]
+fn lattice_layer(
+    sampler: &FieldSampler,
+    (octave, isa, first): (usize, Isa, usize),
+    (xs, scale): (&[f64], f64),
+    py: f64,
+    scratch: &mut RowScratch,
+    layer: &mut [f32],
+) {
+    let (s, width, lattice) = (&sampler.settings, layer.len(), &sampler.lattices[octave]);
+    scratch.x_cells[octave].split((sampler, octave, first), xs, scale);
+    #[cfg(target_arch = "x86_64")]
+    if takes_simd_rows(s.basis, lattice, isa) {
+        let RowScratch { x_cells, column_tables, .. } = scratch;
+        return simd_lattice_layer(
+            (s.basis, lattice, isa),
+            (&x_cells[octave], py),
+            &mut column_tables[octave],
+            layer,
+        );
+    }
+    // Cells a few pixels wide: every pixel searches on its own. With AVX2 and AVX-512 the
+    // per-pixel search reads a table of the row's feature points, and pays at wider cells.
+    let worley_below = if isa == Isa::Baseline { WORLEY_PER_PIXEL_BELOW } else { WORLEY_TABLE_BELOW };
+    let short =
+        lattice.period.is_none() && runs_shorter_than(&scratch.x_cells[octave].i0[..width], worley_below);
+    if s.basis == Basis::Worley && short {
+        let search = &sampler.worley_search;
+        let RowScratch { x_cells, f1, f2, nearest, lattice_columns, .. } = scratch;
+        let cells = (&x_cells[octave].i0[..width], &x_cells[octave].fx[..width]);
+        let (f1, f2, nearest) = (&mut f1[..width], &mut f2[..width], &mut nearest[..width]);
+        worley_per_pixel(
+            (search, isa),
+            lattice,
+            split(py),
+            cells,
+            (&mut *f1, &mut *f2, &mut *nearest),
+            lattice_columns,
+        );
+        return finish_worley(search, f1, f2, nearest, layer);
+    }
+    XCells::swap_in(scratch, octave);
+    cell_layer(sampler, octave, xs, scale, py, scratch, layer);
+    XCells::swap_in(scratch, octave);
+}
+
 /// Whether value or gradient noise's octave on `lattice` takes the level's own rows
 /// ([`simd_lattice_layer`]): at the AVX2 and AVX-512 levels, on an unbounded lattice.
 #[cfg(target_arch = "x86_64")]
@@ -483,11 +521,13 @@ fn simd_lattice_layer(
 /// One octave of value, gradient or Worley noise over the row, once `scratch` holds the row's
 /// cells along x (`i0`, `i1`, `fx`, `u`; [`XCells::split`], swapped in): the pixels are split
 /// into runs that share a lattice cell, whose corners (or feature points) are looked up once.
-/// (Value and gradient noise at the SIMD levels take [`simd_lattice_layer`] instead.)
+/// Where every pixel of value or gradient noise hashes its own corners, it does so in one loop.
+/// (Value and gradient noise at the SIMD levels take [`simd_lattice_layer`] instead, and Worley
+/// noise in narrow cells its per-pixel search: see [`lattice_layer`].)
 #[inline(always)]
 fn cell_layer(
     sampler: &FieldSampler,
-    (octave, isa): (usize, Isa),
+    octave: usize,
     xs: &[f64],
     scale: f64,
     py: f64,
@@ -507,15 +547,6 @@ fn cell_layer(
     if s.basis == Basis::Gradient && short(GRADIENT_PER_PIXEL_BELOW) {
         let cells = (&scratch.i0[..width], &scratch.fx[..width], &scratch.u[..width]);
         return gradient_per_pixel(lattice, cy, v, cells, layer);
-    }
-    // With AVX2 and AVX-512 the per-pixel path's 3×3 search reads a table of the row's feature
-    // points (`avx2.rs`, `avx512.rs`), and pays at wider cells.
-    let worley_below = if isa == Isa::Baseline { WORLEY_PER_PIXEL_BELOW } else { WORLEY_TABLE_BELOW };
-    if s.basis == Basis::Worley && short(worley_below) {
-        let search = &sampler.worley_search;
-        worley_per_pixel((search, isa), lattice, split(py), width, scratch);
-        let (f1, f2, nearest) = (&scratch.f1[..width], &scratch.f2[..width], &scratch.nearest[..width]);
-        return finish_worley(search, f1, f2, nearest, &mut layer[..width]);
     }
     // Worley's search radius, jitter and bounds come from the sampler, computed once: at fine
     // octaves a run is a few pixels and computing them per run cost a quarter of the time.
@@ -664,16 +695,15 @@ fn worley_per_pixel(
     (search, isa): (&WorleySearch, Isa),
     lattice: &Lattice,
     (iy, fy): (i32, f32),
-    width: usize,
-    scratch: &mut RowScratch,
+    cells: (&[i32], &[f32]),
+    out: (&mut [f32], &mut [f32], &mut [u32]),
+    lattice_columns: &mut Vec<f32>,
 ) {
     // With AVX2 and AVX-512 the 3×3 blocks are searched from a table of the row's feature points.
     #[cfg(target_arch = "x86_64")]
     let near_done = isa != Isa::Baseline && {
-        let RowScratch { i0, fx, f1, f2, nearest, lattice_columns, .. } = &mut *scratch;
         let worley = (lattice.seed, search.jitter, search.worley.metric);
-        let (cells, out) =
-            ((&i0[..width], &fx[..width]), (&mut f1[..width], &mut f2[..width], &mut nearest[..width]));
+        let out = (&mut *out.0, &mut *out.1, &mut *out.2);
         // SAFETY: as in `cell_layer`: a level runs only where the CPU has it.
         unsafe {
             match isa {
@@ -686,7 +716,7 @@ fn worley_per_pixel(
     };
     #[cfg(not(target_arch = "x86_64"))]
     let near_done = {
-        let _ = isa;
+        let _ = (isa, lattice_columns);
         false
     };
     #[inline(always)]
@@ -695,12 +725,9 @@ fn worley_per_pixel(
         lattice: &Lattice,
         (iy, fy): (i32, f32),
         measure: impl Fn(f32, f32) -> f32,
-        (width, near_done): (usize, bool),
-        scratch: &mut RowScratch,
+        ((i0, fx), near_done): ((&[i32], &[f32]), bool),
+        (f1, f2, nearest): (&mut [f32], &mut [f32], &mut [u32]),
     ) {
-        let RowScratch { i0, fx, f1, f2, nearest, .. } = scratch;
-        let (i0, fx) = (&i0[..width], &fx[..width]);
-        let (f1, f2, nearest) = (&mut f1[..width], &mut f2[..width], &mut nearest[..width]);
         let (seed, jitter) = (lattice.seed, search.jitter);
         // The distance from a pixel (cell `ix`, fraction `fx`) to the feature point of the cell
         // `(dx, dy)` away, with `column_point`'s operations, and that cell's hash. `lattice.wrap`
@@ -758,21 +785,16 @@ fn worley_per_pixel(
     use DistanceMetric::*;
     match search.worley.metric {
         Euclidean => {
-            with(search, lattice, (iy, fy), |x, y| Euclidean.ordering(&[x, y]), (width, near_done), scratch)
+            with(search, lattice, (iy, fy), |x, y| Euclidean.ordering(&[x, y]), (cells, near_done), out)
         }
-        EuclideanSquared => with(
-            search,
-            lattice,
-            (iy, fy),
-            |x, y| EuclideanSquared.measure(&[x, y]),
-            (width, near_done),
-            scratch,
-        ),
+        EuclideanSquared => {
+            with(search, lattice, (iy, fy), |x, y| EuclideanSquared.measure(&[x, y]), (cells, near_done), out)
+        }
         Manhattan => {
-            with(search, lattice, (iy, fy), |x, y| Manhattan.measure(&[x, y]), (width, near_done), scratch)
+            with(search, lattice, (iy, fy), |x, y| Manhattan.measure(&[x, y]), (cells, near_done), out)
         }
         Chebyshev => {
-            with(search, lattice, (iy, fy), |x, y| Chebyshev.measure(&[x, y]), (width, near_done), scratch)
+            with(search, lattice, (iy, fy), |x, y| Chebyshev.measure(&[x, y]), (cells, near_done), out)
         }
     }
 }
