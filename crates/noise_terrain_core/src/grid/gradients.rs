@@ -25,7 +25,7 @@ use crate::field::dual::Dual;
 use crate::field::dual::Jet;
 use crate::field::erosion_filter::{GullyPlan, GullyState};
 use crate::field::fractal::{Fractal, OctaveJet, Sloped, damped_step};
-use crate::grid::rows::{GridWindow, RowKey, SkewXs, run_end, split_row};
+use crate::grid::rows::{GridWindow, SkewXs, XCells, run_end, split_row};
 use crate::isa::Isa;
 
 /// Rebinds each named slice (or vector) to its first `width` elements, one by one: cut through
@@ -153,49 +153,9 @@ struct Cells {
     /// Per octave, the AVX2 rows' table of the corners of the row's lattice columns.
     #[cfg(target_arch = "x86_64")]
     columns: Vec<super::column_table::ColumnTable>,
-    /// Per octave, value and gradient noise's cells along x, which the grid's rows share.
-    octaves: Vec<LayerCells>,
-}
-
-/// One octave's cells along the rows of a grid (a `Scratch` serves one grid, whose rows share
-/// their x positions; a row segment of a wide grid has its own, see [`RowKey`]): made by the
-/// first row and kept for the next ones, instead of split and faded again for every row. Cell
-/// indices (`i1` the right neighbours, on a periodic lattice), fractions, faded weights and
-/// their slopes, [`LANES`] longer than the row (see [`fill_run`]).
-#[derive(Default)]
-struct LayerCells {
-    /// The row segment and scale they are for.
-    key: Option<RowKey>,
-    i0: Vec<i32>,
-    i1: Vec<i32>,
-    fx: Vec<f32>,
-    u: Vec<f32>,
-    du: Vec<f32>,
-}
-
-impl LayerCells {
-    /// Splits every `x · scale` of the row into its cell of `lattice`, fraction, faded weight and
-    /// slope, unless the cells are this row's already.
-    #[inline(always)]
-    fn prepare(&mut self, xs: &[f64], scale: f64, lattice: &Lattice) {
-        let (width, key) = (xs.len(), Some(RowKey::new(xs, scale)));
-        if self.key == key {
-            return;
-        }
-        self.key = key;
-        for v in [&mut self.fx, &mut self.u, &mut self.du] {
-            v.resize(width + LANES, 0.0);
-        }
-        for v in [&mut self.i0, &mut self.i1] {
-            v.resize(width + LANES, 0);
-        }
-        split_row(xs, scale, lattice.period, [&mut self.i0, &mut self.i1], &mut self.fx);
-        lattice.fade.apply_and_derivative_slice(
-            &self.fx[..width],
-            &mut self.u[..width],
-            &mut self.du[..width],
-        );
-    }
+    /// Per octave, value and gradient noise's cells along x, which the grid's rows share (a
+    /// `Scratch` serves one grid).
+    octaves: Vec<XCells>,
 }
 
 impl Cells {
@@ -1017,10 +977,10 @@ fn octave_layer(
     let fade = lattice.fade;
     let Cells { octaves, columns, .. } = cells;
     if octaves.len() <= octave {
-        octaves.resize_with(octave + 1, LayerCells::default);
+        octaves.resize_with(octave + 1, XCells::default);
     }
     let cells = &mut octaves[octave];
-    cells.prepare(xs, scale, lattice);
+    cells.split(xs, scale, lattice, LANES);
     let cy = AxisCell::new(py, lattice.period);
     let (v, dv) = (fade.apply(cy.f), fade.derivative(cy.f));
     // Per lattice unit of the octave to per map unit, as `sample_with_gradient` does unwarped.
@@ -1030,7 +990,7 @@ fn octave_layer(
         && lattice.period.is_none()
         && super::runs_shorter_than(&cells.i0[..width], AVX2_ROWS_BELOW)
     {
-        let LayerCells { i0, fx, u, du, .. } = cells;
+        let XCells { i0, fx, u, du, .. } = cells;
         if columns.len() <= octave {
             columns.resize_with(octave + 1, Default::default);
         }
@@ -1103,7 +1063,7 @@ const LANES: usize = 16;
 /// run (which overwrites them) or the scratch's padding will be.
 #[inline(always)]
 fn fill_run(
-    cells: &LayerCells,
+    cells: &XCells,
     run: std::ops::Range<usize>,
     per: f32,
     [values, dx, dy]: [&mut [f32]; 3],
@@ -1207,7 +1167,7 @@ mod tests {
     }
 
     /// The damped fractal's heights over a row wider than a segment: its two segments, of one
-    /// length, share a thread's scratch and its octaves' kept cells (`LayerCells`), which must
+    /// length, share a thread's scratch and its octaves' kept cells (`XCells`), which must
     /// be each segment's own (the key tells them apart by their ends), on every level.
     #[test]
     fn rows_of_equal_segments_each_get_their_own_cells() {

@@ -39,7 +39,7 @@ pub(crate) mod rows;
 pub use rows::GridWindow;
 #[cfg(feature = "parallel")]
 use rows::worth_parallel;
-use rows::{SkewXs, run_end, split_row};
+use rows::{SkewXs, XCells, run_end};
 
 use std::mem::MaybeUninit;
 
@@ -122,15 +122,7 @@ impl RowScratch {
             simplex_tables: (0..octaves).map(|_| Default::default()).collect(),
             lattice_columns: Vec::new(),
             // Sized on first use: simplex noise needs none.
-            x_cells: (0..octaves)
-                .map(|_| XCells {
-                    segment: None,
-                    i0: Vec::new(),
-                    i1: Vec::new(),
-                    fx: Vec::new(),
-                    u: Vec::new(),
-                })
-                .collect(),
+            x_cells: (0..octaves).map(|_| XCells::default()).collect(),
             i1: vec![0; width],
             fx: vec![0.0; width],
             u: vec![0.0; width],
@@ -321,7 +313,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
                 simplex_layer((lattice, k, job.isa), xs, scale, pys, scratch, layer)
             }
             Basis::Value | Basis::Gradient | Basis::Worley => {
-                lattice_layer(sampler, (k, job.isa, job.first), (xs, scale), py * scale, scratch, layer)
+                lattice_layer(sampler, (k, job.isa), (xs, scale), py * scale, scratch, layer)
             }
         }
         scale *= s.lacunarity as f64;
@@ -382,66 +374,33 @@ fn simplex_layer(
     }
 }
 
-/// A row segment's cells and fractions along x (and faded weights) at one octave. They are the
-/// same for every row of a grid, whose x positions are: computed for the first row a thread fills
-/// at each octave and kept in `RowScratch::x_cells` for the next ones.
-struct XCells {
-    /// The segment they are for: its first pixel and its length.
-    segment: Option<(usize, usize)>,
-    i0: Vec<i32>,
-    i1: Vec<i32>,
-    fx: Vec<f32>,
-    u: Vec<f32>,
-}
-
-impl XCells {
-    /// Splits the segment of `xs` (its pixels from `first`) into octave `octave`'s cells, unless
-    /// they are its already.
-    #[inline(always)]
-    fn split(&mut self, (sampler, octave, first): (&FieldSampler, usize, usize), xs: &[f64], scale: f64) {
-        let (width, lattice) = (xs.len(), &sampler.lattices[octave]);
-        if self.segment == Some((first, width)) {
-            return;
-        }
-        if self.i0.len() < width {
-            (self.i0, self.i1) = (vec![0; width], vec![0; width]);
-            (self.fx, self.u) = (vec![0.0; width], vec![0.0; width]);
-        }
-        split_row(xs, scale, lattice.period, [&mut self.i0, &mut self.i1], &mut self.fx);
-        if sampler.settings.basis != Basis::Worley {
-            lattice.fade.apply_slice(&self.fx[..width], &mut self.u[..width]);
-        }
-        self.segment = Some((first, width));
-    }
-
-    /// Swaps the row's working buffers (`i0`, `i1`, `fx`, `u`) with those kept for `octave`.
-    #[inline(always)]
-    fn swap_in(scratch: &mut RowScratch, octave: usize) {
-        let RowScratch { i0, i1, fx, u, x_cells, .. } = scratch;
-        let kept = &mut x_cells[octave];
-        std::mem::swap(i0, &mut kept.i0);
-        std::mem::swap(i1, &mut kept.i1);
-        std::mem::swap(fx, &mut kept.fx);
-        std::mem::swap(u, &mut kept.u);
-    }
+/// Swaps the row's working buffers (`i0`, `i1`, `fx`, `u`) with the cells kept for `octave`.
+#[inline(always)]
+fn swap_cells(scratch: &mut RowScratch, octave: usize) {
+    let RowScratch { i0, i1, fx, u, x_cells, .. } = scratch;
+    let kept = &mut x_cells[octave];
+    std::mem::swap(i0, &mut kept.i0);
+    std::mem::swap(i1, &mut kept.i1);
+    std::mem::swap(fx, &mut kept.fx);
+    std::mem::swap(u, &mut kept.u);
 }
 
 /// One octave of value, gradient or Worley noise over the row (the octave's y `py`): the
-/// octave's cells along x split for the segment (pixels from `first`) unless kept already, then
+/// octave's cells along x split for the row segment `xs` unless kept already, then
 /// the level's own rows ([`simd_lattice_layer`]) or Worley's per-pixel search, which read the
 /// kept cells where they are, or the runs ([`cell_layer`]), which read them from the row's
 /// working buffers (swapped in and back).
 #[inline(always)]
 fn lattice_layer(
     sampler: &FieldSampler,
-    (octave, isa, first): (usize, Isa, usize),
+    (octave, isa): (usize, Isa),
     (xs, scale): (&[f64], f64),
     py: f64,
     scratch: &mut RowScratch,
     layer: &mut [f32],
 ) {
     let (s, width, lattice) = (&sampler.settings, layer.len(), &sampler.lattices[octave]);
-    scratch.x_cells[octave].split((sampler, octave, first), xs, scale);
+    scratch.x_cells[octave].split(xs, scale, lattice, 0);
     #[cfg(target_arch = "x86_64")]
     if takes_simd_rows(s.basis, lattice, isa) {
         let RowScratch { x_cells, column_tables, .. } = scratch;
@@ -472,9 +431,9 @@ fn lattice_layer(
         );
         return finish_worley(search, f1, f2, nearest, layer);
     }
-    XCells::swap_in(scratch, octave);
+    swap_cells(scratch, octave);
     cell_layer(sampler, octave, xs, scale, py, scratch, layer);
-    XCells::swap_in(scratch, octave);
+    swap_cells(scratch, octave);
 }
 
 /// Whether value or gradient noise's octave on `lattice` takes the level's own rows

@@ -2,6 +2,7 @@
 //! when rows go to the thread pool, and the per-row lattice work (cells, runs, simplex skews)
 //! done with the point path's operations so that both paths give its bits.
 
+use crate::field::basis::Lattice;
 use crate::field::basis::simplex::{SkewAxis, skew_cells};
 use crate::field::coord::{AxisCell, COORDINATE_LIMIT, split, split_in_range};
 
@@ -43,6 +44,46 @@ impl RowKey {
     #[inline(always)]
     pub(crate) fn new(xs: &[f64], scale: f64) -> Self {
         Self(xs[0].to_bits(), xs[xs.len() - 1].to_bits(), xs.len(), scale.to_bits())
+    }
+}
+
+/// A row segment's cells along x at one octave of a value, gradient or Worley lattice, the same
+/// for every row of a grid: split by the first row and kept for the next ones (keyed by
+/// [`RowKey`], so that the segments of a very wide grid each have their own). Shared by the
+/// heights' and the gradients' row paths: cell indices (`i1` the right neighbours, on a periodic
+/// lattice), fractions, faded weights and their slopes, each as long as the segment and the
+/// padding [`split`](Self::split) was asked for.
+#[derive(Default)]
+pub(crate) struct XCells {
+    /// The row segment and scale they are for.
+    key: Option<RowKey>,
+    pub(crate) i0: Vec<i32>,
+    pub(crate) i1: Vec<i32>,
+    pub(crate) fx: Vec<f32>,
+    pub(crate) u: Vec<f32>,
+    pub(crate) du: Vec<f32>,
+}
+
+impl XCells {
+    /// Splits every `x · scale` of the segment into its cell of `lattice`, fraction, faded weight
+    /// and slope, with `padding` elements past the segment's end, unless the cells are this
+    /// segment's already.
+    #[inline(always)]
+    pub(crate) fn split(&mut self, xs: &[f64], scale: f64, lattice: &Lattice, padding: usize) {
+        let (width, key) = (xs.len(), Some(RowKey::new(xs, scale)));
+        if self.key == key {
+            return;
+        }
+        self.key = key;
+        for v in [&mut self.fx, &mut self.u, &mut self.du] {
+            v.resize(width + padding, 0.0);
+        }
+        for v in [&mut self.i0, &mut self.i1] {
+            v.resize(width + padding, 0);
+        }
+        split_row(xs, scale, lattice.period, [&mut self.i0, &mut self.i1], &mut self.fx);
+        let (fx, u, du) = (&self.fx[..width], &mut self.u[..width], &mut self.du[..width]);
+        lattice.fade.apply_and_derivative_slice(fx, u, du);
     }
 }
 
