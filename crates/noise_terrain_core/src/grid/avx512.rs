@@ -674,7 +674,143 @@ fn index(h: __m512i) -> __m512i {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::field::basis::Lattice;
+    use crate::field::basis::gradient::corner_gradient_2d;
+    use crate::field::basis::gradient_kernel::{blend_gradients_2d, blend_rounded_2d};
     use crate::field::basis::simplex::{corners_2d, skew_2d};
+    use crate::field::basis::value::{blend_values_2d, corner_value_2d};
+    use crate::field::basis::worley::{column_point, offer, search_order_2d};
+    use crate::field::fade::Fade;
+
+    /// Whether this CPU runs the kernels (the emulated copy's build says yes: see
+    /// `avx512_emulated`).
+    fn runs_here() -> bool {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+
+    /// Cell widths in pixels that take each of a row's ways to its corners: blocks that hash their
+    /// own (cells under about half a pixel), read two registers of the table, or one.
+    const PIXELS_PER_CELL: [f64; 7] = [0.3, 0.6, 1.0, 1.7, 4.0, 13.0, 40.0];
+
+    /// Rows' starts and pixel steps in cells (before the cells' width): near the origin and a
+    /// million cells away, rising and falling.
+    const ROWS: [(f64, f64); 4] = [(-3.7, 1.0), (1.0e6 + 0.3, 1.0), (2.9, -1.0), (-2.0e6, -1.0)];
+
+    /// A row of `n` pixels `step` cells apart from `x`, as the grid splits it: cells, fractions
+    /// and faded weights.
+    fn split_row(x: f64, step: f64, n: usize, fade: Fade) -> (Vec<i32>, Vec<f32>, Vec<f32>) {
+        let cells: Vec<AxisCell> = (0..n).map(|k| AxisCell::new(x + k as f64 * step, None)).collect();
+        let fx: Vec<f32> = cells.iter().map(|c| c.f).collect();
+        (cells.iter().map(|c| c.i0).collect(), fx.clone(), fx.iter().map(|&f| fade.apply(f)).collect())
+    }
+
+    /// Rows of value and gradient noise (both kernels) going down through rows of cells, with
+    /// the table of corners kept from row to row, at every width of cell in [`PIXELS_PER_CELL`]
+    /// and every row of [`ROWS`], 203 pixels long (a last block of 11 lanes): every pixel has the
+    /// point path's bits.
+    #[test]
+    fn value_and_gradient_rows_give_the_point_path_bits() {
+        if !runs_here() {
+            return;
+        }
+        let (n, seed) = (203, 11);
+        let kernels = [None, Some(GradientKernel::Perlin), Some(GradientKernel::Rounded)];
+        for (pixels_per_cell, (x, step), kernel) in every_triple(&PIXELS_PER_CELL, &ROWS, &kernels) {
+            let lattice = Lattice { kernel: kernel.unwrap_or_default(), ..Lattice::new(seed, Fade::Quintic) };
+            let (x0, fx, u) = split_row(x, step / pixels_per_cell, n, lattice.fade);
+            let mut table = ColumnTable::default();
+            for r in 0..24 {
+                let cy = AxisCell::new(-1.3 + r as f64 * 0.35, None);
+                let v = lattice.fade.apply(cy.f);
+                let mut out = vec![f32::NAN; n];
+                let row = Row { x0: &x0, fx: &fx, u: &u, cy, v };
+                // SAFETY: this CPU has AVX-512F (checked above).
+                unsafe {
+                    match kernel {
+                        None => value_row(seed, row, &mut table, &mut out),
+                        Some(kernel) => gradient_row(seed, kernel, row, &mut table, &mut out),
+                    }
+                }
+                for k in 0..n {
+                    let ([x0, x1], y) = ([x0[k], x0[k] + 1], [cy.i0, cy.i1]);
+                    let expected = match kernel {
+                        None => {
+                            blend_values_2d(&lattice.corners([x0, x1], y, corner_value_2d), u[k], v) * 2.0
+                                - 1.0
+                        }
+                        Some(kernel) => {
+                            let g = lattice.corners([x0, x1], y, corner_gradient_2d);
+                            match kernel {
+                                GradientKernel::Perlin => blend_gradients_2d(&g, fx[k], cy.f, u[k], v),
+                                GradientKernel::Rounded => blend_rounded_2d(&g, fx[k], cy.f, u[k], v),
+                            }
+                        }
+                    };
+                    let case =
+                        format!("{kernel:?}, {pixels_per_cell} px per cell, x {x}, step {step}, row {r}");
+                    assert_eq!(out[k].to_bits(), expected.to_bits(), "{case}, pixel {k}");
+                }
+            }
+        }
+    }
+
+    /// Worley noise's search of the 3×3 cells around each pixel, every metric, jitter 1 and 0.6,
+    /// at every width of cell in [`PIXELS_PER_CELL`] and every row of [`ROWS`]: F1, F2 and the
+    /// nearest point's hash are the point path's, in its order of cells, bit for bit.
+    #[test]
+    fn worley_rows_give_the_point_path_bits() {
+        if !runs_here() {
+            return;
+        }
+        let (n, seed) = (203, 4);
+        let lattice = Lattice::new(seed, Fade::Quintic);
+        let metrics = [
+            DistanceMetric::Euclidean,
+            DistanceMetric::EuclideanSquared,
+            DistanceMetric::Manhattan,
+            DistanceMetric::Chebyshev,
+        ];
+        let mut columns = Vec::new();
+        for (pixels_per_cell, (x, step), metric) in every_triple(&PIXELS_PER_CELL, &ROWS, &metrics) {
+            let (x0, fx, _) = split_row(x, step / pixels_per_cell, n, lattice.fade);
+            for (jitter, y) in [(1.0, -0.4), (0.6, 7.25)] {
+                let cy = AxisCell::new(y, None);
+                let (mut f1, mut f2, mut nearest) = (vec![f32::NAN; n], vec![f32::NAN; n], vec![0; n]);
+                // SAFETY: this CPU has AVX-512F (checked above).
+                unsafe {
+                    let out = (&mut f1[..], &mut f2[..], &mut nearest[..]);
+                    worley_near_cells((seed, jitter, metric), (cy.i0, cy.f), (&x0, &fx), &mut columns, out)
+                };
+                for k in 0..n {
+                    let (mut a, mut b, mut h) = (f32::INFINITY, f32::INFINITY, 0);
+                    for (dx, dy) in search_order_2d(1) {
+                        let (inside, y, hash) =
+                            column_point(&lattice, i64::from(x0[k]) + dx, (cy.i0, dy), jitter, cy.f);
+                        offer(
+                            &mut a,
+                            &mut b,
+                            &mut h,
+                            metric.ordering(&[dx as f32 + inside - fx[k], y]),
+                            hash,
+                        );
+                    }
+                    let case = format!(
+                        "{metric:?}, jitter {jitter}, {pixels_per_cell} px per cell, x {x}, step {step}"
+                    );
+                    assert_eq!(
+                        [f1[k].to_bits(), f2[k].to_bits(), nearest[k]],
+                        [a.to_bits(), b.to_bits(), h],
+                        "{case}, pixel {k}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Every triple of one item from each slice.
+    fn every_triple<A: Copy, B: Copy, C: Copy>(a: &[A], b: &[B], c: &[C]) -> Vec<(A, B, C)> {
+        a.iter().flat_map(|&a| b.iter().flat_map(move |&b| c.iter().map(move |&c| (a, b, c)))).collect()
+    }
 
     /// The first corners `(i, j)` and offsets `(x0, y0)` of a row of `n` pixels `step` lattice
     /// units apart from `(x, y)`, as the grid's skew gives them.
@@ -690,7 +826,7 @@ mod tests {
     /// block reads the table (so the table path is what was checked).
     #[test]
     fn simplex_rows_reading_the_kept_table_give_the_point_path_bits() {
-        if !std::arch::is_x86_feature_detected!("avx512f") {
+        if !runs_here() {
             return;
         }
         let n = 203;
@@ -734,7 +870,7 @@ mod tests {
     /// reads per lattice row and its corners within three rows, and not otherwise.
     #[test]
     fn simplex_blocks_read_the_table_only_within_their_entries() {
-        if !std::arch::is_x86_feature_detected!("avx512f") {
+        if !runs_here() {
             return;
         }
         let mut table = SimplexTable::default();

@@ -30,6 +30,8 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+#[cfg(all(test, target_arch = "x86_64"))]
+mod avx512_emulated;
 #[cfg(target_arch = "x86_64")]
 mod column_table;
 pub(crate) mod gradients;
