@@ -45,6 +45,9 @@ macro_rules! dispatch {
                 // SAFETY: as above.
                 #[cfg(target_arch = "x86_64")]
                 $crate::isa::Isa::Avx512 => unsafe { avx512($($arg),*) },
+                // The baseline copy: only the kernels it calls are the AVX-512 level's.
+                #[cfg(all(test, target_arch = "x86_64"))]
+                $crate::isa::Isa::Avx512Emulated => $kernel($($arg),*),
             }
         }
     };
@@ -83,6 +86,11 @@ pub(crate) enum Isa {
     /// AVX-512 (F, VL, DQ, BW) and FMA: 16 `f32` lanes, mask registers, 8-lane `f64` conversions.
     #[cfg(target_arch = "x86_64")]
     Avx512,
+    /// Tests only: the AVX-512 level's rows on any CPU, its kernels compiled against portable
+    /// lanes (`grid/avx512_emulated`) and the code around them at the baseline. Not in
+    /// [`Isa::ALL`]: nothing picks it; the tests run every level of [`levels_under_test`].
+    #[cfg(all(test, target_arch = "x86_64"))]
+    Avx512Emulated,
 }
 
 impl Isa {
@@ -103,6 +111,8 @@ impl Isa {
             Isa::Avx2 => avx2_features!(all_detected!()),
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => avx512_features!(all_detected!()),
+            #[cfg(all(test, target_arch = "x86_64"))]
+            Isa::Avx512Emulated => true,
         }
     }
 
@@ -116,6 +126,8 @@ impl Isa {
             Isa::Avx2 => false,
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => true,
+            #[cfg(all(test, target_arch = "x86_64"))]
+            Isa::Avx512Emulated => true,
         }
     }
 
@@ -151,8 +163,22 @@ impl Isa {
             Isa::Avx2 => "avx2",
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => "avx512",
+            #[cfg(all(test, target_arch = "x86_64"))]
+            Isa::Avx512Emulated => "avx512 (emulated)",
         }
     }
+}
+
+/// The levels the tests run grids at: every level this CPU supports, and the AVX-512 level's rows
+/// emulated where it has no AVX-512 (so that they are checked on every x86-64 CPU).
+#[cfg(test)]
+pub(crate) fn levels_under_test() -> Vec<Isa> {
+    let supported = Isa::ALL.iter().copied().filter(|isa| isa.is_supported());
+    #[cfg(target_arch = "x86_64")]
+    let emulated = (!Isa::Avx512.is_supported()).then_some(Isa::Avx512Emulated);
+    #[cfg(not(target_arch = "x86_64"))]
+    let emulated = None;
+    supported.chain(emulated).collect()
 }
 
 #[cfg(test)]

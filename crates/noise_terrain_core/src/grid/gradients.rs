@@ -1146,7 +1146,7 @@ mod tests {
                 let (w, h) = (width as u32, height as u32);
                 let window = GridWindow { origin: [-40, 7], width: w, height: h, pixels_per_unit: 12.0 };
                 let n = width * height;
-                for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+                for isa in crate::isa::levels_under_test() {
                     let mut plain = vec![MaybeUninit::new(f32::NAN); n];
                     fill_uninit_with(isa, &sampler, window, &mut plain);
                     let (mut heights, mut gradients) = (vec![f32::NAN; n], vec![[f32::NAN; 2]; n]);
@@ -1180,7 +1180,7 @@ mod tests {
             let width = 2 * MAX_SEGMENT;
             let window =
                 GridWindow { origin: [-100, 3], width: width as u32, height: 2, pixels_per_unit: 50.0 };
-            for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+            for isa in crate::isa::levels_under_test() {
                 let mut heights = vec![MaybeUninit::new(f32::NAN); 2 * width];
                 fill_uninit_with(isa, &sampler, window, &mut heights);
                 for (k, h) in heights.iter().enumerate().step_by(7) {
@@ -1228,7 +1228,7 @@ mod tests {
                         let window = GridWindow { origin: [-7, 5], width, height: 9, pixels_per_unit: ppu };
                         let n = width as usize * 9;
                         // Every level this CPU has, not only the one the fill picks.
-                        for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+                        for isa in crate::isa::levels_under_test() {
                             let (mut heights, mut gradients, mut plain) =
                                 (vec![0.0; n], vec![[0.0; 2]; n], vec![0.0; n]);
                             fill_with_gradients_at(isa, &sampler, window, &mut heights, &mut gradients);

@@ -87,6 +87,9 @@ struct RowScratch {
     /// Per octave, the AVX-512 path's table of the simplex lattice points of the last rows.
     #[cfg(target_arch = "x86_64")]
     simplex_tables: Vec<avx512::SimplexTable>,
+    /// The same for the emulated AVX-512 level (tests only).
+    #[cfg(all(test, target_arch = "x86_64"))]
+    emulated_simplex_tables: Vec<avx512_emulated::kernels::SimplexTable>,
     /// The AVX-512 Worley search's feature points of the row's lattice columns (`avx512.rs`).
     lattice_columns: Vec<f32>,
     i1: Vec<i32>,
@@ -122,6 +125,8 @@ impl RowScratch {
             skews: (0..octaves).map(|_| Default::default()).collect(),
             #[cfg(target_arch = "x86_64")]
             simplex_tables: (0..octaves).map(|_| Default::default()).collect(),
+            #[cfg(all(test, target_arch = "x86_64"))]
+            emulated_simplex_tables: (0..octaves).map(|_| Default::default()).collect(),
             lattice_columns: Vec::new(),
             // Sized on first use: simplex noise needs none.
             x_cells: (0..octaves).map(|_| XCells::default()).collect(),
@@ -364,6 +369,21 @@ fn simplex_layer(
                 }
                 Isa::Avx512 => avx512::simplex_row(lattice.seed, (i, j), offsets, None, layer),
                 Isa::Avx2 => avx2::simplex_row(lattice.seed, (i, j), offsets, layer),
+                // As `Isa::Avx512` above, with the emulated kernels and their own tables.
+                #[cfg(test)]
+                Isa::Avx512Emulated => {
+                    use avx512_emulated::kernels::{SimplexTable, simplex_row};
+                    let table = &mut scratch.emulated_simplex_tables[octave];
+                    if SimplexTable::serves((i[0].min(i[n - 1]), i[0].max(i[n - 1])), n) {
+                        for (r, layer) in layer.chunks_mut(n).enumerate() {
+                            let row = r * n..(r + 1) * n;
+                            let offsets = (&offsets.0[row.clone()], &offsets.1[row.clone()]);
+                            simplex_row(lattice.seed, (&i[row.clone()], &j[row]), offsets, Some(table), layer)
+                        }
+                    } else {
+                        simplex_row(lattice.seed, (i, j), offsets, None, layer)
+                    }
+                }
                 Isa::Baseline => unreachable!("a SIMD level"),
             }
         };
@@ -472,6 +492,14 @@ fn simd_lattice_layer(
             (Basis::Value, Isa::Avx512) => avx512::value_row(seed, row, columns, layer),
             (Basis::Gradient, Isa::Avx2) => avx2::gradient_row(seed, kernel, row, columns, layer),
             (Basis::Value, Isa::Avx2) => avx2::value_row(seed, row, columns, layer),
+            #[cfg(test)]
+            (Basis::Gradient, Isa::Avx512Emulated) => {
+                avx512_emulated::kernels::gradient_row(seed, kernel, row, columns, layer)
+            }
+            #[cfg(test)]
+            (Basis::Value, Isa::Avx512Emulated) => {
+                avx512_emulated::kernels::value_row(seed, row, columns, layer)
+            }
             (Basis::Simplex | Basis::Worley, _) | (_, Isa::Baseline) => {
                 unreachable!("value and gradient noise at a SIMD level only")
             }
@@ -670,6 +698,10 @@ fn worley_per_pixel(
             match isa {
                 Isa::Avx512 => avx512::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out),
                 Isa::Avx2 => avx2::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out),
+                #[cfg(test)]
+                Isa::Avx512Emulated => {
+                    avx512_emulated::kernels::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out)
+                }
                 Isa::Baseline => unreachable!("a SIMD level"),
             }
         };
@@ -1068,7 +1100,7 @@ mod tests {
             let sampler = s.sampler();
             let window = GridWindow { origin: [ox, -3], width: w, height: h, pixels_per_unit: 37.0 };
             // Every instruction set this CPU has, not only the one `fill` picks.
-            for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+            for isa in crate::isa::levels_under_test() {
                 let mut out = vec![MaybeUninit::new(f32::NAN); (w * h) as usize];
                 fill_uninit_with(isa, &sampler, window, &mut out);
                 for j in 0..h {
@@ -1204,7 +1236,7 @@ mod tests {
                 let sampler = s.sampler();
                 for ppu in [64.0, -64.0] {
                     let window = GridWindow { origin: [-37, 5], width: 300, height: 2, pixels_per_unit: ppu };
-                    for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+                    for isa in crate::isa::levels_under_test() {
                         let mut out = vec![MaybeUninit::new(f32::NAN); 600];
                         fill_uninit_with(isa, &sampler, window, &mut out);
                         // And heights with gradients, where they have a row path.
@@ -1272,7 +1304,7 @@ mod tests {
             };
             assert!(!runs_shorter_than(&cells(1.0), threshold), "{basis:?}: the first octave takes runs");
             assert!(runs_shorter_than(&cells(256.0), threshold), "{basis:?}: the last octave goes per pixel");
-            for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+            for isa in crate::isa::levels_under_test() {
                 let mut out = vec![MaybeUninit::new(f32::NAN); 1024 * 3];
                 fill_uninit_with(isa, &sampler, window, &mut out);
                 for (k, h) in out.iter().enumerate() {

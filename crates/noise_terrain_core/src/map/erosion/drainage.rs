@@ -637,7 +637,7 @@ mod tests {
             steepest_directions(&mut got, &surface, &flags, grid, None);
             assert_eq!(got, expected, "{w}×{h}");
             let inverse = [1.0 / grid.distance(0), 1.0 / grid.distance(4)];
-            for &isa in Isa::ALL.iter().filter(|isa| isa.is_supported()) {
+            for isa in crate::isa::levels_under_test() {
                 for y in 1..h - 1 {
                     let row = |y: usize| &surface[y * w..(y + 1) * w];
                     let mut out = vec![NOWHERE; w];
