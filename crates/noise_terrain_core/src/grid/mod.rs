@@ -353,37 +353,32 @@ fn simplex_layer(
         let width = layer.len();
         let (i, j) = (&scratch.i0[..width], &scratch.i1[..width]);
         let offsets = (&scratch.fx[..width], &scratch.u[..width]);
-        // SAFETY: as in `cell_layer`: a level runs only where the CPU has it.
-        return unsafe {
-            match isa {
-                // Row by row where the table serves the octave's cells: it follows rows in order
-                // (a batch's blocks may straddle two rows, not monotone across the seam).
-                Isa::Avx512 if avx512::SimplexTable::serves((i[0].min(i[n - 1]), i[0].max(i[n - 1])), n) => {
-                    let table = &mut scratch.simplex_tables[octave];
+        // The AVX-512 rows (`$kernels`: the real ones, or the tests' emulated ones), with the
+        // octave's table row by row where it serves the octave's cells: it follows rows in order
+        // (a batch's blocks may straddle two rows, not monotone across the seam).
+        macro_rules! avx512_rows {
+            ($kernels:path, $tables:ident) => {{
+                use $kernels as kernels;
+                if kernels::SimplexTable::serves((i[0].min(i[n - 1]), i[0].max(i[n - 1])), n) {
+                    let table = &mut scratch.$tables[octave];
                     for (r, layer) in layer.chunks_mut(n).enumerate() {
                         let row = r * n..(r + 1) * n;
                         let (i, j) = (&i[row.clone()], &j[row.clone()]);
                         let offsets = (&offsets.0[row.clone()], &offsets.1[row]);
-                        avx512::simplex_row(lattice.seed, (i, j), offsets, Some(table), layer)
+                        kernels::simplex_row(lattice.seed, (i, j), offsets, Some(table), layer)
                     }
+                } else {
+                    kernels::simplex_row(lattice.seed, (i, j), offsets, None, layer)
                 }
-                Isa::Avx512 => avx512::simplex_row(lattice.seed, (i, j), offsets, None, layer),
+            }};
+        }
+        // SAFETY: as in `cell_layer`: a level runs only where the CPU has it.
+        return unsafe {
+            match isa {
+                Isa::Avx512 => avx512_rows!(avx512, simplex_tables),
                 Isa::Avx2 => avx2::simplex_row(lattice.seed, (i, j), offsets, layer),
-                // As `Isa::Avx512` above, with the emulated kernels and their own tables.
                 #[cfg(test)]
-                Isa::Avx512Emulated => {
-                    use avx512_emulated::kernels::{SimplexTable, simplex_row};
-                    let table = &mut scratch.emulated_simplex_tables[octave];
-                    if SimplexTable::serves((i[0].min(i[n - 1]), i[0].max(i[n - 1])), n) {
-                        for (r, layer) in layer.chunks_mut(n).enumerate() {
-                            let row = r * n..(r + 1) * n;
-                            let offsets = (&offsets.0[row.clone()], &offsets.1[row.clone()]);
-                            simplex_row(lattice.seed, (&i[row.clone()], &j[row]), offsets, Some(table), layer)
-                        }
-                    } else {
-                        simplex_row(lattice.seed, (i, j), offsets, None, layer)
-                    }
-                }
+                Isa::Avx512Emulated => avx512_rows!(avx512_emulated::kernels, emulated_simplex_tables),
                 Isa::Baseline => unreachable!("a SIMD level"),
             }
         };
