@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The checks that need a CPU this workplace's own machines lack (AVX-512), prepared here and run
-# on a lent device machine in one short call (issue 27): the core's tests, whose AVX-512 kernels'
-# tests skip themselves on CPUs without AVX-512; the plugin's chunk path (64 chunks of 129²,
+# on a lent device machine in one short call (issue 27): the core's tests, which run the AVX-512
+# kernels themselves there (elsewhere only their emulated copy, `grid/avx512_emulated`, whose bits
+# every machine checks; only the hardware can time them); the plugin's chunk path (64 chunks of 129²,
 # heights with gradients, criterion's `gradients` bench) at the level measured at start-up and at
 # each level pinned, to check the choice; and our grids against FastNoise2 per basis and
 # grid size on one core, both libraries alternating within one process (so that both see the same
