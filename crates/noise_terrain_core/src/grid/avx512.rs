@@ -677,10 +677,11 @@ mod tests {
     use crate::field::basis::Lattice;
     use crate::field::basis::gradient::corner_gradient_2d;
     use crate::field::basis::gradient_kernel::{blend_gradients_2d, blend_rounded_2d};
-    use crate::field::basis::simplex::{corners_2d, skew_2d};
+    use crate::field::basis::simplex::corners_2d;
     use crate::field::basis::value::{blend_values_2d, corner_value_2d};
     use crate::field::basis::worley::{column_point, offer, search_order_2d};
     use crate::field::fade::Fade;
+    use crate::test_support::{skewed_row, split_cells};
 
     /// Whether this CPU runs the kernels (the emulated copy's build says yes: see
     /// `avx512_emulated`).
@@ -696,14 +697,6 @@ mod tests {
     /// million cells away, rising and falling.
     const ROWS: [(f64, f64); 4] = [(-3.7, 1.0), (1.0e6 + 0.3, 1.0), (2.9, -1.0), (-2.0e6, -1.0)];
 
-    /// A row of `n` pixels `step` cells apart from `x`, as the grid splits it: cells, fractions
-    /// and faded weights.
-    fn split_row(x: f64, step: f64, n: usize, fade: Fade) -> (Vec<i32>, Vec<f32>, Vec<f32>) {
-        let cells: Vec<AxisCell> = (0..n).map(|k| AxisCell::new(x + k as f64 * step, None)).collect();
-        let fx: Vec<f32> = cells.iter().map(|c| c.f).collect();
-        (cells.iter().map(|c| c.i0).collect(), fx.clone(), fx.iter().map(|&f| fade.apply(f)).collect())
-    }
-
     /// Rows of value and gradient noise (both kernels) going down through rows of cells, with
     /// the table of corners kept from row to row, at every width of cell in [`PIXELS_PER_CELL`]
     /// and every row of [`ROWS`], 203 pixels long (a last block of 11 lanes): every pixel has the
@@ -717,7 +710,7 @@ mod tests {
         let kernels = [None, Some(GradientKernel::Perlin), Some(GradientKernel::Rounded)];
         for (pixels_per_cell, (x, step), kernel) in every_triple(&PIXELS_PER_CELL, &ROWS, &kernels) {
             let lattice = Lattice { kernel: kernel.unwrap_or_default(), ..Lattice::new(seed, Fade::Quintic) };
-            let (x0, fx, u) = split_row(x, step / pixels_per_cell, n, lattice.fade);
+            let (x0, fx, u) = split_cells(x, step / pixels_per_cell, n, lattice.fade);
             let mut table = ColumnTable::default();
             for r in 0..24 {
                 let cy = AxisCell::new(-1.3 + r as f64 * 0.35, None);
@@ -772,7 +765,7 @@ mod tests {
         ];
         let mut columns = Vec::new();
         for (pixels_per_cell, (x, step), metric) in every_triple(&PIXELS_PER_CELL, &ROWS, &metrics) {
-            let (x0, fx, _) = split_row(x, step / pixels_per_cell, n, lattice.fade);
+            let (x0, fx, _) = split_cells(x, step / pixels_per_cell, n, lattice.fade);
             for (jitter, y) in [(1.0, -0.4), (0.6, 7.25)] {
                 let cy = AxisCell::new(y, None);
                 let (mut f1, mut f2, mut nearest) = (vec![f32::NAN; n], vec![f32::NAN; n], vec![0; n]);
@@ -810,14 +803,6 @@ mod tests {
     /// Every triple of one item from each slice.
     fn every_triple<A: Copy, B: Copy, C: Copy>(a: &[A], b: &[B], c: &[C]) -> Vec<(A, B, C)> {
         a.iter().flat_map(|&a| b.iter().flat_map(move |&b| c.iter().map(move |&c| (a, b, c)))).collect()
-    }
-
-    /// The first corners `(i, j)` and offsets `(x0, y0)` of a row of `n` pixels `step` lattice
-    /// units apart from `(x, y)`, as the grid's skew gives them.
-    fn skewed_row(x: f64, y: f64, step: f64, n: usize) -> ([Vec<i32>; 2], [Vec<f32>; 2]) {
-        let corners: Vec<_> = (0..n).map(|k| skew_2d(x + k as f64 * step, y)).collect();
-        let (i, j) = (corners.iter().map(|c| c.0).collect(), corners.iter().map(|c| c.1).collect());
-        ([i, j], [corners.iter().map(|c| c.2).collect(), corners.iter().map(|c| c.3).collect()])
     }
 
     /// Rows of one octave going down and then up again, at cells 3 to 40 pixels wide, near the

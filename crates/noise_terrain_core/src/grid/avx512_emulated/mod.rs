@@ -21,11 +21,20 @@ pub(crate) mod kernels {
 mod tests {
     use super::kernels::{SimplexTable, gradient_row, simplex_row, value_row, worley_near_cells};
     use super::lanes::{OPERATIONS, Unit};
-    use crate::field::basis::simplex::skew_2d;
     use crate::field::basis::{DistanceMetric, GradientKernel};
     use crate::field::coord::AxisCell;
     use crate::field::fade::Fade;
     use crate::grid::column_table::{ColumnTable, Row};
+    use crate::test_support::{skewed_row, split_cells};
+
+    /// The kernels counted.
+    #[derive(Clone, Copy, Debug)]
+    enum Kernel {
+        Value,
+        Gradient,
+        Simplex,
+        Worley,
+    }
 
     /// Pixels per row, and rows, of the grid each count runs over.
     const WIDTH: usize = 1024;
@@ -51,15 +60,6 @@ mod tests {
         [port0, port5, (port0 + port5 + arithmetic) / 2.0, load / 2.0, store].into_iter().fold(0.0, f64::max)
     }
 
-    /// A row's cells at `pixels_per_cell` (pixel `k` at `k / pixels_per_cell + 0.37` cells).
-    fn cells(pixels_per_cell: f64) -> (Vec<i32>, Vec<f32>, Vec<f32>) {
-        let cells: Vec<AxisCell> =
-            (0..WIDTH).map(|k| AxisCell::new(0.37 + k as f64 / pixels_per_cell, None)).collect();
-        let fx: Vec<f32> = cells.iter().map(|c| c.f).collect();
-        let u = fx.iter().map(|&f| Fade::Quintic.apply(f)).collect();
-        (cells.iter().map(|c| c.i0).collect(), fx, u)
-    }
-
     /// Per kernel, at the cell widths of a 1024² and a 65² grid's octaves (128 pixels to half a
     /// pixel), the operations per block of 16 pixels and the floor they set on the model of
     /// [`Unit`]; printed for the README (`cargo test --release -p noise_terrain_core --lib
@@ -70,17 +70,19 @@ mod tests {
         let widths = [128.0, 32.0, 8.0, 2.0, 1.0, 0.5];
         let y = |r: usize, pixels_per_cell: f64| 0.61 + r as f64 / pixels_per_cell;
         let mut report = Vec::new();
-        let mut note = |kernel: &str, pixels_per_cell: f64, ops: [f64; 7]| {
+        let mut note = |kernel: Kernel, pixels_per_cell: f64, ops: [f64; 7]| {
+            let kernel = format!("{kernel:?}");
             report.push(format!(
                 "{kernel:9} {pixels_per_cell:>5} px: {ops:5.1?} floor {:5.1} cycles",
                 floor(&ops)
             ));
             ops.iter().sum::<f64>()
         };
-        for kernel in ["value", "gradient", "simplex", "worley"] {
+        for kernel in [Kernel::Value, Kernel::Gradient, Kernel::Simplex, Kernel::Worley] {
             let mut totals = Vec::new();
             for pixels_per_cell in widths {
-                let (x0, fx, u) = cells(pixels_per_cell);
+                let (x, step) = (0.37, 1.0 / pixels_per_cell);
+                let (x0, fx, u) = split_cells(x, step, WIDTH, Fade::Quintic);
                 let mut columns = ColumnTable::default();
                 let mut simplex = SimplexTable::default();
                 let mut points = Vec::new();
@@ -88,33 +90,24 @@ mod tests {
                     let cy = AxisCell::new(y(r, pixels_per_cell), None);
                     let row = Row { x0: &x0, fx: &fx, u: &u, cy, v: Fade::Quintic.apply(cy.f) };
                     match kernel {
-                        "value" => value_row(3, row, &mut columns, out),
-                        "gradient" => gradient_row(3, GradientKernel::Rounded, row, &mut columns, out),
-                        "simplex" => {
-                            let skews: Vec<_> = (0..WIDTH)
-                                .map(|k| skew_2d(0.37 + k as f64 / pixels_per_cell, y(r, pixels_per_cell)))
-                                .collect();
-                            let (i, j): (Vec<i32>, Vec<i32>) = skews.iter().map(|s| (s.0, s.1)).unzip();
-                            let (x0, y0): (Vec<f32>, Vec<f32>) = skews.iter().map(|s| (s.2, s.3)).unzip();
+                        Kernel::Value => value_row(3, row, &mut columns, out),
+                        Kernel::Gradient => gradient_row(3, GradientKernel::Rounded, row, &mut columns, out),
+                        Kernel::Simplex => {
+                            let ([i, j], [x0, y0]) = skewed_row(x, y(r, pixels_per_cell), step, WIDTH);
                             simplex_row(3, (&i, &j), (&x0, &y0), Some(&mut simplex), out)
                         }
-                        _ => {
+                        Kernel::Worley => {
                             let (mut f2, mut nearest) = (vec![0.0; WIDTH], vec![0; WIDTH]);
                             let worley = (3, 1.0, DistanceMetric::Euclidean);
-                            worley_near_cells(
-                                worley,
-                                (cy.i0, cy.f),
-                                (&x0, &fx),
-                                &mut points,
-                                (out, &mut f2, &mut nearest),
-                            )
+                            let out = (out, &mut f2[..], &mut nearest[..]);
+                            worley_near_cells(worley, (cy.i0, cy.f), (&x0, &fx), &mut points, out)
                         }
                     }
                 });
                 totals.push(note(kernel, pixels_per_cell, ops));
             }
             // The widest cells read the tables; half-pixel cells hash their own.
-            assert!(totals[0] < totals[widths.len() - 1], "{kernel}: {totals:?}");
+            assert!(totals[0] < totals[widths.len() - 1], "{kernel:?}: {totals:?}");
         }
         println!("operations per 16 pixels {:?}\n{}", Unit::ALL, report.join("\n"));
     }
