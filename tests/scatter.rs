@@ -9,8 +9,8 @@ use bevy::prelude::*;
 use bevy_noise_terrain::core::{ScatterLayer, ScatterRule, ScatterShape, slope_degrees};
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{
-    PieceHeights, PieceKey, ScatterBatch, ScatterBudget, ScatterEntities, ScatterInstance, ScatterLooks,
-    ScatterOf, ScatterOnPiece, SeaSurface,
+    BuildPriority, PieceHeights, PieceKey, ScatterBatch, ScatterBudget, ScatterEntities, ScatterInstance,
+    ScatterLooks, ScatterOf, ScatterOnPiece, SeaSurface,
 };
 use common::{app_with_focus, default_terrain, move_focus, settle};
 
@@ -256,16 +256,16 @@ fn instances_come_and_go_with_their_pieces_in_every_frame_of_a_flight() {
 fn settle_within_the_budget(app: &mut App) -> usize {
     let (mut things, mut held_back) = (thing_entities(app), 0);
     for frame in 0.. {
-        app.update();
+        assert!(frame < 100_000, "not settled after {frame} frames");
+        common::update_and_wait_for_builds(app);
         let spawned = check_spawned_within_the_budget(app, &mut things, frame);
         held_back += usize::from(spawned == BUDGET && common::jobs(app).is_busy());
         // Every shown thing stands on its shown piece, also while others wait.
         check_instances_on_shown_pieces(app);
         // A moved focus reaches the layout a frame later: a few frames always run.
-        if frame > 3 && common::settled(app) || frame > 5000 {
+        if frame > 3 && common::settled(app) {
             break;
         }
-        std::thread::sleep(std::time::Duration::from_micros(300));
     }
     held_back
 }
@@ -423,14 +423,14 @@ fn a_parameter_change_swaps_the_instances_without_a_frame_without_them() {
     params.scatter[0].rule.seed = 9;
     let mut frames = 0;
     loop {
-        app.update();
+        assert!(frames < 100_000, "not settled after {frames} frames");
+        common::update_and_wait_for_builds(&mut app);
         frames += 1;
         let n = check_instances_on_shown_pieces(&mut app);
         assert!(n > before / 3, "frame {frames}: {n} instances, {before} before");
-        if common::settled(&mut app) || frames > 2000 {
+        if common::settled(&mut app) {
             break;
         }
-        std::thread::sleep(std::time::Duration::from_micros(300));
     }
     // The new ground's points, not the old ones.
     let pieces = shown_pieces(&mut app);
@@ -604,7 +604,8 @@ fn a_piece_coming_near_keeps_its_batches_until_its_things_are_spawned() {
     move_focus(&mut app, Vec3::new(70.0, 0.0, 0.0));
     let (mut held, mut frames, mut gone) = (0, 0, 0);
     loop {
-        app.update();
+        assert!(frames < 100_000, "not settled after {frames} frames");
+        common::update_and_wait_for_builds(&mut app);
         frames += 1;
         // A batch's mesh leaves the assets in the frame the batch goes (freed off the frame).
         let assets = app.world().resource::<Assets<Mesh>>();
@@ -626,10 +627,9 @@ fn a_piece_coming_near_keeps_its_batches_until_its_things_are_spawned() {
                 held += 1;
             }
         }
-        if frames > 3 && common::settled(&mut app) || frames > 3000 {
+        if frames > 3 && common::settled(&mut app) {
             break;
         }
-        std::thread::sleep(std::time::Duration::from_micros(300));
     }
     // Settled: every piece that came near carries as entities what its batches held; no batch
     // is left of them.
@@ -698,14 +698,15 @@ fn settings_outside_the_parameters_take_effect_in_a_running_app() {
 fn things_no_piece_places_go_within_the_despawn_budget() {
     const DESPAWNS: usize = 5;
     let mut app = app_with(endless(), 80.0, DESPAWNS);
+    // Builds land the frame after they start: pieces land during the flight, in the same
+    // frames on every machine.
+    app.insert_resource(BuildPriority::InFrame);
     settle(&mut app);
     let mut things = thing_entities(&mut app);
     let (mut most, mut lingered) = (0, 0);
     for frame in 1..=120 {
         move_focus(&mut app, Vec3::new(4.0 * frame as f32, 0.0, 0.0));
         app.update();
-        // Time for the builds, so that pieces land during the flight.
-        std::thread::sleep(std::time::Duration::from_millis(3));
         let now = thing_entities(&mut app);
         let gone = things.difference(&now).count();
         assert!(gone <= DESPAWNS, "frame {frame}: {gone} despawned");

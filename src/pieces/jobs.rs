@@ -15,7 +15,7 @@ use crate::params::TerrainParams;
 use crate::pieces::components::{Shown, TerrainPiece};
 use crate::pieces::hooks::PieceHooks;
 use crate::pieces::pool::PiecePool;
-use crate::pieces::workers::{BuildPriority, PendingBuild, spawn_build};
+use crate::pieces::workers::{BuildPriority, PendingBuild, rescue_starved_builds, spawn_build};
 
 /// Most piece jobs of one terrain running at once.
 pub const MAX_JOBS_IN_FLIGHT: usize = 16;
@@ -152,8 +152,9 @@ impl FinishedBuild {
     }
 }
 
-/// Takes in finished jobs and starts new ones (see [`collect_finished`] and [`start_jobs`]);
-/// lets kept memory go after a second without use.
+/// Runs starved background builds again at normal priority, takes in finished jobs and starts
+/// new ones (see [`collect_finished`] and [`start_jobs`]); lets kept memory go after a second
+/// without use.
 pub(crate) fn drive_jobs(
     mut terrains: Query<&mut TerrainJobs>,
     mut pieces: Query<&mut TerrainPiece>,
@@ -161,6 +162,7 @@ pub(crate) fn drive_jobs(
     hooks: Res<PieceHooks>,
     priority: Res<BuildPriority>,
 ) {
+    rescue_starved_builds();
     for mut jobs in &mut terrains {
         collect_finished(&mut jobs, &mut pieces, &mut pool);
         start_jobs(&mut jobs, &mut pieces, &mut pool, &hooks, *priority);
@@ -249,11 +251,14 @@ fn start_jobs(
             jobs.queued += 1;
             continue;
         }
-        let (params, spec, reuse) = (current.params.clone(), piece.spec, pool.take_buffers());
+        let (params, spec) = (current.params.clone(), piece.spec);
+        // Taken by the first run (a starved build may be run a second time, see `workers`).
+        let reuse = std::sync::Mutex::new(Some(pool.take_buffers()));
         let (control, hooks) = (Arc::new(BuildControl::new()), hooks.clone());
         let (params_for_job, control_for_job) = (params.clone(), control.clone());
         let pending = spawn_build(priority, spec.key, move || {
-            let mut build = build_piece(&params_for_job, spec, reuse, &control_for_job)?;
+            let reuse = reuse.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            let mut build = build_piece(&params_for_job, spec, reuse.unwrap_or_default(), &control_for_job)?;
             hooks.run(&mut build, &params_for_job, wanted.hooks);
             Ok(build)
         });

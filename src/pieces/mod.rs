@@ -7,7 +7,8 @@
 //!    spawned hidden, unwanted ones are marked retiring (they stay on screen).
 //! 3. [`jobs`]: finished builds are taken in (they wait on their piece), then jobs start for the
 //!    nearest pieces that are out of date, at most [`MAX_JOBS_IN_FLIGHT`] at a time, on the
-//!    build threads ([`workers`], at the [`BuildPriority`] of the moment). A piece has
+//!    build threads ([`workers`], at the [`BuildPriority`] of the moment; background builds
+//!    that starve for a core are run again at normal priority, see `starvation`). A piece has
 //!    at most one job: a parameter change during a job waits for it. (Dropping a running job
 //!    does not stop a CPU-bound task mid-way; its erosion is cancelled.)
 //! 4. [`swap`]: pieces whose edges depend on each other land together, with the retiring ones
@@ -31,6 +32,7 @@ pub mod jobs;
 pub mod pool;
 pub mod selection;
 pub mod settings;
+mod starvation;
 pub mod stats;
 pub mod swap;
 pub mod workers;
@@ -45,7 +47,7 @@ pub use hooks::{HookBuild, HookOutput, PieceHook, PieceHooks};
 pub use jobs::{MAX_JOBS_IN_FLIGHT, TerrainJobs};
 pub use pool::{ASSET_POOL_SIZE, PiecePool, SPARE_BUFFERS_KEPT_FOR};
 pub use swap::APPLY_BUDGET;
-pub use workers::BuildPriority;
+pub use workers::{BuildPriority, builds_finished, wait_for_builds_after};
 
 use crate::TerrainSystems;
 

@@ -7,82 +7,71 @@
 //! scheduler. On a machine with few cores, builds on Bevy's async pool fanned out to
 //! every core through the core crate's parallel loops, and a frame's systems waited for a core
 //! whenever they woke up.
+//!
+//! Background chunk threads run below every normal thread, so that a frame's threads take a
+//! core from them at once; while other programs keep the cores busy, that would starve them
+//! for good, so the `starvation` watch follows them, and a starved build is run
+//! again on the normal threads (whichever run finishes first is kept).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError, Weak};
+use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 
 use crate::build::{BuildError, PieceBuild, PieceKey};
+use crate::pieces::starvation;
 
 /// How the threads that build chunks (the endless layout's pieces) share the CPU with the
 /// game's threads. A resource: jobs started after a change run at the new priority. (The
-/// patch is one piece a slider drag waits for: it is built on every core at normal priority.)
+/// patch is one piece a slider drag waits for: it is built on every core at normal priority,
+/// except [`InFrame`](Self::InFrame).)
 #[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[reflect(Resource, Default)]
 pub enum BuildPriority {
     /// Below every thread of normal priority: chunks are built in the time the game leaves
-    /// idle, and a game thread that wakes up takes the core at once. On Linux the threads run
-    /// under `SCHED_IDLE`; on other systems this is [`Normal`](Self::Normal). While every core
-    /// is busy with the game's own threads (a frame loop without vsync on a two-core machine,
-    /// say), chunks wait for them: choose `Normal` there, or while a loading screen shows.
+    /// idle, and a game thread that wakes up takes the core at once. Should other programs (or
+    /// the game's own threads) keep every core busy, so that the chunk threads wait for a core
+    /// most of the time, the waiting builds are run again at normal priority and new ones start
+    /// there, until the background threads run again: the terrain keeps streaming on a busy
+    /// machine. On Linux the threads run under `SCHED_IDLE`; on other systems this is
+    /// [`Normal`](Self::Normal).
     #[default]
     Background,
     /// The same priority as the game's threads: chunks are built sooner while the cores are
     /// busy, and frames may wait for a build's time slice.
     Normal,
+    /// No build threads: every piece whose build starts in a frame is built in that frame, on
+    /// the thread that runs the plugin's systems (its parallel loops still use every core), and
+    /// lands in the next frame. What a frame shows is then a function of the frames before it
+    /// alone, the same on every machine however fast or busy: for tests, replays and tools
+    /// that step an app by hand. Frames wait for every build (up to
+    /// [`MAX_JOBS_IN_FLIGHT`](crate::pieces::MAX_JOBS_IN_FLIGHT) a terrain per frame), so a
+    /// game that shows its frames should not use it.
+    InFrame,
 }
 
-/// A build running on the workers; its result once it is done. Dropped before the build
-/// starts, the build does not run.
-#[derive(Debug)]
-pub(crate) struct PendingBuild(Arc<Mutex<Option<Result<PieceBuild, BuildError>>>>);
-
-impl PendingBuild {
-    /// The result, once (`None` while it runs, and after it was taken).
-    pub fn take_finished(&mut self) -> Option<Result<PieceBuild, BuildError>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
-    }
+/// A build and what became of it, shared by the workers that may run it: the background
+/// thread it was started on and, if that one starves, a normal one. The first run to finish
+/// keeps its result.
+struct BuildTask {
+    build: Box<dyn Fn() -> Result<PieceBuild, BuildError> + Send + Sync>,
+    result: Mutex<Option<Result<PieceBuild, BuildError>>>,
+    /// A run has stored its result (later runs drop theirs).
+    done: AtomicBool,
+    /// A second run, on the normal workers, was started.
+    rescued: AtomicBool,
 }
 
-/// Runs the build of `key`: a chunk's on the workers of `priority`, the patch's on its own. A
-/// panic in it becomes [`BuildError::Panicked`] (the piece keeps what it shows).
-pub(crate) fn spawn_build(
-    priority: BuildPriority,
-    key: PieceKey,
-    build: impl FnOnce() -> Result<PieceBuild, BuildError> + Send + 'static,
-) -> PendingBuild {
-    let (pending, job) = pending_job(build);
-    match pool(Workers::for_piece(priority, key)) {
-        Some(pool) => pool.spawn(job),
-        // No thread could be started: build on the caller's thread (slow, but right).
-        None => job(),
-    }
-    pending
-}
-
-/// Drops `garbage` on the chunk workers of `priority` instead of the calling thread: freeing
-/// large meshes is work a frame need not wait for (where no worker could start, it is dropped
-/// here).
-pub(crate) fn drop_on_workers(priority: BuildPriority, garbage: impl Send + 'static) {
-    match pool(Workers::chunks(priority)) {
-        Some(pool) => pool.spawn(move || drop(garbage)),
-        None => drop(garbage),
-    }
-}
-
-/// `build` as a job for a worker, and its [`PendingBuild`]. The job does nothing once the
-/// `PendingBuild` is dropped (its piece despawned before a worker took the job up).
-fn pending_job(
-    build: impl FnOnce() -> Result<PieceBuild, BuildError> + Send + 'static,
-) -> (PendingBuild, impl FnOnce() + Send + 'static) {
-    let slot = Arc::new(Mutex::new(None));
-    let done = slot.clone();
-    let job = move || {
-        if Arc::strong_count(&done) == 1 {
+impl BuildTask {
+    /// Runs the build unless it is done; the first result is kept. A panic in it becomes
+    /// [`BuildError::Panicked`].
+    fn run(&self) {
+        if self.done.load(Ordering::Acquire) {
             return;
         }
-        let result = catch_unwind(AssertUnwindSafe(build)).unwrap_or_else(|panic| {
+        let result = catch_unwind(AssertUnwindSafe(|| (self.build)())).unwrap_or_else(|panic| {
             let message = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
@@ -90,9 +79,156 @@ fn pending_job(
                 .unwrap_or_default();
             Err(BuildError::Panicked(message))
         });
-        *done.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
-    };
-    (PendingBuild(slot), job)
+        let mut slot = self.result.lock().unwrap_or_else(PoisonError::into_inner);
+        if !self.done.swap(true, Ordering::AcqRel) {
+            *slot = Some(result);
+        }
+    }
+}
+
+/// A build running on the workers; its result once it is done. Dropped before the build
+/// starts, the build does not run.
+pub(crate) struct PendingBuild(Arc<BuildTask>);
+
+impl std::fmt::Debug for PendingBuild {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingBuild").field("done", &self.0.done.load(Ordering::Relaxed)).finish()
+    }
+}
+
+impl PendingBuild {
+    /// The result, once (`None` while it runs, and after it was taken).
+    pub fn take_finished(&mut self) -> Option<Result<PieceBuild, BuildError>> {
+        self.0.result.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+}
+
+/// Runs the build of `key`: a chunk's on the workers of `priority`, the patch's on its own.
+/// The build may run twice at once (a starved background run and its rescue), so it is `Fn`.
+/// A panic in it becomes [`BuildError::Panicked`] (the piece keeps what it shows).
+pub(crate) fn spawn_build(
+    priority: BuildPriority,
+    key: PieceKey,
+    build: impl Fn() -> Result<PieceBuild, BuildError> + Send + Sync + 'static,
+) -> PendingBuild {
+    let task = Arc::new(BuildTask {
+        build: Box::new(build),
+        result: Mutex::new(None),
+        done: AtomicBool::new(false),
+        rescued: AtomicBool::new(false),
+    });
+    let workers = Workers::for_piece(priority, key);
+    match workers.and_then(|workers| pool(workers).map(|pool| (workers, pool))) {
+        Some((workers, pool)) => {
+            pool.spawn(job(Arc::downgrade(&task), workers));
+            if workers == Workers::BackgroundChunks {
+                starvation::submitted();
+                if starvation::starved() {
+                    // Run at once on the normal workers too: the background run still starts
+                    // (and is skipped once the other finished), so that the watch sees when
+                    // the background threads are fed again.
+                    rescue(&task);
+                } else {
+                    let mut builds = BACKGROUND_BUILDS.lock().unwrap_or_else(PoisonError::into_inner);
+                    builds.retain(|b| b.upgrade().is_some_and(|b| !b.done.load(Ordering::Acquire)));
+                    builds.push(Arc::downgrade(&task));
+                }
+            }
+        }
+        // In the frame, or no thread could be started: build on the caller's thread.
+        None => {
+            task.run();
+            FINISHED.tell();
+        }
+    }
+    PendingBuild(task)
+}
+
+/// Runs `task` on the normal chunk workers as well, unless it is done or was rescued before.
+fn rescue(task: &Arc<BuildTask>) {
+    if task.done.load(Ordering::Acquire) || task.rescued.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    match pool(Workers::Chunks) {
+        Some(pool) => pool.spawn(job(Arc::downgrade(task), Workers::Chunks)),
+        None => task.rescued.store(false, Ordering::Release),
+    }
+}
+
+/// What a worker of `workers` runs for a task: the build, unless its [`PendingBuild`] was
+/// dropped (its piece despawned before a worker took the job up) or another run finished it.
+fn job(task: Weak<BuildTask>, workers: Workers) -> impl FnOnce() + Send + 'static {
+    move || {
+        if let Some(task) = task.upgrade() {
+            task.run();
+        }
+        if workers == Workers::BackgroundChunks {
+            starvation::returned();
+        }
+        FINISHED.tell();
+    }
+}
+
+/// The builds started on the background threads that may still need a rescue.
+static BACKGROUND_BUILDS: Mutex<Vec<Weak<BuildTask>>> = Mutex::new(Vec::new());
+
+/// Runs again on the normal chunk workers every background build that has not finished, if
+/// the background threads are starved (see [`starvation`]); the plugin calls it once a frame.
+pub(crate) fn rescue_starved_builds() {
+    if !starvation::check() {
+        return;
+    }
+    let builds = std::mem::take(&mut *BACKGROUND_BUILDS.lock().unwrap_or_else(PoisonError::into_inner));
+    builds.iter().filter_map(Weak::upgrade).for_each(|task| rescue(&task));
+}
+
+/// Drops `garbage` on the chunk workers of `priority` instead of the calling thread: freeing
+/// large meshes is work a frame need not wait for (in the frame, or where no worker could
+/// start, it is dropped here).
+pub(crate) fn drop_on_workers(priority: BuildPriority, garbage: impl Send + 'static) {
+    match Workers::chunks(priority).map(Workers::unless_starved).and_then(pool) {
+        Some(pool) => pool.spawn(move || drop(garbage)),
+        None => drop(garbage),
+    }
+}
+
+/// Counts the builds that finished in this process and wakes whoever waits for one.
+struct FinishedBuilds {
+    count: Mutex<u64>,
+    changed: Condvar,
+}
+
+impl FinishedBuilds {
+    fn tell(&self) {
+        *self.count.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        self.changed.notify_all();
+    }
+}
+
+static FINISHED: FinishedBuilds = FinishedBuilds { count: Mutex::new(0), changed: Condvar::new() };
+
+/// How many piece builds have finished in this process so far (every app's, at every
+/// priority), whatever became of them (one whose piece went before it started counts too). With [`wait_for_builds_after`], code that steps an app
+/// by hand (a test, a tool, a server without frame pacing) waits for builds instead of
+/// spinning frames or sleeping: read the count, run an update, and if a terrain still has
+/// pieces building, wait until the count passes what was read.
+pub fn builds_finished() -> u64 {
+    *FINISHED.count.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Blocks until more than `seen` piece builds have finished in this process (see
+/// [`builds_finished`]), and returns the new count; `None` if `limit` passed first.
+pub fn wait_for_builds_after(seen: u64, limit: Duration) -> Option<u64> {
+    let deadline = Instant::now() + limit;
+    let mut count = FINISHED.count.lock().unwrap_or_else(PoisonError::into_inner);
+    while *count <= seen {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        count = FINISHED.changed.wait_timeout(count, left).unwrap_or_else(PoisonError::into_inner).0;
+    }
+    Some(*count)
 }
 
 /// The pools pieces are built on.
@@ -109,18 +245,30 @@ enum Workers {
 }
 
 impl Workers {
-    fn for_piece(priority: BuildPriority, key: PieceKey) -> Self {
-        match key {
-            PieceKey::Patch => Self::Patch,
-            PieceKey::Chunk(_) => Self::chunks(priority),
+    /// The workers that build `key` at `priority` (`None`: in the frame).
+    fn for_piece(priority: BuildPriority, key: PieceKey) -> Option<Self> {
+        match (priority, key) {
+            (BuildPriority::InFrame, _) => None,
+            (BuildPriority::Background | BuildPriority::Normal, PieceKey::Patch) => Some(Self::Patch),
+            (_, PieceKey::Chunk(_)) => Self::chunks(priority),
         }
     }
 
-    /// The workers of chunks at `priority`.
-    fn chunks(priority: BuildPriority) -> Self {
+    /// These workers, or the normal chunk workers in place of starved background ones (new
+    /// work does not join the wait).
+    fn unless_starved(self) -> Self {
+        match self {
+            Self::BackgroundChunks if starvation::starved() => Self::Chunks,
+            Self::BackgroundChunks | Self::Chunks | Self::Patch => self,
+        }
+    }
+
+    /// The workers of chunks at `priority` (`None`: in the frame).
+    fn chunks(priority: BuildPriority) -> Option<Self> {
         match priority {
-            BuildPriority::Background => Self::BackgroundChunks,
-            BuildPriority::Normal => Self::Chunks,
+            BuildPriority::Background => Some(Self::BackgroundChunks),
+            BuildPriority::Normal => Some(Self::Chunks),
+            BuildPriority::InFrame => None,
         }
     }
 
@@ -169,7 +317,8 @@ fn pool(workers: Workers) -> Option<&'static rayon::ThreadPool> {
         .as_ref()
 }
 
-/// Puts the calling thread below every thread of normal priority.
+/// Puts the calling thread below every thread of normal priority (`SCHED_IDLE`), and has the
+/// starvation watch follow it.
 #[cfg(target_os = "linux")]
 fn lower_this_thread() {
     let param = libc::sched_param { sched_priority: 0 };
@@ -180,6 +329,7 @@ fn lower_this_thread() {
     if result != 0 {
         warn!("terrain build thread could not lower its priority: {}", std::io::Error::last_os_error());
     }
+    starvation::watch_this_thread();
 }
 
 /// Other systems keep the normal priority (see [`BuildPriority::Background`]).
@@ -207,6 +357,53 @@ mod tests {
         assert_eq!(policy(), libc::SCHED_OTHER, "the caller's thread is not touched");
     }
 
+    /// With every core kept busy by threads of normal priority, a background build waits for a
+    /// core all but for good: the watch sees it starve, and the build is run again on the
+    /// normal threads, which finish it (long before the starved run could).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_starved_background_build_is_run_again_at_normal_priority() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let hogs: Vec<_> = (0..cores)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        let key = PieceKey::Chunk(noise_terrain_core::ChunkKey { level: 0, x: 7, z: 7 });
+        let mut pending = spawn_build(BuildPriority::Background, key, || {
+            // Work of a fraction of a second: at the idle class's share of a busy core, minutes.
+            let sum = (0..50_000_000u64).fold(0u64, |a, i| std::hint::black_box(a.wrapping_mul(31) ^ i));
+            let thread = std::thread::current().name().unwrap_or_default().to_string();
+            Err(BuildError::Panicked(format!("{thread} {sum}")))
+        });
+        let start = Instant::now();
+        let result = loop {
+            let seen = builds_finished();
+            rescue_starved_builds();
+            if let Some(result) = pending.take_finished() {
+                break result;
+            }
+            // Only a build left to starve (minutes) would reach this.
+            assert!(start.elapsed() < Duration::from_secs(120), "the starved build was not run again");
+            // The watch judges over a window of time: look again after a while or a build.
+            wait_for_builds_after(seen, Duration::from_millis(5));
+        };
+        stop.store(true, Ordering::Relaxed);
+        hogs.into_iter().for_each(|hog| hog.join().unwrap());
+        let Err(BuildError::Panicked(ran_on)) = result else { panic!("{result:?}") };
+        assert!(
+            ran_on.starts_with(Workers::Chunks.name())
+                && !ran_on.starts_with(Workers::BackgroundChunks.name()),
+            "finished on {ran_on}"
+        );
+    }
+
     /// Garbage handed to the workers is dropped on one of them, not on the caller's thread.
     #[test]
     fn garbage_is_dropped_on_a_worker() {
@@ -216,23 +413,56 @@ mod tests {
                 let _ = self.0.send(std::thread::current().name().map(str::to_string));
             }
         }
-        for priority in [BuildPriority::Background, BuildPriority::Normal] {
+        for priority in [BuildPriority::Background, BuildPriority::Normal, BuildPriority::InFrame] {
             let (tx, rx) = std::sync::mpsc::channel();
             drop_on_workers(priority, vec![Tells(tx)]);
-            let thread = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("dropped");
-            let expected = match priority {
-                BuildPriority::Background => Workers::BackgroundChunks.name(),
-                BuildPriority::Normal => Workers::Chunks.name(),
-            };
-            assert!(thread.as_deref().is_some_and(|t| t.starts_with(expected)), "{thread:?}");
+            let thread = rx.recv().expect("dropped");
+            let thread = thread.unwrap_or_default();
+            match priority {
+                // On the background threads, or on the normal ones while those starve (another
+                // test may be starving them now).
+                BuildPriority::Background => assert!(thread.starts_with(Workers::Chunks.name()), "{thread}"),
+                BuildPriority::Normal => assert!(
+                    thread.starts_with(Workers::Chunks.name())
+                        && !thread.starts_with(Workers::BackgroundChunks.name()),
+                    "{thread}"
+                ),
+                BuildPriority::InFrame => {
+                    assert_eq!(Some(thread.as_str()), std::thread::current().name(), "dropped in place")
+                }
+            }
         }
     }
 
-    /// A build whose job is dropped before a worker takes it up does not run; one that is kept
-    /// runs once.
+    /// In the frame, a build has run when `spawn_build` returns, on the calling thread.
     #[test]
-    fn a_dropped_job_is_not_built() {
-        use std::sync::atomic::{AtomicUsize, Ordering};
+    fn an_in_frame_build_is_done_on_return() {
+        for key in [PieceKey::Patch, PieceKey::Chunk(noise_terrain_core::ChunkKey { level: 0, x: 1, z: 2 })] {
+            let caller = std::thread::current().id();
+            let mut pending = spawn_build(BuildPriority::InFrame, key, move || {
+                assert_eq!(std::thread::current().id(), caller);
+                Err(BuildError::Cancelled)
+            });
+            assert!(matches!(pending.take_finished(), Some(Err(BuildError::Cancelled))), "{key:?}");
+        }
+    }
+
+    /// A task for `build`, as `spawn_build` makes it, without a pool.
+    fn task(build: impl Fn() -> Result<PieceBuild, BuildError> + Send + Sync + 'static) -> Arc<BuildTask> {
+        Arc::new(BuildTask {
+            build: Box::new(build),
+            result: Mutex::new(None),
+            done: AtomicBool::new(false),
+            rescued: AtomicBool::new(false),
+        })
+    }
+
+    /// A build whose job is dropped before a worker takes it up does not run (but counts as
+    /// finished, so that nobody waits for it); one that is kept runs once, however many workers
+    /// take it up (a starved run and its rescue).
+    #[test]
+    fn a_dropped_job_is_not_built_and_a_kept_one_once() {
+        use std::sync::atomic::AtomicUsize;
         let built = Arc::new(AtomicUsize::new(0));
         let counted = |built: &Arc<AtomicUsize>| {
             let built = built.clone();
@@ -241,14 +471,73 @@ mod tests {
                 Err(BuildError::Cancelled)
             }
         };
-        let (dropped, job) = pending_job(counted(&built));
+        let dropped = task(counted(&built));
+        let run = job(Arc::downgrade(&dropped), Workers::Chunks);
         drop(dropped);
-        job();
+        let seen = builds_finished();
+        run();
         assert_eq!(built.load(Ordering::SeqCst), 0);
-        let (mut kept, job) = pending_job(counted(&built));
-        job();
-        assert_eq!(built.load(Ordering::SeqCst), 1);
-        assert!(matches!(kept.take_finished(), Some(Err(BuildError::Cancelled))));
+        assert!(builds_finished() > seen, "a waiter hears of a skipped job too");
+        let kept = task(counted(&built));
+        job(Arc::downgrade(&kept), Workers::Chunks)();
+        job(Arc::downgrade(&kept), Workers::Chunks)();
+        assert_eq!(built.load(Ordering::SeqCst), 1, "the second worker finds it done");
+        let mut pending = PendingBuild(kept);
+        assert!(matches!(pending.take_finished(), Some(Err(BuildError::Cancelled))));
+    }
+
+    /// Of two runs at once, the first to finish is kept and the other's result dropped.
+    #[test]
+    fn the_first_of_two_runs_to_finish_is_kept() {
+        let (entered, has_entered) = std::sync::mpsc::channel::<()>();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let released = Mutex::new(released);
+        let first = AtomicBool::new(true);
+        let racing = task(move || {
+            if first.swap(false, Ordering::SeqCst) {
+                // The first run to start is held until the other has finished.
+                entered.send(()).unwrap();
+                released.lock().unwrap().recv().unwrap();
+                Err(BuildError::Panicked("slow".into()))
+            } else {
+                Err(BuildError::Cancelled)
+            }
+        });
+        let slow = racing.clone();
+        let slow = std::thread::spawn(move || slow.run());
+        has_entered.recv().unwrap();
+        racing.run();
+        release.send(()).unwrap();
+        slow.join().unwrap();
+        let mut pending = PendingBuild(racing);
+        assert!(matches!(pending.take_finished(), Some(Err(BuildError::Cancelled))));
+        assert!(pending.take_finished().is_none(), "the slow result was dropped");
+    }
+
+    /// A waiter wakes once a build finishes after the count it read (other tests' builds may
+    /// wake it too: it looks again), and a wait for a count no build reaches ends at its limit.
+    #[test]
+    fn waiting_for_a_build_ends_when_one_finishes() {
+        let (start, started) = std::sync::mpsc::channel::<()>();
+        let started = Mutex::new(started);
+        let mut pending = spawn_build(BuildPriority::Normal, PieceKey::Patch, move || {
+            started.lock().unwrap().recv().ok();
+            Err(BuildError::Cancelled)
+        });
+        // Read before looking: a build that lands after the look moves the count past it.
+        let mut seen = builds_finished();
+        assert!(pending.take_finished().is_none(), "the build waits for its start");
+        start.send(()).unwrap();
+        let result = loop {
+            if let Some(result) = pending.take_finished() {
+                break result;
+            }
+            let count = wait_for_builds_after(seen, Duration::from_secs(600)).expect("a build finished");
+            assert!(count > seen);
+            seen = count;
+        };
+        assert!(matches!(result, Err(BuildError::Cancelled)));
+        assert_eq!(wait_for_builds_after(u64::MAX, Duration::from_millis(1)), None);
     }
 
     #[test]

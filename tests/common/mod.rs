@@ -1,11 +1,26 @@
 //! Helpers the headless test binaries share: one app builder, one `settle`.
+//!
+//! Nothing here waits for an amount of time: a test waits for builds to finish (an event the
+//! build threads send) or for a state of the app, so that a slow or busy machine takes longer
+//! and passes all the same. The limits below are reached only by a hang, and say what was
+//! awaited.
 #![allow(dead_code)]
 
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
+use bevy_noise_terrain::pieces::{builds_finished, wait_for_builds_after};
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{TerrainJobs, TerrainStatus};
+
+/// How long a test waits for one build, or for a state, before it calls it a hang: no build of
+/// the tests takes a hundredth of it, even on a slow machine with every core busy.
+pub const HANG: Duration = Duration::from_secs(600);
+
+/// How many frames [`settle`] runs before it calls it a hang: each frame either takes in a
+/// finished build or does frame-paced work (swaps, things spawned within a budget), and no
+/// test's terrain needs a thousandth of this.
+const SETTLE_FRAMES: usize = 1_000_000;
 
 /// Resident memory of this process in bytes (Linux), or 0 where unknown.
 pub fn resident_bytes() -> u64 {
@@ -79,21 +94,56 @@ pub fn settled(app: &mut App) -> bool {
     any
 }
 
-/// Updates until every terrain shows every wanted piece and nothing is being built (at most
-/// 60 s). A moved focus reaches the layout a frame later (transforms propagate after `Update`),
-/// so a few frames always run.
+/// How many pieces all terrains are building.
+pub fn building(app: &mut App) -> usize {
+    let mut q = app.world_mut().query::<&TerrainStatus>();
+    q.iter(app.world()).map(|status| status.stats.pieces_building).sum()
+}
+
+/// One update; then, while a terrain still has pieces building, waits until a build finishes
+/// (one that finished during the update counts: the next update takes it in). This is how a
+/// test gives the builds their time: by their events, not by a sleep.
+pub fn update_and_wait_for_builds(app: &mut App) {
+    let seen = builds_finished();
+    app.update();
+    let building = building(app);
+    if building > 0 {
+        assert!(
+            wait_for_builds_after(seen, HANG).is_some(),
+            "no terrain build finished in {HANG:?} while {building} pieces were building: a hang"
+        );
+    }
+}
+
+/// Updates until every terrain shows every wanted piece and nothing is being built, waiting for
+/// the builds between frames. A moved focus reaches the layout a frame later (transforms
+/// propagate after `Update`), so a few frames always run.
 pub fn settle(app: &mut App) {
-    let start = Instant::now();
     for _ in 0..3 {
         app.update();
     }
-    loop {
-        app.update();
+    for _ in 0..SETTLE_FRAMES {
+        update_and_wait_for_builds(app);
         if settled(app) {
             app.update();
             return;
         }
-        assert!(start.elapsed() < Duration::from_secs(60), "the terrain did not settle");
-        std::thread::sleep(Duration::from_micros(200));
+    }
+    let stats = app.world().resource::<TerrainStats>().clone();
+    panic!("the terrain did not settle in {SETTLE_FRAMES} frames: {stats:?}");
+}
+
+/// Updates until `reached` holds, for a state that a build reaches while it runs (erosion under
+/// way, say), so that no build event marks it: between frames the test yields the core to the
+/// builds for a moment. Panics naming `what` after [`HANG`].
+pub fn update_until(app: &mut App, what: &str, mut reached: impl FnMut(&mut App) -> bool) {
+    let start = Instant::now();
+    loop {
+        app.update();
+        if reached(app) {
+            return;
+        }
+        assert!(start.elapsed() < HANG, "waited {HANG:?} for {what}: a hang");
+        std::thread::sleep(Duration::from_millis(1));
     }
 }
