@@ -15,10 +15,12 @@ use noise_terrain_core::{
     ErosionMaps, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE, FILTER_STRENGTH_RANGE, FRACTAL_OFFSET_RANGE,
     FREQUENCY_RANGE, Fade, Fractal, GAIN_RANGE, GRAVITY_RANGE, GradientKernel, Heightmap, Hydraulic,
     INERTIA_RANGE, IslandShape, LACUNARITY_RANGE, LIFETIME_RANGE, MAX_DROPLETS, MAX_FILTER_OCTAVES,
-    MAX_PERIOD, MAX_THERMAL_ITERATIONS, MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, NoiseSettings,
-    PERSISTENCE_RANGE, PostProcess, TALUS_ANGLE_RANGE, Thermal, WARP_FREQUENCY_RANGE, WorleyReturn,
+    MAX_OCTAVES, MAX_PERIOD, MAX_THERMAL_ITERATIONS, MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, MIN_OCTAVES,
+    NoiseSettings, PERSISTENCE_RANGE, PostProcess, TALUS_ANGLE_RANGE, Thermal, WARP_FREQUENCY_RANGE,
+    WorleyReturn,
 };
 
+use crate::help::{self, SHARE};
 use crate::preset::Preset;
 
 /// A parser for one of our enums by the names its `name()` gives, listing them in `--help`.
@@ -33,15 +35,14 @@ where
 
 /// A parser for an `f32` within `[lo, hi]`: out of range is an error that names the range.
 pub(crate) fn within(
-    lo: f32,
-    hi: f32,
+    (lo, hi): (f32, f32),
 ) -> impl Fn(&str) -> Result<f32, String> + Clone + Send + Sync + 'static {
     move |text| {
         let value: f32 = text.trim().parse().map_err(|_| format!("`{text}` is not a number"))?;
         if (lo..=hi).contains(&value) {
             Ok(value)
         } else {
-            Err(format!("{value} is outside the allowed range [{lo}, {hi}]"))
+            Err(format!("{value} is outside the allowed range [{}, {}]", help::number(lo), help::number(hi)))
         }
     }
 }
@@ -56,49 +57,56 @@ fn pair(text: &str) -> Result<DVec2, String> {
     }
 }
 
+/// The tool's starting settings without `--preset`: the defaults every flag's help names.
+fn tool() -> Preset {
+    crate::preset::without_file()
+}
+
 /// The noise field: every flag is optional and overrides the preset (or the default).
 #[derive(Args, Debug, Clone, Default)]
 pub struct NoiseArgs {
     /// A RON preset (the plugin's and the inspector's format: its `noise` (with the erosion
-    /// filter), `post`, `erosion`, `ramp`, `water_level`, `height_scale` and `resolution` are
-    /// used, other fields are accepted and ignored). Flags override it.
+    /// filter), `post`, `erosion`, `ramp`, `water_level`, `height_scale`, `world_size` and
+    /// `resolution` are used, other fields are accepted and ignored). Flags override it.
     #[arg(long, value_name = "FILE.ron", help_heading = "Noise")]
     pub preset: Option<PathBuf>,
-    /// Basis noise [default: gradient].
-    #[arg(long, value_parser = by_name(&Basis::ALL, |b| b.name()), help_heading = "Noise")]
+    #[arg(long, value_parser = by_name(&Basis::ALL, |b| b.name()), help_heading = "Noise",
+        help = help::named("Basis noise", tool().noise.basis.name()))]
     pub basis: Option<Basis>,
-    /// Fade curve of value and gradient noise [default: quintic].
-    #[arg(long, value_parser = by_name(&Fade::ALL, |f| f.name()), help_heading = "Noise")]
+    #[arg(long, value_parser = by_name(&Fade::ALL, |f| f.name()), help_heading = "Noise",
+        help = help::named("Fade curve of value and gradient noise", tool().noise.fade.name()))]
     pub fade: Option<Fade>,
-    /// Gradient noise's kernel: rounded (little axis bias), or perlin [default: rounded; perlin for a
-    /// --preset that names none].
-    #[arg(long, value_parser = by_name(&GradientKernel::ALL, |k| k.name()), help_heading = "Noise")]
+    #[arg(long, value_parser = by_name(&GradientKernel::ALL, |k| k.name()), help_heading = "Noise",
+        help = help::named(
+            "Gradient noise's kernel: rounded (little axis bias), or perlin (a --preset that names none \
+             keeps perlin, the kernel of the files made before there was a choice)",
+            tool().noise.gradient_kernel.name()))]
     pub gradient_kernel: Option<GradientKernel>,
-    /// Seed of the hash, any u32 [default: 7].
-    #[arg(long, help_heading = "Noise")]
+    #[arg(long, help_heading = "Noise", help = help::named("Seed of the hash, any u32", tool().noise.seed))]
     pub seed: Option<u32>,
-    /// Base frequency: lattice cells across the map's width, [1e-6, 1e6] [default: 4].
-    #[arg(long, value_name = "F", value_parser = within(FREQUENCY_RANGE.0, FREQUENCY_RANGE.1), help_heading = "Noise")]
+    #[arg(long, value_name = "F", value_parser = within(FREQUENCY_RANGE), help_heading = "Noise",
+        help = help::real("Base frequency: lattice cells across the map's width", FREQUENCY_RANGE, tool().noise.frequency))]
     pub frequency: Option<f32>,
-    /// Offset of the map in map units, each within ±1e9 [default: 0,0].
-    #[arg(long, value_name = "X,Y", value_parser = pair, allow_hyphen_values = true, help_heading = "Noise")]
+    #[arg(long, value_name = "X,Y", value_parser = pair, allow_hyphen_values = true, help_heading = "Noise",
+        help = help::named("Offset of the map in map units, each within ±1e9",
+            format!("{},{}", tool().noise.offset.x, tool().noise.offset.y)))]
     pub offset: Option<DVec2>,
-    /// Tile every N lattice cells of the base frequency, 1..=1048576 (not with simplex noise,
-    /// which has no square period) [default: no period].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_PERIOD as i64), help_heading = "Noise")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_PERIOD)), help_heading = "Noise",
+        help = format!("Tile every N lattice cells of the base frequency, 1..={MAX_PERIOD} (not with simplex \
+             noise, which has no square period) [default: no period]"))]
     pub period: Option<u32>,
 
-    /// How octaves combine [default: fbm].
-    #[arg(long, value_parser = by_name(&Fractal::ALL, |f| f.name()), help_heading = "Fractal")]
+    #[arg(long, value_parser = by_name(&Fractal::ALL, |f| f.name()), help_heading = "Fractal",
+        help = help::named("How octaves combine", tool().noise.fractal.name()))]
     pub fractal: Option<Fractal>,
-    /// Octaves summed, 1..=12 [default: 5].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=12), help_heading = "Fractal")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(i64::from(MIN_OCTAVES)..=i64::from(MAX_OCTAVES)), help_heading = "Fractal",
+        help = help::count("Octaves summed", (MIN_OCTAVES, MAX_OCTAVES), tool().noise.octaves))]
     pub octaves: Option<u32>,
-    /// Frequency factor per octave, [1, 8] [default: 2].
-    #[arg(long, value_name = "L", value_parser = within(LACUNARITY_RANGE.0, LACUNARITY_RANGE.1), help_heading = "Fractal")]
+    #[arg(long, value_name = "L", value_parser = within(LACUNARITY_RANGE), help_heading = "Fractal",
+        help = help::real("Frequency factor per octave", LACUNARITY_RANGE, tool().noise.lacunarity))]
     pub lacunarity: Option<f32>,
-    /// Amplitude factor per octave, [0, 2] [default: 0.5].
-    #[arg(long, value_name = "P", value_parser = within(PERSISTENCE_RANGE.0, PERSISTENCE_RANGE.1), help_heading = "Fractal")]
+    #[arg(long, value_name = "P", value_parser = within(PERSISTENCE_RANGE), help_heading = "Fractal",
+        help = help::real("Amplitude factor per octave", PERSISTENCE_RANGE, tool().noise.persistence))]
     pub persistence: Option<f32>,
     /// Do not divide fBm and billow by the amplitude sum (heights may exceed 1).
     #[arg(long, help_heading = "Fractal")]
@@ -106,88 +114,88 @@ pub struct NoiseArgs {
     /// Turn each octave by the golden angle (no grid-aligned ridges; not with --period).
     #[arg(long, help_heading = "Fractal")]
     pub rotate_octaves: bool,
-    /// Musgrave's offset (ridged, hybrid, hetero), [0, 2] [default: 1].
-    #[arg(long, value_name = "O", value_parser = within(FRACTAL_OFFSET_RANGE.0, FRACTAL_OFFSET_RANGE.1), help_heading = "Fractal")]
+    #[arg(long, value_name = "O", value_parser = within(FRACTAL_OFFSET_RANGE), help_heading = "Fractal",
+        help = help::real("Musgrave's offset (ridged, hybrid, hetero)", FRACTAL_OFFSET_RANGE, tool().noise.fractal_offset))]
     pub fractal_offset: Option<f32>,
-    /// Musgrave's gain (ridged), [0, 8] [default: 2].
-    #[arg(long, value_name = "G", value_parser = within(GAIN_RANGE.0, GAIN_RANGE.1), help_heading = "Fractal")]
+    #[arg(long, value_name = "G", value_parser = within(GAIN_RANGE), help_heading = "Fractal",
+        help = help::real("Musgrave's gain (ridged)", GAIN_RANGE, tool().noise.gain))]
     pub gain: Option<f32>,
-    /// Damped fractal: how strongly the slopes so far damp each octave, [0, 16] [default: 1].
-    #[arg(long, value_name = "K", value_parser = within(DAMPING_RANGE.0, DAMPING_RANGE.1), help_heading = "Fractal")]
+    #[arg(long, value_name = "K", value_parser = within(DAMPING_RANGE), help_heading = "Fractal",
+        help = help::real("Damped fractal: how strongly the slopes so far damp each octave", DAMPING_RANGE, tool().noise.damping))]
     pub damping: Option<f32>,
 
-    /// What Worley noise returns [default: f1].
-    #[arg(long, value_parser = by_name(&WorleyReturn::ALL, |r| r.name()), help_heading = "Worley")]
+    #[arg(long, value_parser = by_name(&WorleyReturn::ALL, |r| r.name()), help_heading = "Worley",
+        help = help::named("What Worley noise returns", tool().noise.worley.return_type.name()))]
     pub worley_return: Option<WorleyReturn>,
-    /// How Worley noise measures distance [default: euclidean].
-    #[arg(long, value_parser = by_name(&DistanceMetric::ALL, |m| m.name()), help_heading = "Worley")]
+    #[arg(long, value_parser = by_name(&DistanceMetric::ALL, |m| m.name()), help_heading = "Worley",
+        help = help::named("How Worley noise measures distance", tool().noise.worley.metric.name()))]
     pub worley_metric: Option<DistanceMetric>,
-    /// How far feature points stray from their cell centres, [0, 1] [default: 0.9].
-    #[arg(long, value_name = "J", value_parser = within(0.0, 1.0), help_heading = "Worley")]
+    #[arg(long, value_name = "J", value_parser = within(SHARE), help_heading = "Worley",
+        help = help::real("How far feature points stray from their cell centres", SHARE, tool().noise.worley.jitter))]
     pub jitter: Option<f32>,
 
-    /// Domain warp amount in base lattice cells, [0, 100]; 0 is off [default: 0].
-    #[arg(long, value_name = "A", value_parser = within(0.0, MAX_WARP_AMPLITUDE), help_heading = "Warp")]
+    #[arg(long, value_name = "A", value_parser = within((0.0, MAX_WARP_AMPLITUDE)), help_heading = "Warp",
+        help = help::real("Domain warp amount in base lattice cells (0 is off)", (0.0, MAX_WARP_AMPLITUDE), tool().noise.warp.amplitude))]
     pub warp: Option<f32>,
-    /// Warp noise frequency relative to the base frequency, [0.001, 1000] [default: 1].
-    #[arg(long, value_name = "F", value_parser = within(WARP_FREQUENCY_RANGE.0, WARP_FREQUENCY_RANGE.1), help_heading = "Warp")]
+    #[arg(long, value_name = "F", value_parser = within(WARP_FREQUENCY_RANGE), help_heading = "Warp",
+        help = help::real("Warp noise frequency relative to the base frequency", WARP_FREQUENCY_RANGE, tool().noise.warp.frequency))]
     pub warp_frequency: Option<f32>,
-    /// Octaves of warp noise, 1..=8 [default: 1].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_WARP_OCTAVES as i64), help_heading = "Warp")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_WARP_OCTAVES)), help_heading = "Warp",
+        help = help::count("Octaves of warp noise", (1, MAX_WARP_OCTAVES), tool().noise.warp.octaves))]
     pub warp_octaves: Option<u32>,
 
     /// Cut gullies that run downhill (the erosion filter: point by point, chunk-safe; fbm,
     /// billow or no fractal, without warp).
     #[arg(long, help_heading = "Erosion filter")]
     pub gullies: bool,
-    /// Gully depth of the first filter octave as a share of the height range, [0, 1] [default: 0.08].
-    #[arg(long, value_name = "S", value_parser = within(FILTER_STRENGTH_RANGE.0, FILTER_STRENGTH_RANGE.1), help_heading = "Erosion filter")]
+    #[arg(long, value_name = "S", value_parser = within(FILTER_STRENGTH_RANGE), help_heading = "Erosion filter",
+        help = help::real("Gully depth of the first filter octave as a share of the height range", FILTER_STRENGTH_RANGE, tool().noise.erosion_filter.strength))]
     pub gully_strength: Option<f32>,
-    /// Gully cells per lattice cell of the base frequency, [0.25, 64] [default: 4].
-    #[arg(long, value_name = "C", value_parser = within(FILTER_SCALE_RANGE.0, FILTER_SCALE_RANGE.1), help_heading = "Erosion filter")]
+    #[arg(long, value_name = "C", value_parser = within(FILTER_SCALE_RANGE), help_heading = "Erosion filter",
+        help = help::real("Gully cells per lattice cell of the base frequency", FILTER_SCALE_RANGE, tool().noise.erosion_filter.scale))]
     pub gully_scale: Option<f32>,
-    /// Octaves of gullies, each twice as fine, 1..=8 [default: 4].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_FILTER_OCTAVES as i64), help_heading = "Erosion filter")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_FILTER_OCTAVES)), help_heading = "Erosion filter",
+        help = help::count("Octaves of gullies, each twice as fine", (1, MAX_FILTER_OCTAVES), tool().noise.erosion_filter.octaves))]
     pub gully_octaves: Option<u32>,
-    /// Depth factor per gully octave, [0, 1] [default: 0.5].
-    #[arg(long, value_name = "G", value_parser = within(FILTER_GAIN_RANGE.0, FILTER_GAIN_RANGE.1), help_heading = "Erosion filter")]
+    #[arg(long, value_name = "G", value_parser = within(FILTER_GAIN_RANGE), help_heading = "Erosion filter",
+        help = help::real("Depth factor per gully octave", FILTER_GAIN_RANGE, tool().noise.erosion_filter.gain))]
     pub gully_gain: Option<f32>,
-    /// How much finer gullies follow the slope of the coarser ones (branching), [0, 1] [default: 1].
-    #[arg(long, value_name = "B", value_parser = within(0.0, 1.0), help_heading = "Erosion filter")]
+    #[arg(long, value_name = "B", value_parser = within(SHARE), help_heading = "Erosion filter",
+        help = help::real("How much finer gullies follow the slope of the coarser ones (branching)", SHARE, tool().noise.erosion_filter.bend))]
     pub gully_bend: Option<f32>,
-    /// Ridge sharpness between gullies: 0 rounded, 1 sharp crests, [0, 1] [default: 0.6].
-    #[arg(long, value_name = "S", value_parser = within(0.0, 1.0), help_heading = "Erosion filter")]
+    #[arg(long, value_name = "S", value_parser = within(SHARE), help_heading = "Erosion filter",
+        help = help::real("Ridge sharpness between gullies: 0 rounded, 1 sharp crests", SHARE, tool().noise.erosion_filter.sharpness))]
     pub gully_sharpness: Option<f32>,
-    /// How much the peaks are kept uncut, [0, 1] [default: 0.3].
-    #[arg(long, value_name = "K", value_parser = within(0.0, 1.0), help_heading = "Erosion filter")]
+    #[arg(long, value_name = "K", value_parser = within(SHARE), help_heading = "Erosion filter",
+        help = help::real("How much the peaks are kept uncut", SHARE, tool().noise.erosion_filter.keep_peaks))]
     pub keep_peaks: Option<f32>,
-    /// How much the valley floors are kept smooth, [0, 1] [default: 0.7].
-    #[arg(long, value_name = "K", value_parser = within(0.0, 1.0), help_heading = "Erosion filter")]
+    #[arg(long, value_name = "K", value_parser = within(SHARE), help_heading = "Erosion filter",
+        help = help::real("How much the valley floors are kept smooth", SHARE, tool().noise.erosion_filter.keep_floors))]
     pub keep_floors: Option<f32>,
-    /// Seed of the gullies, any u32 [default: 0].
-    #[arg(long, value_name = "S", help_heading = "Erosion filter")]
+    #[arg(long, value_name = "S", help_heading = "Erosion filter",
+        help = help::named("Seed of the gullies, any u32", tool().noise.erosion_filter.seed))]
     pub gully_seed: Option<u32>,
 
     /// Map the map's min and max to 0 and 1.
     #[arg(long, help_heading = "Post-processing")]
     pub stretch: bool,
-    /// Redistribution h^E, [0.1, 10] [default: 1].
-    #[arg(long, value_name = "E", value_parser = within(0.1, 10.0), help_heading = "Post-processing")]
+    #[arg(long, value_name = "E", value_parser = within(PostProcess::POWER_RANGE), help_heading = "Post-processing",
+        help = help::real("Redistribution h^E", PostProcess::POWER_RANGE, tool().post.power))]
     pub power: Option<f32>,
-    /// Island mask strength, [0, 1]; 0 is off [default: 0].
-    #[arg(long, value_name = "S", value_parser = within(0.0, 1.0), help_heading = "Post-processing")]
+    #[arg(long, value_name = "S", value_parser = within(SHARE), help_heading = "Post-processing",
+        help = help::real("Island mask strength (0 is off)", SHARE, tool().post.island_strength))]
     pub island: Option<f32>,
-    /// Island shape [default: radial].
-    #[arg(long, value_parser = by_name(&IslandShape::ALL, |s| s.name()), help_heading = "Post-processing")]
+    #[arg(long, value_parser = by_name(&IslandShape::ALL, |s| s.name()), help_heading = "Post-processing",
+        help = help::named("Island shape", tool().post.island_shape.name()))]
     pub island_shape: Option<IslandShape>,
-    /// Width of the island's falloff as a share of the half-width, [0.01, 1] [default: 0.5].
-    #[arg(long, value_name = "W", value_parser = within(0.01, 1.0), help_heading = "Post-processing")]
+    #[arg(long, value_name = "W", value_parser = within(PostProcess::ISLAND_WIDTH_RANGE), help_heading = "Post-processing",
+        help = help::real("Width of the island's falloff as a share of the half-width", PostProcess::ISLAND_WIDTH_RANGE, tool().post.island_width))]
     pub island_width: Option<f32>,
-    /// Terrace levels, 0..=64; 0 or 1 is off [default: 0].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=64), help_heading = "Post-processing")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(PostProcess::MAX_TERRACES)), help_heading = "Post-processing",
+        help = help::count("Terrace levels (0 or 1 is off)", (0, PostProcess::MAX_TERRACES), tool().post.terraces))]
     pub terraces: Option<u32>,
-    /// Terrace flatness, [0, 1] [default: 0.7].
-    #[arg(long, value_name = "S", value_parser = within(0.0, 1.0), help_heading = "Post-processing")]
+    #[arg(long, value_name = "S", value_parser = within(SHARE), help_heading = "Post-processing",
+        help = help::real("Terrace flatness", SHARE, tool().post.terrace_sharpness))]
     pub terrace_sharpness: Option<f32>,
 }
 
@@ -288,86 +296,86 @@ impl NoiseArgs {
 /// (at 1024: 4x the droplets, twice the radius, lifetime, relief and thermal iterations).
 #[derive(Args, Debug, Clone, Default)]
 pub struct ErosionArgs {
-    /// Droplets of hydraulic erosion for a map 512 wide (scaled by area), 0..=10000000; 0 is off
-    /// [default: the preset's, else 0].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=MAX_DROPLETS as i64), help_heading = "Erosion")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_DROPLETS)), help_heading = "Erosion",
+        help = help::count_or_preset("Droplets of hydraulic erosion for a map 512 wide (scaled by area; 0 is off)", (0, MAX_DROPLETS), tool().erosion.hydraulic.droplets))]
     pub droplets: Option<u32>,
-    /// Erosion brush radius in cells, [0.5, 64] [default: 3].
-    #[arg(long, value_name = "R", value_parser = within(EROSION_RADIUS_RANGE.0, EROSION_RADIUS_RANGE.1), help_heading = "Erosion")]
+    #[arg(long, value_name = "R", value_parser = within(EROSION_RADIUS_RANGE), help_heading = "Erosion",
+        help = help::real("Erosion brush radius in cells", EROSION_RADIUS_RANGE, tool().erosion.hydraulic.radius))]
     pub erosion_radius: Option<f32>,
-    /// How much a droplet keeps its direction, [0, 0.99] [default: 0.05].
-    #[arg(long, value_name = "I", value_parser = within(INERTIA_RANGE.0, INERTIA_RANGE.1), help_heading = "Erosion")]
+    #[arg(long, value_name = "I", value_parser = within(INERTIA_RANGE), help_heading = "Erosion",
+        help = help::real("How much a droplet keeps its direction", INERTIA_RANGE, tool().erosion.hydraulic.inertia))]
     pub inertia: Option<f32>,
-    /// Sediment capacity factor, [0, 64] [default: 4].
-    #[arg(long, value_name = "C", value_parser = within(CAPACITY_RANGE.0, CAPACITY_RANGE.1), help_heading = "Erosion")]
+    #[arg(long, value_name = "C", value_parser = within(CAPACITY_RANGE), help_heading = "Erosion",
+        help = help::real("Sediment capacity factor", CAPACITY_RANGE, tool().erosion.hydraulic.capacity))]
     pub capacity: Option<f32>,
-    /// Slope used for capacity on flat ground, [0, 1] [default: 0.01].
-    #[arg(long, value_name = "S", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
+    #[arg(long, value_name = "S", value_parser = within(SHARE), help_heading = "Erosion",
+        help = help::real("Slope used for capacity on flat ground", SHARE, tool().erosion.hydraulic.min_slope))]
     pub min_slope: Option<f32>,
-    /// Share of excess sediment deposited per step, [0, 1] [default: 0.3].
-    #[arg(long, value_name = "D", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
+    #[arg(long, value_name = "D", value_parser = within(SHARE), help_heading = "Erosion",
+        help = help::real("Share of excess sediment deposited per step", SHARE, tool().erosion.hydraulic.deposit))]
     pub deposit: Option<f32>,
-    /// Share of free capacity eroded per step, [0, 1] [default: 0.3].
-    #[arg(long, value_name = "E", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
+    #[arg(long, value_name = "E", value_parser = within(SHARE), help_heading = "Erosion",
+        help = help::real("Share of free capacity eroded per step", SHARE, tool().erosion.hydraulic.erode))]
     pub erode: Option<f32>,
-    /// Share of water evaporated per step, [0, 1] [default: 0.01].
-    #[arg(long, value_name = "V", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
+    #[arg(long, value_name = "V", value_parser = within(SHARE), help_heading = "Erosion",
+        help = help::real("Share of water evaporated per step", SHARE, tool().erosion.hydraulic.evaporation))]
     pub evaporation: Option<f32>,
-    /// How fast droplets speed up downhill, [0, 64] [default: 4].
-    #[arg(long, value_name = "G", value_parser = within(GRAVITY_RANGE.0, GRAVITY_RANGE.1), help_heading = "Erosion")]
+    #[arg(long, value_name = "G", value_parser = within(GRAVITY_RANGE), help_heading = "Erosion",
+        help = help::real("How fast droplets speed up downhill", GRAVITY_RANGE, tool().erosion.hydraulic.gravity))]
     pub gravity: Option<f32>,
-    /// Steps a droplet lives, 1..=1024 [default: 30].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(LIFETIME_RANGE.0 as i64..=LIFETIME_RANGE.1 as i64), help_heading = "Erosion")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(i64::from(LIFETIME_RANGE.0)..=i64::from(LIFETIME_RANGE.1)), help_heading = "Erosion",
+        help = help::count("Steps a droplet lives", LIFETIME_RANGE, tool().erosion.hydraulic.lifetime))]
     pub lifetime: Option<u32>,
-    /// Seed of the droplets' start points [default: 1].
-    #[arg(long, value_name = "S", help_heading = "Erosion")]
+    #[arg(long, value_name = "S", help_heading = "Erosion",
+        help = help::named("Seed of the droplets' start points, any u32", tool().erosion.hydraulic.seed))]
     pub erosion_seed: Option<u32>,
-    /// Thermal erosion iterations, 0..=10000; 0 is off [default: 0].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=MAX_THERMAL_ITERATIONS as i64), help_heading = "Erosion")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_THERMAL_ITERATIONS)), help_heading = "Erosion",
+        help = help::count("Thermal erosion iterations (0 is off)", (0, MAX_THERMAL_ITERATIONS), tool().erosion.thermal.iterations))]
     pub thermal_iterations: Option<u32>,
-    /// Steepest stable slope for thermal erosion, degrees, [1, 89] [default: 35].
-    #[arg(long, value_name = "DEG", value_parser = within(TALUS_ANGLE_RANGE.0, TALUS_ANGLE_RANGE.1), help_heading = "Erosion")]
+    #[arg(long, value_name = "DEG", value_parser = within(TALUS_ANGLE_RANGE), help_heading = "Erosion",
+        help = help::real("Steepest stable slope for thermal erosion, degrees", TALUS_ANGLE_RANGE, tool().erosion.thermal.talus_angle))]
     pub talus_angle: Option<f32>,
-    /// Share of the excess moved per thermal iteration, [0, 1] [default: 0.5].
-    #[arg(long, value_name = "A", value_parser = within(0.0, 1.0), help_heading = "Erosion")]
+    #[arg(long, value_name = "A", value_parser = within(SHARE), help_heading = "Erosion",
+        help = help::real("Share of the excess moved per thermal iteration", SHARE, tool().erosion.thermal.amount))]
     pub thermal_amount: Option<f32>,
-    /// Relief: how many cells of a map 512 wide a height of 1 is, [0.01, 10000]; the classic
-    /// droplet parameters suit gentle slopes, 1 to 3 [default: 2].
-    #[arg(long, value_name = "CELLS", value_parser = within(EROSION_SCALE_RANGE.0, EROSION_SCALE_RANGE.1), help_heading = "Erosion")]
+    #[arg(long, value_name = "CELLS", value_parser = within(EROSION_SCALE_RANGE), help_heading = "Erosion",
+        help = help::real("Relief: how many cells of a map 512 wide a height of 1 is (the classic droplet \
+             parameters suit gentle slopes, 1 to 3)", EROSION_SCALE_RANGE, tool().erosion.scale))]
     pub erosion_scale: Option<f32>,
-    /// Time steps of stream-power landscape evolution (rivers, before the droplets), 0..=5000; 0
-    /// is off. Its rates are in world units (the map's world width and height scale) [default: the
-    /// preset's, else 0].
-    #[arg(long, value_name = "STEPS", value_parser = clap::value_parser!(u32).range(0..=MAX_STREAM_POWER_STEPS as i64), help_heading = "Rivers")]
+    #[arg(long, value_name = "STEPS", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_STREAM_POWER_STEPS)), help_heading = "Rivers",
+        help = help::count_or_preset("Time steps of stream-power landscape evolution (rivers, before the \
+             droplets; 0 is off). Its rates are in world units (--world-size and --height-scale)",
+            (0, MAX_STREAM_POWER_STEPS), tool().erosion.stream_power.steps))]
     pub stream_power: Option<u32>,
-    /// Length of a stream-power step, in the time unit of the rates, [0.001, 1e6] [default: 7.5].
-    #[arg(long, value_name = "T", value_parser = within(TIME_STEP_RANGE.0, TIME_STEP_RANGE.1), help_heading = "Rivers")]
+    #[arg(long, value_name = "T", value_parser = within(TIME_STEP_RANGE), help_heading = "Rivers",
+        help = help::real("Length of a stream-power step, in the time unit of the rates", TIME_STEP_RANGE, tool().erosion.stream_power.time_step))]
     pub time_step: Option<f32>,
-    /// Erodibility K: how fast a river cuts, world units^(1-2m) per time unit, [0, 100] [default: 0.02].
-    #[arg(long, value_name = "K", value_parser = within(ERODIBILITY_RANGE.0, ERODIBILITY_RANGE.1), help_heading = "Rivers")]
+    #[arg(long, value_name = "K", value_parser = within(ERODIBILITY_RANGE), help_heading = "Rivers",
+        help = help::real("Erodibility K: how fast a river cuts, world units^(1-2m) per time unit", ERODIBILITY_RANGE, tool().erosion.stream_power.erodibility))]
     pub erodibility: Option<f32>,
-    /// Drainage area exponent m, [0, 1.5] [default: 0.5].
-    #[arg(long, value_name = "M", value_parser = within(AREA_EXPONENT_RANGE.0, AREA_EXPONENT_RANGE.1), help_heading = "Rivers")]
+    #[arg(long, value_name = "M", value_parser = within(AREA_EXPONENT_RANGE), help_heading = "Rivers",
+        help = help::real("Drainage area exponent m", AREA_EXPONENT_RANGE, tool().erosion.stream_power.area_exponent))]
     pub area_exponent: Option<f32>,
-    /// Slope exponent n, [0.5, 4]; 1 is exact in one division, others by Newton [default: 1].
-    #[arg(long, value_name = "N", value_parser = within(SLOPE_EXPONENT_RANGE.0, SLOPE_EXPONENT_RANGE.1), help_heading = "Rivers")]
+    #[arg(long, value_name = "N", value_parser = within(SLOPE_EXPONENT_RANGE), help_heading = "Rivers",
+        help = help::real("Slope exponent n (1 is exact in one division, others by Newton)", SLOPE_EXPONENT_RANGE, tool().erosion.stream_power.slope_exponent))]
     pub slope_exponent: Option<f32>,
-    /// Hillslope diffusion D, world units^2 per time unit, [0, 10000] [default: 0.004].
-    #[arg(long, value_name = "D", value_parser = within(DIFFUSION_RANGE.0, DIFFUSION_RANGE.1), help_heading = "Rivers")]
+    #[arg(long, value_name = "D", value_parser = within(DIFFUSION_RANGE), help_heading = "Rivers",
+        help = help::real("Hillslope diffusion D, world units^2 per time unit", DIFFUSION_RANGE, tool().erosion.stream_power.diffusion))]
     pub diffusion: Option<f32>,
-    /// Uplift where the map is highest, world units per time unit (the uplift map is the height
-    /// above the water level), [0, 10000] [default: 0.04].
-    #[arg(long, value_name = "U", value_parser = within(UPLIFT_RANGE.0, UPLIFT_RANGE.1), help_heading = "Rivers")]
+    #[arg(long, value_name = "U", value_parser = within(UPLIFT_RANGE), help_heading = "Rivers",
+        help = help::real("Uplift rate where the uplift share is 1, world units per time unit (the share \
+             is the noise height above the water level over the height from the water level to 1: 0 \
+             at the coast, 1 at noise height 1)", UPLIFT_RANGE, tool().erosion.stream_power.uplift))]
     pub uplift: Option<f32>,
     /// No water leaves through the map's edge: everything drains to the sea (without sea, to
     /// the lowest cell) [default: an open edge at base level].
     #[arg(long, help_heading = "Rivers")]
     pub closed_border: bool,
-    /// Drainage area where a river starts, world units^2, [1e-6, 1e12] [default: 25].
-    #[arg(long, value_name = "A", value_parser = within(RIVER_AREA_RANGE.0, RIVER_AREA_RANGE.1), help_heading = "Rivers")]
+    #[arg(long, value_name = "A", value_parser = within(RIVER_AREA_RANGE), help_heading = "Rivers",
+        help = help::real("Drainage area where a river starts, world units^2", RIVER_AREA_RANGE, tool().erosion.stream_power.rivers.min_area))]
     pub river_area: Option<f32>,
-    /// River width = W x sqrt(drainage area), [0, 10] [default: 0.02].
-    #[arg(long, value_name = "W", value_parser = within(RIVER_WIDTH_RANGE.0, RIVER_WIDTH_RANGE.1), help_heading = "Rivers")]
+    #[arg(long, value_name = "W", value_parser = within(RIVER_WIDTH_RANGE), help_heading = "Rivers",
+        help = help::real("River width = W x sqrt(drainage area)", RIVER_WIDTH_RANGE, tool().erosion.stream_power.rivers.width))]
     pub river_width: Option<f32>,
     /// Write the river network as GeoJSON (needs --stream-power): one LineString per river,
     /// coordinates [x, y, height] in world units (x east, y south from the map's first sample),

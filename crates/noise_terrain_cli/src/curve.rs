@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use noise_terrain_core::{Basis, Fade, HeightStats};
 
 use crate::Failure;
-use crate::args::NoiseArgs;
+use crate::args::{Field, NoiseArgs};
 use crate::maps::usage_error;
 use crate::output::{encode_rgb_png, write_atomically};
 
@@ -20,19 +20,22 @@ pub enum Interpolation {
     Cosine,
 }
 
-/// `curve`'s flags.
+/// `curve`'s flags. Its basis and fade start from value noise and `--interpolation`, not from
+/// the maps' defaults.
 #[derive(Args, Debug, Clone)]
+#[command(mut_arg("basis", |a| a.help(crate::help::named("Basis noise", Basis::Value.name()))))]
+#[command(mut_arg("fade", |a| a.help("Fade curve of value and gradient noise (--interpolation, when given, sets it instead)")))]
 pub struct CurveArgs {
     #[command(flatten)]
-    noise: NoiseArgs,
+    pub(crate) noise: NoiseArgs,
     /// How values are blended between lattice points (sets the fade) [default: cosine].
     #[arg(long, value_enum)]
     interpolation: Option<Interpolation>,
     /// Points along the curve, 2..=1000000.
     #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(2..=1_000_000))]
     samples: u32,
-    /// Length of the line in map units (the map's width is 1), (0, 1e6].
-    #[arg(long, value_name = "L", default_value_t = 1.0, value_parser = crate::args::within(1e-6, 1e6))]
+    /// Length of the line in map units (the map's width is 1).
+    #[arg(long, value_name = "L", default_value_t = 1.0, value_parser = crate::args::within((1e-6, 1e6)))]
     length: f32,
     /// Size of the PNG plot.
     #[arg(long, value_name = "WxH", default_value = "800x240", value_parser = crate::map_size)]
@@ -40,6 +43,24 @@ pub struct CurveArgs {
     /// The file: `.csv` (x,height per line) or `.png` (a plot).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
+}
+
+impl CurveArgs {
+    /// The field the curve samples: the flags', with value noise without `--basis`, and the
+    /// fade `--interpolation` sets (cosine where neither it nor `--fade` is given).
+    pub(crate) fn field(&self) -> Result<Field, clap::Error> {
+        let mut field = self.noise.field()?;
+        if self.noise.basis.is_none() {
+            field.noise.basis = Basis::Value;
+        }
+        if self.interpolation.is_some() || self.noise.fade.is_none() {
+            field.noise.fade = match self.interpolation.unwrap_or(Interpolation::Cosine) {
+                Interpolation::Linear => Fade::Linear,
+                Interpolation::Cosine => Fade::Cosine,
+            };
+        }
+        Ok(field)
+    }
 }
 
 /// `curve`. Without `--basis` the curve is value noise, the 1-D noise of a map generator's
@@ -51,16 +72,7 @@ pub fn run(a: &CurveArgs) -> Result<(), Failure> {
         Some("png") => true,
         _ => return Err(usage_error("--out", &format!("`{}` should end in .csv or .png", a.out.display()))),
     };
-    let mut field = a.noise.field()?;
-    if a.noise.basis.is_none() {
-        field.noise.basis = Basis::Value;
-    }
-    if a.interpolation.is_some() || a.noise.fade.is_none() {
-        field.noise.fade = match a.interpolation.unwrap_or(Interpolation::Cosine) {
-            Interpolation::Linear => Fade::Linear,
-            Interpolation::Cosine => Fade::Cosine,
-        };
-    }
+    let field = a.field()?;
     let start = std::time::Instant::now();
     let sampler = field.noise.sampler();
     let step = f64::from(a.length) / f64::from(a.samples - 1);

@@ -9,7 +9,7 @@ use crate::args::NoiseArgs;
 #[derive(Args, Debug, Clone)]
 pub struct InfoArgs {
     #[command(flatten)]
-    noise: NoiseArgs,
+    pub(crate) noise: NoiseArgs,
 }
 
 /// `info`: the settings after validation, each value that had to be clamped, and the computed

@@ -8,6 +8,7 @@
 
 mod args;
 mod curve;
+mod help;
 mod info;
 mod maps;
 mod output;
@@ -106,5 +107,125 @@ impl From<clap::Error> for Failure {
 impl From<String> for Failure {
     fn from(e: String) -> Self {
         Failure::Io(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+    use crate::help::number;
+
+    /// The settings a command line makes, as text (floats in their shortest exact form, so that
+    /// equal text is equal bits), and whether the core keeps them as they are.
+    fn settings(line: &[String]) -> Result<(String, bool), clap::Error> {
+        let cli = Cli::try_parse_from(line)?;
+        let (field, erosion, world) = match &cli.command {
+            Command::Heightmap(a) => (a.noise.field()?, Some(&a.erosion), Some(&a.world)),
+            Command::Normals(a) => (a.noise.field()?, Some(&a.erosion), Some(&a.world)),
+            Command::Color(a) => (a.noise.field()?, Some(&a.erosion), Some(&a.world)),
+            Command::Curve(a) => (a.field()?, None, None),
+            Command::Tiles(a) => (a.noise.field()?, None, None),
+            Command::Info(a) => (a.noise.field()?, None, None),
+        };
+        let mut preset = field.preset.clone();
+        preset.noise = field.noise;
+        preset.post = field.post;
+        if let Some(erosion) = erosion {
+            preset.erosion = erosion.settings(&field.preset.erosion);
+        }
+        if let Some(world) = world {
+            world.apply(&mut preset);
+        }
+        let kept = preset.validated().1.is_empty();
+        Ok((format!("{preset:?}"), kept))
+    }
+
+    /// The text between `open` and the next `]` in `help`.
+    fn bracket<'a>(help: &'a str, open: &str) -> Option<&'a str> {
+        let start = help.find(open)? + open.len();
+        Some(&help[start..start + help[start..].find(']')?])
+    }
+
+    /// `[lo, hi]` of a help text.
+    fn real_range(help: &str) -> Option<(f32, f32)> {
+        let inside = bracket(help, ", [")?;
+        let (lo, hi) = inside.split_once(", ")?;
+        Some((lo.parse().ok()?, hi.parse().ok()?))
+    }
+
+    /// `lo..=hi` of a help text.
+    fn count_range(help: &str) -> Option<(u64, u64)> {
+        let word = help.split([' ', ',', '(', ')']).find(|w| w.contains("..="))?;
+        let (lo, hi) = word.split_once("..=")?;
+        Some((lo.parse().ok()?, hi.parse().ok()?))
+    }
+
+    /// Every flag's help says what the tool does: the default it names, given as the flag,
+    /// changes nothing; both ends of its range are taken and the core keeps them as they are;
+    /// just past either end is refused. The ranges and defaults are the core's: a flag whose
+    /// help drifted from them fails here.
+    #[test]
+    fn help_ranges_and_defaults_agree_with_the_core() {
+        let (mut defaults, mut ranges) = (0, 0);
+        for command in Cli::command().get_subcommands() {
+            let name = command.get_name();
+            let required: &[&str] = match name {
+                "heightmap" | "normals" | "color" => &["--out", "map.png"],
+                "curve" => &["--out", "curve.csv"],
+                "tiles" => &["--size", "64", "--tile", "32", "--out-dir", "tiles"],
+                "info" => &[],
+                other => panic!("a new subcommand {other}: say what it needs"),
+            };
+            let line = |extra: &[&str]| -> Vec<String> {
+                ["noise-terrain", name].iter().chain(required).chain(extra).map(|s| s.to_string()).collect()
+            };
+            let (plain, kept) = settings(&line(&[])).unwrap();
+            assert!(kept, "{name}: the defaults are clamped by the core");
+            for arg in command.get_arguments() {
+                let Some(long) = arg.get_long() else { continue };
+                let flag = format!("--{long}");
+                if required.contains(&flag.as_str()) {
+                    continue;
+                }
+                let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+                if let Some(default) = bracket(&help, "[default: ").filter(|d| !d.contains(' ')) {
+                    let given = settings(&line(&[&flag, default]))
+                        .unwrap_or_else(|e| panic!("{name} {flag} {default}: {e}"));
+                    assert_eq!(
+                        given.0, plain,
+                        "{name} {flag}: the help's default {default} is not the default"
+                    );
+                    defaults += 1;
+                }
+                let ends = match (real_range(&help), count_range(&help)) {
+                    (Some((lo, hi)), _) => {
+                        let step = |v: f32| (v.abs() * 1e-3).max(1e-3);
+                        Some(([number(lo), number(hi)], [lo - step(lo), hi + step(hi)].map(number)))
+                    }
+                    (None, Some((lo, hi))) => {
+                        let below = lo.checked_sub(1).map_or("-1".to_string(), |v| v.to_string());
+                        Some(([lo.to_string(), hi.to_string()], [below, (hi + 1).to_string()]))
+                    }
+                    (None, None) => None,
+                };
+                let Some((inside, outside)) = ends else { continue };
+                for end in &inside {
+                    let (_, kept) = settings(&line(&[&flag, end])).unwrap_or_else(|e| {
+                        panic!("{name} {flag} {end} is refused, but its help allows it: {e}")
+                    });
+                    assert!(kept, "{name} {flag} {end}: the core clamps what the help allows");
+                }
+                for past in &outside {
+                    assert!(
+                        settings(&line(&[&flag, past])).is_err(),
+                        "{name} {flag} {past} is taken: {help}"
+                    );
+                }
+                ranges += 1;
+            }
+        }
+        assert!(defaults > 100 && ranges > 100, "{defaults} defaults and {ranges} ranges checked");
     }
 }

@@ -5,10 +5,15 @@ use std::time::Instant;
 
 use clap::Args;
 use glam::Vec3;
-use noise_terrain_core::{ErosionMaps, Frame, Heightmap, MapWorld, OVERFLOW_COLOR};
+use noise_terrain_core::{
+    ErosionMaps, Frame, HEIGHT_SCALE_RANGE, Heightmap, MapWorld, OVERFLOW_COLOR, WATER_LEVEL_RANGE,
+    WORLD_SIZE_RANGE,
+};
 
-use crate::args::{ErosionArgs, Field, NoiseArgs};
+use crate::args::{ErosionArgs, Field, NoiseArgs, within};
+use crate::help;
 use crate::output::{HeightFormat, encode_rgb_png, write_atomically};
+use crate::preset::without_file;
 use crate::{Failure, map_size, summary};
 
 /// The size and file every map command takes.
@@ -27,38 +32,80 @@ pub struct MapArgs {
 #[derive(Args, Debug, Clone)]
 pub struct HeightmapArgs {
     #[command(flatten)]
-    noise: NoiseArgs,
+    pub(crate) noise: NoiseArgs,
     #[command(flatten)]
-    erosion: ErosionArgs,
+    pub(crate) erosion: ErosionArgs,
     #[command(flatten)]
-    map: MapArgs,
+    pub(crate) map: MapArgs,
+    #[command(flatten)]
+    pub(crate) world: WorldArgs,
     /// Only octave K's raw layer, in [0, 1], without post-processing (K from 0).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..12))]
     octave: Option<u32>,
 }
 
-/// How the surface is scaled for slopes: normal maps and hillshading.
+/// Where the map lies in the world: its width, the height of a noise height of 1 and the sea.
+/// Stream power's rates are in these world units; normal maps and hillshading take their slopes
+/// from them.
 #[derive(Args, Debug, Clone)]
-pub struct ReliefArgs {
-    /// World height of a noise height of 1, [0, 1e5] [default: the preset's, else 24].
-    #[arg(long, value_name = "H", value_parser = crate::args::within(0.0, 1e5))]
-    height_scale: Option<f32>,
-    /// World width of the map, [0.01, 1e6] [default: the preset's, else 100, the plugin's patch].
-    #[arg(long, value_name = "W", value_parser = crate::args::within(0.01, 1e6))]
+pub struct WorldArgs {
+    #[arg(long, value_name = "W", value_parser = within(WORLD_SIZE_RANGE), help_heading = "World",
+        help = help::real_or_preset("World width of the map", WORLD_SIZE_RANGE, without_file().world_size))]
     world_size: Option<f32>,
+    #[arg(long, value_name = "H", value_parser = within(HEIGHT_SCALE_RANGE), help_heading = "World",
+        help = help::real_or_preset("World height of a noise height of 1", HEIGHT_SCALE_RANGE, without_file().height_scale))]
+    height_scale: Option<f32>,
+    #[arg(long, value_name = "L", value_parser = within(WATER_LEVEL_RANGE), help_heading = "World",
+        help = help::real_or_preset("Noise height of the shoreline (the sea of stream power, the ramp's \
+             water colours below it)", WATER_LEVEL_RANGE, without_file().water_level))]
+    water_level: Option<f32>,
+}
+
+/// The world the flags and the preset describe.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct World {
+    world_size: f32,
+    height_scale: f32,
+    water_level: f32,
+}
+
+impl WorldArgs {
+    /// Puts the given flags into `preset` (what a command line means, for the help's tests).
+    #[cfg(test)]
+    pub(crate) fn apply(&self, preset: &mut crate::preset::Preset) {
+        let world = self.world(preset);
+        (preset.world_size, preset.height_scale, preset.water_level) =
+            (world.world_size, world.height_scale, world.water_level);
+    }
+
+    /// The flags, else the preset's values.
+    fn world(&self, preset: &crate::preset::Preset) -> World {
+        World {
+            world_size: self.world_size.unwrap_or(preset.world_size),
+            height_scale: self.height_scale.unwrap_or(preset.height_scale),
+            water_level: self.water_level.unwrap_or(preset.water_level),
+        }
+    }
+}
+
+impl World {
+    /// The erosion's view of a map `width` samples wide.
+    fn map_world(&self, width: u32) -> MapWorld {
+        MapWorld::patch(self.world_size, width, self.height_scale, self.water_level)
+    }
 }
 
 /// `normals`' flags.
 #[derive(Args, Debug, Clone)]
 pub struct NormalsArgs {
     #[command(flatten)]
-    noise: NoiseArgs,
+    pub(crate) noise: NoiseArgs,
     #[command(flatten)]
-    erosion: ErosionArgs,
+    pub(crate) erosion: ErosionArgs,
     #[command(flatten)]
-    map: MapArgs,
+    pub(crate) map: MapArgs,
     #[command(flatten)]
-    relief: ReliefArgs,
+    pub(crate) world: WorldArgs,
     /// Green points down (DirectX, Unreal) instead of up (OpenGL, Unity, Godot).
     #[arg(long)]
     directx: bool,
@@ -68,16 +115,13 @@ pub struct NormalsArgs {
 #[derive(Args, Debug, Clone)]
 pub struct ColorArgs {
     #[command(flatten)]
-    noise: NoiseArgs,
+    pub(crate) noise: NoiseArgs,
     #[command(flatten)]
-    erosion: ErosionArgs,
+    pub(crate) erosion: ErosionArgs,
     #[command(flatten)]
-    map: MapArgs,
+    pub(crate) map: MapArgs,
     #[command(flatten)]
-    relief: ReliefArgs,
-    /// Noise height of the shoreline, [0, 1] [default: the preset's, else 0.42].
-    #[arg(long, value_name = "L", value_parser = crate::args::within(0.0, 1.0))]
-    water_level: Option<f32>,
+    pub(crate) world: WorldArgs,
     /// Shade slopes lit from the north-west, 45 degrees up.
     #[arg(long)]
     hillshade: bool,
@@ -96,10 +140,8 @@ struct ReliefMap {
     heights: Heightmap,
     /// Where water ran and sediment settled, when the map was eroded.
     erosion: Option<ErosionMaps>,
-    /// The world height of a noise height of 1.
-    height_scale: f32,
-    /// The map's world width.
-    world_size: f32,
+    /// Where it lies in the world.
+    world: World,
     start: Instant,
 }
 
@@ -109,8 +151,7 @@ impl ReliefMap {
         noise: &NoiseArgs,
         erosion_args: &ErosionArgs,
         map: &MapArgs,
-        relief: &ReliefArgs,
-        water_level: Option<f32>,
+        world: &WorldArgs,
     ) -> Result<Self, Failure> {
         check_png(&map.out)?;
         let field = noise.field()?;
@@ -120,18 +161,15 @@ impl ReliefMap {
             .map_err(|e| e.to_string())?;
         field.post.apply_in_frame(&mut padded, Frame { x: 1, y: 1, width: w, height: h });
         let interior = Frame { x: 1, y: 1, width: w, height: h };
-        let height_scale = relief.height_scale.unwrap_or(field.preset.height_scale);
-        let world_size = relief.world_size.unwrap_or(field.preset.world_size);
-        let sea = water_level.unwrap_or(field.preset.water_level);
-        let world = MapWorld::patch(world_size, w, height_scale, sea);
-        let erosion = match erosion_args.apply(&field.preset.erosion, &mut padded, &world) {
+        let world = world.world(&field.preset);
+        let erosion = match erosion_args.apply(&field.preset.erosion, &mut padded, &world.map_world(w)) {
             Some(maps) => Some(maps.crop(interior).map_err(|e| e.to_string())?),
             None => None,
         };
         let drainage = erosion.as_ref().and_then(|e| e.drainage.as_ref());
-        erosion_args.write_river_files(drainage, height_scale)?;
+        erosion_args.write_river_files(drainage, world.height_scale)?;
         let heights = padded.crop(interior).map_err(|e| e.to_string())?;
-        Ok(Self { field, size: (w, h), padded, heights, erosion, height_scale, world_size, start })
+        Ok(Self { field, size: (w, h), padded, heights, erosion, world, start })
     }
 
     /// Writes `rgb` as a PNG to `path` and prints the summary line.
@@ -175,20 +213,19 @@ pub fn heightmap(a: &HeightmapArgs) -> Result<(), Failure> {
     let format = HeightFormat::from_path(&a.map.out).map_err(|e| usage_error("--out", &e))?;
     let field = a.noise.field()?;
     let (w, h) = size_of(&a.map, &field);
+    let world = a.world.world(&field.preset);
     let start = Instant::now();
     let (map, erosion) = match a.octave {
         Some(k) => Heightmap::generate_octave(&field.noise, k, w, h).map(|map| (map, None)),
         None => Heightmap::generate(&field.noise, w, h).map(|mut map| {
             field.post.apply(&mut map);
-            let p = &field.preset;
-            let world = MapWorld::patch(p.world_size, w, p.height_scale, p.water_level);
-            let maps = a.erosion.apply(&p.erosion, &mut map, &world);
+            let maps = a.erosion.apply(&field.preset.erosion, &mut map, &world.map_world(w));
             (map, maps)
         }),
     }
     .map_err(|e| e.to_string())?;
     let drainage = erosion.as_ref().and_then(|e| e.drainage.as_ref());
-    a.erosion.write_river_files(drainage, field.preset.height_scale)?;
+    a.erosion.write_river_files(drainage, world.height_scale)?;
     write_atomically(&a.map.out, &format.encode(&map)?)?;
     println!("{}", summary(w.into(), h.into(), map.stats(), start.elapsed().as_secs_f64() * 1e3));
     Ok(())
@@ -196,9 +233,9 @@ pub fn heightmap(a: &HeightmapArgs) -> Result<(), Failure> {
 
 /// `normals`.
 pub fn normals(a: &NormalsArgs) -> Result<(), Failure> {
-    let map = ReliefMap::new(&a.noise, &a.erosion, &a.map, &a.relief, None)?;
+    let map = ReliefMap::new(&a.noise, &a.erosion, &a.map, &a.world)?;
     let flip = if a.directx { -1.0 } else { 1.0 };
-    let rgb: Vec<u8> = normals_of(&map.padded, map.height_scale, map.world_size)
+    let rgb: Vec<u8> = normals_of(&map.padded, map.world.height_scale, map.world.world_size)
         .into_iter()
         .flat_map(|n| {
             // Tangent space: x east, y north (OpenGL) or south (DirectX), z out of the surface.
@@ -211,9 +248,9 @@ pub fn normals(a: &NormalsArgs) -> Result<(), Failure> {
 
 /// `color`.
 pub fn color(a: &ColorArgs) -> Result<(), Failure> {
-    let map = ReliefMap::new(&a.noise, &a.erosion, &a.map, &a.relief, a.water_level)?;
+    let map = ReliefMap::new(&a.noise, &a.erosion, &a.map, &a.world)?;
     let preset = &map.field.preset;
-    let water = a.water_level.unwrap_or(preset.water_level);
+    let water = map.world.water_level;
     let mut texels = preset.ramp.paint_heights(&map.heights, water, !a.no_overflow_color);
     if let Some(erosion) = &map.erosion {
         erosion.tint(&mut texels, &map.heights, water);
@@ -221,7 +258,7 @@ pub fn color(a: &ColorArgs) -> Result<(), Failure> {
     if a.hillshade {
         // Light from the north-west (x west, y north in image space), 45 degrees up.
         let light = Vec3::new(-1.0, -1.0, 2.0_f32.sqrt()).normalize();
-        let normals = normals_of(&map.padded, map.height_scale, map.world_size);
+        let normals = normals_of(&map.padded, map.world.height_scale, map.world.world_size);
         for ((texel, n), &h) in texels.chunks_exact_mut(4).zip(normals).zip(map.heights.samples()) {
             let shade = 0.35 + 0.65 * n.dot(light).max(0.0) / light.z;
             // Water is flat: only the land is shaded.

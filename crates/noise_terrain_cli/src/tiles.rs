@@ -27,7 +27,7 @@ const MAX_SIDE: u32 = 1 << 20;
 #[derive(Args, Debug, Clone)]
 pub struct TilesArgs {
     #[command(flatten)]
-    noise: NoiseArgs,
+    pub(crate) noise: NoiseArgs,
     /// Size of the whole map: N for N x N, or WxH, each side 1..=1048576.
     #[arg(long, value_name = "N|WxH", value_parser = whole_size)]
     size: (u32, u32),

@@ -124,8 +124,8 @@ fn help_names_every_flag() {
         "--terrace-sharpness",
     ];
     let own: [(&str, &[&str]); 6] = [
-        ("heightmap", &["--size", "--out", "--octave"]),
-        ("normals", &["--size", "--out", "--height-scale", "--world-size", "--directx"]),
+        ("heightmap", &["--size", "--out", "--octave", "--height-scale", "--world-size", "--water-level"]),
+        ("normals", &["--size", "--out", "--height-scale", "--world-size", "--water-level", "--directx"]),
         (
             "color",
             &[
@@ -219,6 +219,34 @@ fn bad_values_exit_2_naming_the_flag_and_the_range() {
     let wrong_extension = tool().args(["heightmap", "--out", s(&dir.join("x.tif"))]).output().unwrap();
     assert_eq!(wrong_extension.status.code(), Some(2));
     assert!(!out.exists(), "nothing was written");
+}
+
+/// A river landscape from flags alone: the world's size, height and sea come from `heightmap`'s
+/// own flags, and each of them changes the rivers.
+#[test]
+fn heightmap_takes_the_world_of_its_rivers_as_flags() {
+    let dir = folder("world_flags");
+    let rivers = |extra: &[&str], name: &str| {
+        let (out, geojson) = (dir.join(format!("{name}.png")), dir.join(format!("{name}.geojson")));
+        let mut args = vec!["heightmap", "--size", "64", "--stream-power", "20", "--out", s(&out)];
+        args.extend(["--rivers", s(&geojson)]);
+        args.extend(extra);
+        let output = tool().args(&args).output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        std::fs::read_to_string(geojson).unwrap()
+    };
+    let plain = rivers(&[], "plain");
+    for (flag, value) in [("--world-size", "800"), ("--height-scale", "90"), ("--water-level", "0.3")] {
+        assert_ne!(rivers(&[flag, value], &flag[2..]), plain, "{flag} {value} changed nothing");
+    }
+    // The flags and a preset with the same values make the same rivers.
+    let preset = dir.join("world.ron");
+    std::fs::write(&preset, "(world_size: 800.0, height_scale: 90.0, water_level: 0.3)").unwrap();
+    let preset_flag = ["--preset", s(&preset)];
+    let by_flags = rivers(&["--world-size", "800", "--height-scale", "90", "--water-level", "0.3"], "flags");
+    let same_field = ["--octaves", "5", "--frequency", "4", "--gradient-kernel", "rounded"];
+    let preset_args = [preset_flag.as_slice(), &same_field].concat();
+    assert_eq!(rivers(&preset_args, "preset"), by_flags);
 }
 
 #[test]

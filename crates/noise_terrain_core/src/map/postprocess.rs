@@ -41,15 +41,18 @@ pub struct PostProcess {
     /// Map the map's actual min and max to 0 and 1: gradient fBm rarely comes near either end,
     /// and a colour ramp then shows little water or snow.
     pub stretch: bool,
-    /// Redistribution `h^power`, `[0.1, 10]`: above 1 flattens lowlands and sharpens peaks.
+    /// Redistribution `h^power`, [`POWER_RANGE`](Self::POWER_RANGE): above 1 flattens lowlands
+    /// and sharpens peaks.
     pub power: f32,
     /// Island falloff shape.
     pub island_shape: IslandShape,
     /// How far the border is pulled to 0, `[0, 1]`; 0 turns the mask off.
     pub island_strength: f32,
-    /// Width of the falloff band, as a share of the half-width, `[0.01, 1]`.
+    /// Width of the falloff band, as a share of the half-width,
+    /// [`ISLAND_WIDTH_RANGE`](Self::ISLAND_WIDTH_RANGE).
     pub island_width: f32,
-    /// Number of terrace levels, `0..=64`; 0 or 1 turns terraces off.
+    /// Number of terrace levels, `0..=`[`MAX_TERRACES`](Self::MAX_TERRACES); 0 or 1 turns
+    /// terraces off.
     pub terraces: u32,
     /// 0: terraces are invisible; 1: flat steps. `[0, 1]`.
     pub terrace_sharpness: f32,
@@ -75,14 +78,21 @@ pub(crate) fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
 }
 
 impl PostProcess {
+    /// The range of [`power`](Self::power).
+    pub const POWER_RANGE: (f32, f32) = (0.1, 10.0);
+    /// The range of [`island_width`](Self::island_width).
+    pub const ISLAND_WIDTH_RANGE: (f32, f32) = (0.01, 1.0);
+    /// The most [`terraces`](Self::terraces).
+    pub const MAX_TERRACES: u32 = 64;
+
     /// The settings with every value in range (NaN becomes the default).
     pub fn clamped(&self) -> Self {
         let d = Self::default();
         Self {
-            power: clamp_or(self.power, (0.1, 10.0), d.power),
+            power: clamp_or(self.power, Self::POWER_RANGE, d.power),
             island_strength: clamp_or(self.island_strength, (0.0, 1.0), 0.0),
-            island_width: clamp_or(self.island_width, (0.01, 1.0), d.island_width),
-            terraces: self.terraces.min(64),
+            island_width: clamp_or(self.island_width, Self::ISLAND_WIDTH_RANGE, d.island_width),
+            terraces: self.terraces.min(Self::MAX_TERRACES),
             terrace_sharpness: clamp_or(self.terrace_sharpness, (0.0, 1.0), d.terrace_sharpness),
             ..*self
         }

@@ -356,14 +356,19 @@ pub fn erode(
         drainage = Some(evolve_landscape(map, &sp, world, StreamPowerMaps::default(), &report, cancel)?);
     }
     let mut done = f64::from(sp.steps) * stream_step_work;
-    let scale = s.scale;
-    // The simulation works on the map itself, in cells; the outputs are the only extra memory.
+    let big_enough = width >= 2 && height >= 2;
+    let simulates = (h.droplets > 0 || t.iterations > 0) && big_enough;
+    // Droplets and scree work on the map itself, in cells; the outputs are the only extra
+    // memory. Without them the map is not scaled at all: a scale and its inverse would move
+    // heights by a rounding step (stream power promises base-level cells keep their bits).
+    let scale = if simulates { s.scale } else { 1.0 };
     let cells = map.samples_mut();
-    cells.iter_mut().for_each(|h| *h *= scale);
+    if simulates {
+        cells.iter_mut().for_each(|h| *h *= scale);
+    }
     let mut flow = vec![0.0f32; cells.len()];
     let mut deposition = vec![0.0f32; cells.len()];
     let mut totals = [0.0f64; 3];
-    let big_enough = width >= 2 && height >= 2;
     let mut simulate = || -> Result<(), ErosionError> {
         if h.droplets > 0 && big_enough {
             let ground = droplets::Ground {
@@ -395,7 +400,9 @@ pub fn erode(
     };
     let simulated = simulate();
     // Back to noise units, also when cancelled: the map is then half eroded, but in its units.
-    cells.iter_mut().for_each(|h| *h /= scale);
+    if simulates {
+        cells.iter_mut().for_each(|h| *h /= scale);
+    }
     simulated?;
     // Droplets and scree moved the ground under the rivers: route the water over what they left.
     if let Some(d) = &mut drainage
@@ -634,6 +641,28 @@ mod tests {
             .collect();
         let (low, high) = ring.iter().fold((f32::MAX, f32::MIN), |(l, h), &v| (l.min(v), h.max(v)));
         assert!(high - low > 0.01, "the ring varies by {} only", high - low);
+    }
+
+    /// Stream power alone through `erode` leaves the map as `evolve_landscape` alone does, bit
+    /// for bit (so base-level cells keep their bits), at a width whose relief scale is no power
+    /// of two (300 cells: 1.171875 times the reference's).
+    #[test]
+    fn stream_power_alone_is_not_rescaled() {
+        let n = 300;
+        let settings =
+            Erosion { stream_power: StreamPower { steps: 3, ..Default::default() }, ..Default::default() }
+                .for_map(n);
+        assert_ne!(settings.scale.log2().fract(), 0.0, "a scale that rounds when applied");
+        let world = MapWorld::patch(300.0, n, 40.0, 0.4);
+        let (mut direct, mut through_erode) = (terrain(n), terrain(n));
+        let never = AtomicBool::new(false);
+        let sp = settings.stream_power;
+        evolve_landscape(&mut direct, &sp, &world, StreamPowerMaps::default(), &|_| {}, &never).unwrap();
+        erode(&mut through_erode, &settings, &world, &|_| {}, &never).unwrap();
+        let moved = direct.samples().iter().zip(through_erode.samples()).filter(|(a, b)| a != b).count();
+        assert_eq!(moved, 0, "{moved} cells differ");
+        let base_level = terrain(n).samples().iter().filter(|&&h| h < 0.4).count();
+        assert!(base_level > 1000, "{base_level} cells under the sea");
     }
 
     #[test]
