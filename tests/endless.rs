@@ -270,10 +270,7 @@ impl FlightCheck {
         // latency, not a hole, and the settled view is covered everywhere.
         let bounds: Vec<[f32; 4]> = chunks.values().map(|c| c.bounds).collect();
         let mut covered_now = HashSet::new();
-        for point in lattice_near(focus, 250.0) {
-            let p = [point.0 as f32 * LATTICE, point.1 as f32 * LATTICE];
-            let covering =
-                bounds.iter().filter(|b| b[0] <= p[0] && p[0] < b[2] && b[1] <= p[1] && p[1] < b[3]).count();
+        for (point, p, covering) in coverage(&bounds, focus) {
             assert!(covering <= 1, "frame {frame}: {covering} chunks over {p:?}");
             if covering == 1 {
                 covered_now.insert(point);
@@ -294,13 +291,24 @@ impl FlightCheck {
     /// The settled view around `focus` is covered everywhere, once.
     fn settled(app: &mut App, focus: Vec3) {
         let bounds: Vec<[f32; 4]> = chunks(app).values().map(|c| c.bounds).collect();
-        for point in lattice_near(focus, 250.0) {
-            let p = [point.0 as f32 * LATTICE, point.1 as f32 * LATTICE];
-            let covering =
-                bounds.iter().filter(|b| b[0] <= p[0] && p[0] < b[2] && b[1] <= p[1] && p[1] < b[3]).count();
+        for (_, p, covering) in coverage(&bounds, focus) {
             assert_eq!(covering, 1, "settled: {covering} chunks over {p:?}");
         }
     }
+}
+
+/// Each lattice point within 250 units of `focus` (the view is 400): the point, its position
+/// and how many of the chunk squares `bounds` cover it.
+fn coverage(bounds: &[[f32; 4]], focus: Vec3) -> Vec<((i32, i32), [f32; 2], usize)> {
+    lattice_near(focus, 250.0)
+        .into_iter()
+        .map(|point| {
+            let p = [point.0 as f32 * LATTICE, point.1 as f32 * LATTICE];
+            let covering =
+                bounds.iter().filter(|b| b[0] <= p[0] && p[0] < b[2] && b[1] <= p[1] && p[1] < b[3]).count();
+            (point, p, covering)
+        })
+        .collect()
 }
 
 /// The focus of frame `frame`: diagonally at about 6 units a frame, so that a level boundary

@@ -65,6 +65,16 @@ struct BuildTask {
 }
 
 impl BuildTask {
+    /// A task for `build`, not yet run.
+    fn new(build: impl Fn() -> Result<PieceBuild, BuildError> + Send + Sync + 'static) -> Arc<Self> {
+        Arc::new(Self {
+            build: Box::new(build),
+            result: Mutex::new(None),
+            done: AtomicBool::new(false),
+            rescued: AtomicBool::new(false),
+        })
+    }
+
     /// Runs the build unless it is done; the first result is kept. A panic in it becomes
     /// [`BuildError::Panicked`].
     fn run(&self) {
@@ -111,12 +121,7 @@ pub(crate) fn spawn_build(
     key: PieceKey,
     build: impl Fn() -> Result<PieceBuild, BuildError> + Send + Sync + 'static,
 ) -> PendingBuild {
-    let task = Arc::new(BuildTask {
-        build: Box::new(build),
-        result: Mutex::new(None),
-        done: AtomicBool::new(false),
-        rescued: AtomicBool::new(false),
-    });
+    let task = BuildTask::new(build);
     let workers = Workers::for_piece(priority, key);
     match workers.and_then(|workers| pool(workers).map(|pool| (workers, pool))) {
         Some((workers, pool)) => {
@@ -447,16 +452,6 @@ mod tests {
         }
     }
 
-    /// A task for `build`, as `spawn_build` makes it, without a pool.
-    fn task(build: impl Fn() -> Result<PieceBuild, BuildError> + Send + Sync + 'static) -> Arc<BuildTask> {
-        Arc::new(BuildTask {
-            build: Box::new(build),
-            result: Mutex::new(None),
-            done: AtomicBool::new(false),
-            rescued: AtomicBool::new(false),
-        })
-    }
-
     /// A build whose job is dropped before a worker takes it up does not run (but counts as
     /// finished, so that nobody waits for it); one that is kept runs once, however many workers
     /// take it up (a starved run and its rescue).
@@ -471,14 +466,14 @@ mod tests {
                 Err(BuildError::Cancelled)
             }
         };
-        let dropped = task(counted(&built));
+        let dropped = BuildTask::new(counted(&built));
         let run = job(Arc::downgrade(&dropped), Workers::Chunks);
         drop(dropped);
         let seen = builds_finished();
         run();
         assert_eq!(built.load(Ordering::SeqCst), 0);
         assert!(builds_finished() > seen, "a waiter hears of a skipped job too");
-        let kept = task(counted(&built));
+        let kept = BuildTask::new(counted(&built));
         job(Arc::downgrade(&kept), Workers::Chunks)();
         job(Arc::downgrade(&kept), Workers::Chunks)();
         assert_eq!(built.load(Ordering::SeqCst), 1, "the second worker finds it done");
@@ -493,7 +488,7 @@ mod tests {
         let (release, released) = std::sync::mpsc::channel::<()>();
         let released = Mutex::new(released);
         let first = AtomicBool::new(true);
-        let racing = task(move || {
+        let racing = BuildTask::new(move || {
             if first.swap(false, Ordering::SeqCst) {
                 // The first run to start is held until the other has finished.
                 entered.send(()).unwrap();
