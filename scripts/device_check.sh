@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# The checks that need a CPU this workplace's own machines lack (AVX-512), prepared here and run
-# on a lent device machine in one short call (issue 27): the core's tests, which run the AVX-512
+# The checks that need a CPU with AVX-512, in one short call on such a machine: the core's tests, which run the AVX-512
 # kernels themselves there (elsewhere only their emulated copy, `grid/avx512_emulated`, whose bits
 # every machine checks; only the hardware can time them); the plugin's chunk path (64 chunks of 129²,
 # heights with gradients, criterion's `gradients` bench) at the level measured at start-up and at

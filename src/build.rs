@@ -5,11 +5,15 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
-use noise_terrain_core::{ChunkKey, Stitch, chunk_window};
+use noise_terrain_core::Surface;
+use noise_terrain_core::advanced::Frame;
+use noise_terrain_core::advanced::Stitch;
+use noise_terrain_core::advanced::fill_cut_depths;
+use noise_terrain_core::advanced::{SurfaceLayout, fold_stitched_edges};
+use noise_terrain_core::{ChunkKey, chunk_window};
 use noise_terrain_core::{Drainage, ErosionError, HeightStats, Heightmap, HeightmapError, erode};
-use noise_terrain_core::{Frame, GridPlacement, MapWorld};
-use noise_terrain_core::{GridWindow, NoiseSettings, fill_cut_depths};
-use noise_terrain_core::{Surface, SurfaceLayout, fold_stitched_edges};
+use noise_terrain_core::{GridPlacement, MapWorld};
+use noise_terrain_core::{GridWindow, NoiseSettings};
 
 use crate::mesh::{take_surface, terrain_mesh_from};
 use crate::params::{TerrainLayout, TerrainParams};

@@ -6,8 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-pub use noise_terrain_core::MAX_PRESET_BYTES;
-use noise_terrain_core::{Heightmap, PresetReadError, WriteError, read_preset_bytes};
+use noise_terrain_core::Heightmap;
+use noise_terrain_core::advanced::{PresetReadError, WriteError, read_preset_bytes};
+pub use noise_terrain_core::limits::MAX_PRESET_BYTES;
 
 use crate::params::TerrainParams;
 
@@ -55,9 +56,9 @@ pub enum FileError {
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename (the core's
-/// [`write_atomically`](noise_terrain_core::write_atomically)).
+/// [`write_atomically`](noise_terrain_core::advanced::write_atomically)).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    Ok(noise_terrain_core::write_atomically(path, bytes)?)
+    Ok(noise_terrain_core::advanced::write_atomically(path, bytes)?)
 }
 
 /// Reads (at most [`MAX_PRESET_BYTES`], whatever the file is) and parses a preset. Nothing else
@@ -176,7 +177,7 @@ mod tests {
         std::fs::File::create(&big).unwrap().set_len(100 << 20).unwrap();
         let too_large = load_preset(&big);
         assert!(
-            matches!(too_large, Err(FileError::Read(PresetReadError::TooLarge { size: noise_terrain_core::PresetSize::Bytes(n), .. })) if n == 100 << 20),
+            matches!(too_large, Err(FileError::Read(PresetReadError::TooLarge { size: noise_terrain_core::advanced::PresetSize::Bytes(n), .. })) if n == 100 << 20),
             "{too_large:?}"
         );
         assert!(matches!(

@@ -1,7 +1,7 @@
 //! Which pieces of terrain should exist: the patch, or the chunks around the foci.
 
 use bevy::prelude::*;
-use noise_terrain_core::{ChunkSelector, Stitch};
+use noise_terrain_core::advanced::{ChunkSelector, Stitch};
 
 use crate::build::{PieceKey, PieceSpec};
 use crate::params::TerrainParams;

@@ -2,13 +2,14 @@
 
 use bevy::prelude::*;
 use bevy::reflect::reflect_remote;
-use noise_terrain_core::clamp_or;
+use noise_terrain_core::LodSettings;
+use noise_terrain_core::limits::clamp_or;
+use noise_terrain_core::limits::{MAX_LOD_LEVELS, MAX_OCTAVES, RESOLUTION_RANGE};
 use noise_terrain_core::{
     Clamped, ColorRamp, ColorRules, Erosion, NoiseSettings, PostProcess, ScatterLayer, TerrainPreset,
 };
-use noise_terrain_core::{LodSettings, MAX_LOD_LEVELS, MAX_OCTAVES, RESOLUTION_RANGE};
 
-pub use noise_terrain_core::{HEIGHT_SCALE_RANGE, WATER_LEVEL_RANGE, WORLD_SIZE_RANGE};
+pub use noise_terrain_core::limits::{HEIGHT_SCALE_RANGE, WATER_LEVEL_RANGE, WORLD_SIZE_RANGE};
 
 /// Fewest vertices per side of the terrain grid (the core's [`RESOLUTION_RANGE`]).
 pub const MIN_RESOLUTION: u32 = RESOLUTION_RANGE.0;

@@ -44,7 +44,7 @@ pub fn grey_image(map: &Heightmap) -> Image {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use noise_terrain_core::OVERFLOW_COLOR;
+    use noise_terrain_core::advanced::OVERFLOW_COLOR;
 
     #[test]
     fn texels_follow_the_ramp_and_overflow_is_orange() {

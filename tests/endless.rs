@@ -9,7 +9,8 @@ use std::collections::{HashMap, HashSet};
 
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
-use bevy_noise_terrain::core::{ChunkKey, ErosionFilter, Side};
+use bevy_noise_terrain::core::advanced::Side;
+use bevy_noise_terrain::core::{ChunkKey, ErosionFilter};
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{BuildPriority, PieceHeights, PieceKey, TerrainValidation};
 

@@ -383,3 +383,55 @@ fn the_scatter_section_switches_the_sea_adds_layers_and_sets_their_limits() {
     h.run();
     assert!(h.state().params.scatter.is_empty());
 }
+
+#[test]
+fn values_past_what_the_sliders_offer_are_shown_and_kept() {
+    // Every value here is within the core's range but past the end of its slider (which offers
+    // where a person tunes it): a preset or game code may set them, and showing the panel must
+    // not clamp them.
+    let mut p = TerrainParams {
+        layout: bevy_noise_terrain::TerrainLayout::Endless {
+            chunk_size: 1000.0,
+            chunk_vertices: 65,
+            view_distance: 20_000.0,
+            lod_levels: 12,
+        },
+        height_scale: 500.0,
+        scatter: bevy_noise_terrain::core::ScatterLayer::landscape(),
+        ..default()
+    };
+    p.noise.lacunarity = 6.0;
+    p.noise.frequency = 100.0;
+    p.noise.warp.amplitude = 10.0;
+    p.post.terraces = 40;
+    p.post.power = 8.0;
+    let e = &mut p.erosion;
+    (e.hydraulic.droplets, e.hydraulic.lifetime, e.hydraulic.radius) = (5_000_000, 500, 20.0);
+    (e.thermal.iterations, e.stream_power.steps) = (2000, 3000);
+    p.colors.layers[0].heights[1] = 3.0;
+    p.scatter[0].view_distance = 6000.0;
+    let before = p.clone();
+    assert_eq!(before.clamped(), before, "every value is within the core's ranges");
+    let mut h = harness(panel(p, folder("past_sliders")));
+    for section in [
+        "Warp",
+        "Post-processing",
+        "Erosion filter",
+        "Rivers (stream power)",
+        "Erosion",
+        "Colour ramp",
+        "Colour rules",
+        "Scatter and sea",
+    ] {
+        h.get_by_label(section).click();
+        h.run();
+    }
+    for slider in ["terraces", "droplets", "lifetime", "thermal iterations", "time steps", "levels of detail"]
+    {
+        assert!(
+            h.query(By::new().role(egui::accesskit::Role::Slider).label_contains(slider)).is_some(),
+            "{slider} shown"
+        );
+    }
+    assert_eq!(h.state().params, before, "showing the panel changed parameters past its sliders' ends");
+}

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
-use bevy_noise_terrain::core::{ColorRules, Heightmap, NoiseSettings, PostProcess, slope_degrees};
+use bevy_noise_terrain::core::advanced::slope_degrees;
+use bevy_noise_terrain::core::{ColorRules, Heightmap, NoiseSettings, PostProcess};
 use bevy_noise_terrain::pieces::SPARE_BUFFERS_KEPT_FOR;
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{PieceHeights, PiecePool, TerrainValidation};
@@ -299,7 +300,8 @@ fn a_terrain_despawned_mid_job_and_spawned_again_is_rebuilt() {
 
 #[test]
 fn erosion_reaches_the_patch_and_a_change_cancels_a_running_one() {
-    use bevy_noise_terrain::core::{Erosion, Frame, Hydraulic, MapWorld, erode};
+    use bevy_noise_terrain::core::advanced::Frame;
+    use bevy_noise_terrain::core::{Erosion, Hydraulic, MapWorld, erode};
     // The settings are for a map 512 wide: at 128 a sixteenth of the droplets fall (6,250).
     // The plain ramp: what differs from it is the erosion's tint.
     let mut params = TerrainParams { resolution: 128, colors: ColorRules::plain(), ..default() };

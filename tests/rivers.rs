@@ -5,7 +5,8 @@
 mod common;
 
 use bevy::prelude::*;
-use bevy_noise_terrain::core::{ColorRules, Erosion, RIVER_WATER, RiverEnd, StreamPower};
+use bevy_noise_terrain::core::advanced::RIVER_WATER;
+use bevy_noise_terrain::core::{ColorRules, Erosion, RiverEnd, StreamPower};
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{PieceHeights, RiverWater};
 use common::{app as headless_app, settle};

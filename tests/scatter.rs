@@ -6,7 +6,8 @@ mod common;
 
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
-use bevy_noise_terrain::core::{ScatterLayer, ScatterRule, ScatterShape, slope_degrees};
+use bevy_noise_terrain::core::advanced::slope_degrees;
+use bevy_noise_terrain::core::{ScatterLayer, ScatterRule, ScatterShape};
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{
     BuildPriority, PieceHeights, PieceKey, ScatterBatch, ScatterBudget, ScatterEntities, ScatterInstance,

@@ -1,5 +1,5 @@
 //! What the `noise_maps` demo shows, without the window: the start settings, ramp and water level
-//! of value against gradient noise, and the 1-D profiles. `tests/seed_demos.rs` checks what the
+//! of value against gradient noise, and the 1-D profiles. `tests/noise_maps_demo.rs` checks what the
 //! demo claims (value noise climbs past the snow line, gradient noise hardly does; linear and
 //! cosine profiles; periods) against these same functions.
 
@@ -13,8 +13,8 @@ pub const WATER_LEVEL: f32 = 0.45;
 /// noise, whose values sit closer to the middle, hardly does.
 pub const SNOW_LINE: f32 = 0.8;
 
-/// Seed 000's start: linear fade on purpose, so the lattice shows; seed 7, five octaves; its
-/// gradient noise blends the corners as the seed does, with Perlin's kernel.
+/// The demo's start: linear fade on purpose, so the lattice shows; seed 7, five octaves; its
+/// gradient noise blends the corners with Perlin's classic kernel.
 pub fn start_settings() -> NoiseSettings {
     let gradient_kernel = GradientKernel::Perlin;
     NoiseSettings {
@@ -60,7 +60,7 @@ pub fn snow_share(map: &Heightmap) -> f32 {
     map.samples().iter().filter(|&&h| h >= SNOW_LINE).count() as f32 / map.samples().len() as f32
 }
 
-/// Seed 001's 1-D panel: lattice cells across a plot, and samples per cell.
+/// The 1-D panel: lattice cells across a plot.
 pub const PROFILE_CELLS: u32 = 16;
 /// Samples per lattice cell of a plot (a power of two: periodic plots then repeat exactly).
 pub const PROFILE_SAMPLES_PER_CELL: u32 = 32;

@@ -167,7 +167,7 @@ fn demo_ui(mut contexts: EguiContexts, mut demo: ResMut<Demo>) -> Result {
     Ok(())
 }
 
-/// Seed 001: 1-D value noise with linear and with cosine interpolation, side by side.
+/// 1-D value noise with linear and with cosine interpolation, side by side.
 fn profile_panel(ui: &mut egui::Ui, profile: &mut Profile, seed: u32) {
     ui.separator();
     ui.horizontal(|ui| {

@@ -56,7 +56,7 @@ fn main() {
 fn fill(lib: &str, kind: &str, n: usize, oct: usize, level: &mut Option<&'static str>) -> Vec<f32> {
     // `ours` takes over the grid our core allocated (uninitialised) and filled: no buffer of its
     // own, whose zeroing (calloc's memset, once the allocator reuses freed memory) would be
-    // counted in our time and is no part of our fill (until 2026-12-05 it was).
+    // counted in our time and is no part of our fill.
     let mut v = if lib == "ours" { Vec::new() } else { vec![0f32; n * n] };
     let inv = 1.0 / n as f64;
     match lib {
@@ -130,7 +130,7 @@ fn fill(lib: &str, kind: &str, n: usize, oct: usize, level: &mut Option<&'static
             let map = Heightmap::generate(&s, n as u32, n as u32).unwrap();
             *level = Some(noise_terrain_core::advanced::grid_level(s.basis));
             if lib == "ours-copy" {
-                // How this program measured ours until 2026-12-03: the grid copied into `v`.
+                // The grid copied into `v`: the cost of a copy, for comparison.
                 v.copy_from_slice(map.samples());
             } else {
                 v = map.into_samples();

@@ -10,6 +10,7 @@
 
 mod panel;
 mod scatter_section;
+mod sliders;
 mod tiles;
 pub mod viewport;
 

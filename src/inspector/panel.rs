@@ -2,17 +2,31 @@
 //! any `egui::Ui`, so the UI tests drive the same code the plugin shows.
 
 use bevy_egui::egui;
+use noise_terrain_core::basis::{DistanceMetric, WorleyReturn};
+use noise_terrain_core::limits::{
+    AREA_EXPONENT_RANGE, CAPACITY_RANGE, COLOR_HEIGHT_RANGE, CUT_DEPTH_RANGE, DAMPING_RANGE, DIFFUSION_RANGE,
+    ERODIBILITY_RANGE, EROSION_RADIUS_RANGE, EROSION_SCALE_RANGE, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE,
+    FILTER_STRENGTH_RANGE, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, GAIN_RANGE, GRAVITY_RANGE, INERTIA_RANGE,
+    LACUNARITY_RANGE, LIFETIME_RANGE, MAX_COLOR_LAYERS, MAX_DROPLETS, MAX_FILTER_OCTAVES, MAX_LOD_LEVELS,
+    MAX_OCTAVES, MAX_PERIOD, MAX_RAMP_STOPS, MAX_STREAM_POWER_STEPS, MAX_THERMAL_ITERATIONS,
+    MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, MIN_OCTAVES, PERSISTENCE_RANGE, RESOLUTION_RANGE, RIVER_AREA_RANGE,
+    RIVER_WIDTH_RANGE, SLOPE_DEGREES_RANGE, SLOPE_EXPONENT_RANGE, TALUS_ANGLE_RANGE, TIME_STEP_RANGE,
+    UNIT_RANGE, UPLIFT_RANGE, WARP_FREQUENCY_RANGE,
+};
 use noise_terrain_core::{
-    Basis, Border, ColorLayer, ColorRamp, ColorRules, DistanceMetric, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE,
-    FILTER_STRENGTH_RANGE, Fade, Fractal, GradientKernel, IslandShape, MAX_COLOR_LAYERS, MAX_FILTER_OCTAVES,
-    MAX_RAMP_STOPS, NoiseSettings, RampStop, WorleyReturn,
+    Basis, Border, ColorLayer, ColorRamp, ColorRules, Fade, Fractal, GradientKernel, IslandShape,
+    LodSettings, NoiseSettings, PostProcess, RampStop,
 };
 
 use super::scatter_section::scatter_section;
+use super::sliders::{offered, slider};
 use super::tiles::{TILE_SIZE, octave_tile};
 use super::{InspectorState, OctaveTiles, StatusLine};
 use crate::files::{export_heightmap, list_presets, load_preset, save_preset};
-use crate::params::{MAX_RESOLUTION, MIN_RESOLUTION, TerrainLayout, TerrainParams};
+use crate::params::{
+    CHUNK_SIZE_RANGE, CHUNK_VERTICES_RANGE, HEIGHT_SCALE_RANGE, TerrainLayout, TerrainParams,
+    WATER_LEVEL_RANGE, WORLD_SIZE_RANGE,
+};
 use crate::pieces::{PieceHeights, TerrainStats, TerrainValidation};
 
 /// Octaves fewer for Worley noise than for the lattice bases: its cells already carry fine
@@ -108,14 +122,6 @@ fn chips<T: Copy + PartialEq>(
     });
 }
 
-pub(super) fn slider<'a>(
-    value: &'a mut f32,
-    range: std::ops::RangeInclusive<f32>,
-    text: &str,
-) -> egui::Slider<'a> {
-    egui::Slider::new(value, range).text(text).clamping(egui::SliderClamping::Never)
-}
-
 fn readouts(ui: &mut egui::Ui, p: &TerrainParams, inputs: PanelInputs<'_>) {
     let PanelInputs { stats, busy, validation, .. } = inputs;
     ui.heading("Terrain");
@@ -166,34 +172,37 @@ fn noise_section(ui: &mut egui::Ui, p: &mut TerrainParams, state: &mut Inspector
         if n.basis == Basis::Worley {
             chips(ui, "return", &mut n.worley.return_type, &WorleyReturn::ALL, WorleyReturn::name);
             chips(ui, "metric", &mut n.worley.metric, &DistanceMetric::ALL, DistanceMetric::name);
-            ui.add(egui::Slider::new(&mut n.worley.jitter, 0.0..=1.0).text("jitter"));
+            ui.add(slider(&mut n.worley.jitter, offered(UNIT_RANGE, 0.0..=1.0), "jitter"));
         }
         chips(ui, "fractal", &mut n.fractal, &Fractal::ALL, Fractal::name);
         // The slider reaches as far as the mesh can show (or the current count, if more).
-        let ceiling = resolved.max(n.octaves).clamp(1, noise_terrain_core::MAX_OCTAVES);
+        let ceiling = resolved.max(n.octaves).clamp(MIN_OCTAVES, MAX_OCTAVES);
         let finer = n.octave_count().saturating_sub(resolved);
         let text = match finer {
             0 => "octaves".to_string(),
             k => format!("octaves ({k} finer than the mesh)"),
         };
-        ui.add(egui::Slider::new(&mut n.octaves, 1..=ceiling).text(text))
+        ui.add(slider(&mut n.octaves, offered((MIN_OCTAVES, MAX_OCTAVES), 1..=ceiling), &text))
             .on_hover_text(format!("the mesh shows {resolved} octaves; finer ones add only flicker"));
         if state.octaves_before_worley.is_some() {
             ui.small(format!("Worley: {WORLEY_OCTAVES_FEWER} octaves fewer; switching back restores them"));
         }
-        ui.add(slider(&mut n.lacunarity, 1.0..=4.0, "lacunarity"));
-        ui.add(slider(&mut n.persistence, 0.0..=1.0, "persistence"));
-        ui.add(slider(&mut n.frequency, 0.25..=32.0, "base frequency").logarithmic(true));
+        ui.add(slider(&mut n.lacunarity, offered(LACUNARITY_RANGE, 1.0..=4.0), "lacunarity"));
+        ui.add(slider(&mut n.persistence, offered(PERSISTENCE_RANGE, 0.0..=1.0), "persistence"));
+        ui.add(
+            slider(&mut n.frequency, offered(FREQUENCY_RANGE, 0.25..=32.0), "base frequency")
+                .logarithmic(true),
+        );
         ui.checkbox(&mut n.rotate_octaves, "turn octaves")
             .on_hover_text("turn each octave by the golden angle: no grid-aligned ridges (not with tiling)");
         if n.fractal.uses_offset() {
-            ui.add(slider(&mut n.fractal_offset, 0.0..=2.0, "offset"));
+            ui.add(slider(&mut n.fractal_offset, offered(FRACTAL_OFFSET_RANGE, 0.0..=2.0), "offset"));
         }
         if n.fractal == Fractal::Ridged {
-            ui.add(slider(&mut n.gain, 0.0..=8.0, "gain"));
+            ui.add(slider(&mut n.gain, offered(GAIN_RANGE, 0.0..=8.0), "gain"));
         }
         if n.fractal == Fractal::Damped {
-            ui.add(slider(&mut n.damping, 0.0..=8.0, "damping k"))
+            ui.add(slider(&mut n.damping, offered(DAMPING_RANGE, 0.0..=8.0), "damping k"))
                 .on_hover_text("each octave divided by 1 + k·|slopes so far|²: smooth flanks, rough flats");
         }
         ui.horizontal(|ui| {
@@ -213,25 +222,39 @@ fn noise_section(ui: &mut egui::Ui, p: &mut TerrainParams, state: &mut Inspector
             let mut periodic = n.period.is_some();
             ui.checkbox(&mut periodic, "tile every");
             let mut period = n.period.unwrap_or(4);
-            ui.add_enabled(periodic, egui::DragValue::new(&mut period).range(1..=1024));
+            ui.add_enabled(periodic, egui::DragValue::new(&mut period).range(1..=MAX_PERIOD));
             ui.label("cells");
             n.period = periodic.then_some(period);
         });
     });
     egui::CollapsingHeader::new("Warp").show(ui, |ui| {
-        ui.add(slider(&mut n.warp.amplitude, 0.0..=4.0, "amount (cells)"));
-        ui.add(slider(&mut n.warp.frequency, 0.1..=8.0, "frequency").logarithmic(true));
-        ui.add(egui::Slider::new(&mut n.warp.octaves, 1..=8).text("octaves"));
+        ui.add(slider(
+            &mut n.warp.amplitude,
+            offered((0.0, MAX_WARP_AMPLITUDE), 0.0..=4.0),
+            "amount (cells)",
+        ));
+        ui.add(
+            slider(&mut n.warp.frequency, offered(WARP_FREQUENCY_RANGE, 0.1..=8.0), "frequency")
+                .logarithmic(true),
+        );
+        ui.add(slider(&mut n.warp.octaves, offered((1, MAX_WARP_OCTAVES), 1..=8), "octaves"));
     });
     let post = &mut p.post;
     egui::CollapsingHeader::new("Post-processing").show(ui, |ui| {
         ui.checkbox(&mut post.stretch, "stretch to the full range");
-        ui.add(slider(&mut post.power, 0.2..=5.0, "redistribution power").logarithmic(true));
-        ui.add(slider(&mut post.island_strength, 0.0..=1.0, "island"));
-        ui.add(slider(&mut post.island_width, 0.01..=1.0, "island falloff"));
+        ui.add(
+            slider(&mut post.power, offered(PostProcess::POWER_RANGE, 0.2..=5.0), "redistribution power")
+                .logarithmic(true),
+        );
+        ui.add(slider(&mut post.island_strength, offered(UNIT_RANGE, 0.0..=1.0), "island"));
+        ui.add(slider(
+            &mut post.island_width,
+            offered(PostProcess::ISLAND_WIDTH_RANGE, 0.01..=1.0),
+            "island falloff",
+        ));
         chips(ui, "island", &mut post.island_shape, &IslandShape::ALL, IslandShape::name);
-        ui.add(egui::Slider::new(&mut post.terraces, 0..=24).text("terraces"));
-        ui.add(slider(&mut post.terrace_sharpness, 0.0..=1.0, "terrace sharpness"));
+        ui.add(slider(&mut post.terraces, offered((0, PostProcess::MAX_TERRACES), 0..=24), "terraces"));
+        ui.add(slider(&mut post.terrace_sharpness, offered(UNIT_RANGE, 0.0..=1.0), "terrace sharpness"));
     });
 }
 
@@ -249,19 +272,46 @@ fn layout_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
         match &mut p.layout {
             TerrainLayout::Patch => {
                 ui.add(
-                    egui::Slider::new(&mut p.resolution, MIN_RESOLUTION..=MAX_RESOLUTION)
-                        .text("resolution")
+                    slider(&mut p.resolution, offered(RESOLUTION_RANGE, 2..=2048), "resolution")
                         .logarithmic(true),
                 );
-                ui.add(slider(&mut p.world_size, 10.0..=1000.0, "world size").logarithmic(true));
+                ui.add(
+                    slider(&mut p.world_size, offered(WORLD_SIZE_RANGE, 10.0..=1000.0), "world size")
+                        .logarithmic(true),
+                );
             }
             TerrainLayout::Endless { chunk_size, chunk_vertices, view_distance, lod_levels } => {
-                ui.add(slider(chunk_size, 8.0..=512.0, "chunk size").logarithmic(true));
-                ui.add(egui::Slider::new(chunk_vertices, 3..=257).text("vertices per chunk side"));
-                ui.add(slider(view_distance, 100.0..=8000.0, "view distance").logarithmic(true));
-                ui.add(egui::Slider::new(lod_levels, 1..=8).text("levels of detail"));
+                let lod = LodSettings {
+                    chunk_size: f64::from(*chunk_size),
+                    view_distance: 0.0,
+                    levels: (*lod_levels).min(u32::from(MAX_LOD_LEVELS)) as u8,
+                };
+                let (near, far) = lod.clamped().view_distance_range();
+                let views = (near as f32, far as f32);
                 ui.add(
-                    slider(&mut p.world_size, 10.0..=4000.0, "world size of a map unit").logarithmic(true),
+                    slider(chunk_size, offered(CHUNK_SIZE_RANGE, 8.0..=512.0), "chunk size")
+                        .logarithmic(true),
+                );
+                ui.add(slider(
+                    chunk_vertices,
+                    offered(CHUNK_VERTICES_RANGE, 3..=257),
+                    "vertices per chunk side",
+                ));
+                ui.add(
+                    slider(view_distance, offered(views, 100.0..=8000.0), "view distance").logarithmic(true),
+                );
+                ui.add(slider(
+                    lod_levels,
+                    offered((1, u32::from(MAX_LOD_LEVELS)), 1..=8),
+                    "levels of detail",
+                ));
+                ui.add(
+                    slider(
+                        &mut p.world_size,
+                        offered(WORLD_SIZE_RANGE, 10.0..=4000.0),
+                        "world size of a map unit",
+                    )
+                    .logarithmic(true),
                 );
             }
         }
@@ -276,19 +326,25 @@ fn rivers_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
         }
         ui.label("Rivers cut into rising ground (dh/dt = U - K A^m S^n + D lap h), in world units.");
         let s = &mut p.erosion.stream_power;
-        ui.add(egui::Slider::new(&mut s.steps, 0..=1000).text("time steps (0: off)"));
-        ui.add(slider(&mut s.time_step, 0.1..=20.0, "time step").logarithmic(true));
-        ui.add(slider(&mut s.erodibility, 0.001..=0.5, "erodibility K").logarithmic(true));
-        ui.add(slider(&mut s.area_exponent, 0.0..=1.5, "area exponent m"));
-        ui.add(slider(&mut s.slope_exponent, 0.5..=4.0, "slope exponent n"));
-        ui.add(slider(&mut s.diffusion, 0.0..=0.1, "hillslope diffusion D"));
-        ui.add(slider(&mut s.uplift, 0.0..=0.5, "uplift U"));
+        ui.add(slider(&mut s.steps, offered((0, MAX_STREAM_POWER_STEPS), 0..=1000), "time steps (0: off)"));
+        ui.add(slider(&mut s.time_step, offered(TIME_STEP_RANGE, 0.1..=20.0), "time step").logarithmic(true));
+        ui.add(
+            slider(&mut s.erodibility, offered(ERODIBILITY_RANGE, 0.001..=0.5), "erodibility K")
+                .logarithmic(true),
+        );
+        ui.add(slider(&mut s.area_exponent, offered(AREA_EXPONENT_RANGE, 0.0..=1.5), "area exponent m"));
+        ui.add(slider(&mut s.slope_exponent, offered(SLOPE_EXPONENT_RANGE, 0.5..=4.0), "slope exponent n"));
+        ui.add(slider(&mut s.diffusion, offered(DIFFUSION_RANGE, 0.0..=0.1), "hillslope diffusion D"));
+        ui.add(slider(&mut s.uplift, offered(UPLIFT_RANGE, 0.0..=0.5), "uplift U"));
         let mut closed = s.border == Border::Closed;
         if ui.checkbox(&mut closed, "closed border (drain to the sea only)").changed() {
             s.border = if closed { Border::Closed } else { Border::Open };
         }
-        ui.add(slider(&mut s.rivers.min_area, 1.0..=1000.0, "river start area").logarithmic(true));
-        ui.add(slider(&mut s.rivers.width, 0.0..=0.1, "river width factor"));
+        ui.add(
+            slider(&mut s.rivers.min_area, offered(RIVER_AREA_RANGE, 1.0..=1000.0), "river start area")
+                .logarithmic(true),
+        );
+        ui.add(slider(&mut s.rivers.width, offered(RIVER_WIDTH_RANGE, 0.0..=0.1), "river width factor"));
         ui.checkbox(&mut p.river_water, "rivers as water");
     });
 }
@@ -301,25 +357,34 @@ fn erosion_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
         ui.label("Lengths and counts for a 512-wide map; other resolutions are scaled to match.");
         let e = &mut p.erosion;
         let h = &mut e.hydraulic;
-        ui.add(egui::Slider::new(&mut h.droplets, 0..=2_000_000).text("droplets").logarithmic(true));
-        ui.add(slider(&mut h.radius, 1.0..=8.0, "brush radius"));
-        ui.add(slider(&mut h.inertia, 0.0..=0.99, "inertia"));
-        ui.add(slider(&mut h.capacity, 0.0..=16.0, "capacity"));
-        ui.add(slider(&mut h.min_slope, 0.0..=0.1, "min slope"));
-        ui.add(slider(&mut h.deposit, 0.0..=1.0, "deposit"));
-        ui.add(slider(&mut h.erode, 0.0..=1.0, "erode"));
-        ui.add(slider(&mut h.evaporation, 0.0..=0.2, "evaporation"));
-        ui.add(slider(&mut h.gravity, 0.0..=16.0, "gravity"));
-        ui.add(egui::Slider::new(&mut h.lifetime, 1..=128).text("lifetime"));
+        ui.add(
+            slider(&mut h.droplets, offered((0, MAX_DROPLETS), 0..=2_000_000), "droplets").logarithmic(true),
+        );
+        ui.add(slider(&mut h.radius, offered(EROSION_RADIUS_RANGE, 1.0..=8.0), "brush radius"));
+        ui.add(slider(&mut h.inertia, offered(INERTIA_RANGE, 0.0..=0.99), "inertia"));
+        ui.add(slider(&mut h.capacity, offered(CAPACITY_RANGE, 0.0..=16.0), "capacity"));
+        ui.add(slider(&mut h.min_slope, offered(UNIT_RANGE, 0.0..=0.1), "min slope"));
+        ui.add(slider(&mut h.deposit, offered(UNIT_RANGE, 0.0..=1.0), "deposit"));
+        ui.add(slider(&mut h.erode, offered(UNIT_RANGE, 0.0..=1.0), "erode"));
+        ui.add(slider(&mut h.evaporation, offered(UNIT_RANGE, 0.0..=0.2), "evaporation"));
+        ui.add(slider(&mut h.gravity, offered(GRAVITY_RANGE, 0.0..=16.0), "gravity"));
+        ui.add(slider(&mut h.lifetime, offered(LIFETIME_RANGE, 1..=128), "lifetime"));
         ui.horizontal(|ui| {
             ui.label("droplet seed");
             ui.add(egui::DragValue::new(&mut h.seed));
         });
         let t = &mut e.thermal;
-        ui.add(egui::Slider::new(&mut t.iterations, 0..=500).text("thermal iterations"));
-        ui.add(slider(&mut t.talus_angle, 1.0..=89.0, "talus angle"));
-        ui.add(slider(&mut t.amount, 0.0..=1.0, "thermal amount"));
-        ui.add(slider(&mut e.scale, 0.1..=20.0, "relief (cells per unit height)").logarithmic(true));
+        ui.add(slider(
+            &mut t.iterations,
+            offered((0, MAX_THERMAL_ITERATIONS), 0..=500),
+            "thermal iterations",
+        ));
+        ui.add(slider(&mut t.talus_angle, offered(TALUS_ANGLE_RANGE, 1.0..=89.0), "talus angle"));
+        ui.add(slider(&mut t.amount, offered(UNIT_RANGE, 0.0..=1.0), "thermal amount"));
+        ui.add(
+            slider(&mut e.scale, offered(EROSION_SCALE_RANGE, 0.1..=20.0), "relief (cells per unit height)")
+                .logarithmic(true),
+        );
     });
 }
 
@@ -331,21 +396,17 @@ fn erosion_filter_section(ui: &mut egui::Ui, n: &mut NoiseSettings) {
             ui.label("Needs fBm, billow or no fractal, and no warp: off for this field.");
         }
         let f = &mut n.erosion_filter;
-        ui.add(slider(&mut f.strength, FILTER_STRENGTH_RANGE.0..=FILTER_STRENGTH_RANGE.1, "gully depth"));
+        ui.add(slider(&mut f.strength, offered(FILTER_STRENGTH_RANGE, 0.0..=4.0), "gully depth"));
         ui.add(
-            slider(
-                &mut f.scale,
-                FILTER_SCALE_RANGE.0..=FILTER_SCALE_RANGE.1,
-                "gully scale (per lattice cell)",
-            )
-            .logarithmic(true),
+            slider(&mut f.scale, offered(FILTER_SCALE_RANGE, 0.25..=64.0), "gully scale (per lattice cell)")
+                .logarithmic(true),
         );
-        ui.add(egui::Slider::new(&mut f.octaves, 1..=MAX_FILTER_OCTAVES).text("gully octaves"));
-        ui.add(slider(&mut f.gain, FILTER_GAIN_RANGE.0..=FILTER_GAIN_RANGE.1, "depth per octave"));
-        ui.add(slider(&mut f.bend, 0.0..=1.0, "branching (bend)"));
-        ui.add(slider(&mut f.sharpness, 0.0..=1.0, "ridge sharpness"));
-        ui.add(slider(&mut f.keep_peaks, 0.0..=1.0, "keep peaks"));
-        ui.add(slider(&mut f.keep_floors, 0.0..=1.0, "keep valley floors"));
+        ui.add(slider(&mut f.octaves, offered((1, MAX_FILTER_OCTAVES), 1..=8), "gully octaves"));
+        ui.add(slider(&mut f.gain, offered(FILTER_GAIN_RANGE, 0.0..=1.0), "depth per octave"));
+        ui.add(slider(&mut f.bend, offered(UNIT_RANGE, 0.0..=1.0), "branching (bend)"));
+        ui.add(slider(&mut f.sharpness, offered(UNIT_RANGE, 0.0..=1.0), "ridge sharpness"));
+        ui.add(slider(&mut f.keep_peaks, offered(UNIT_RANGE, 0.0..=1.0), "keep peaks"));
+        ui.add(slider(&mut f.keep_floors, offered(UNIT_RANGE, 0.0..=1.0), "keep valley floors"));
         ui.horizontal(|ui| {
             ui.label("gully seed");
             ui.add(egui::DragValue::new(&mut f.seed));
@@ -359,8 +420,8 @@ fn terrain_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     rivers_section(ui, p);
     erosion_section(ui, p);
     egui::CollapsingHeader::new("Mesh and colours").default_open(true).show(ui, |ui| {
-        ui.add(slider(&mut p.height_scale, 0.0..=100.0, "height scale"));
-        ui.add(slider(&mut p.water_level, 0.0..=1.0, "water level"));
+        ui.add(slider(&mut p.height_scale, offered(HEIGHT_SCALE_RANGE, 0.0..=100.0), "height scale"));
+        ui.add(slider(&mut p.water_level, offered(WATER_LEVEL_RANGE, 0.0..=1.0), "water level"));
         ui.checkbox(&mut p.show_overflow, "paint heights above 1 orange");
     });
     ramp_section(ui, &mut p.ramp);
@@ -386,7 +447,11 @@ fn ramp_section(ui: &mut egui::Ui, ramp: &mut ColorRamp) {
         for (i, stop) in ramp.stops.iter_mut().enumerate() {
             ui.horizontal(|ui| {
                 ui.color_edit_button_srgb(&mut stop.color);
-                ui.add(slider(&mut stop.position, 0.0..=1.0, &format!("stop {}", i + 1)));
+                ui.add(slider(
+                    &mut stop.position,
+                    offered(UNIT_RANGE, 0.0..=1.0),
+                    &format!("stop {}", i + 1),
+                ));
                 if count > 1 && ui.button("remove stop").clicked() {
                     remove = Some(i);
                 }
@@ -450,15 +515,18 @@ fn colour_rules_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
                     remove = Some(i);
                 }
             });
-            ui.add(slider(&mut layer.heights[0], -0.2..=1.2, "from height"));
-            ui.add(slider(&mut layer.heights[1], -0.2..=1.2, "to height"));
-            ui.add(slider(&mut layer.slopes[0], 0.0..=90.0, "from slope"));
-            ui.add(slider(&mut layer.slopes[1], 0.0..=90.0, "to slope"));
-            ui.add(slider(&mut layer.height_blend, 0.0..=0.5, "height blend"));
-            ui.add(slider(&mut layer.slope_blend, 0.0..=30.0, "slope blend"));
-            ui.add(slider(&mut layer.cuts[0], -0.1..=0.5, "from cut depth"));
-            ui.add(slider(&mut layer.cuts[1], -0.1..=10.0, "to cut depth").logarithmic(true));
-            ui.add(slider(&mut layer.cut_blend, 0.0..=0.2, "cut blend"));
+            ui.add(slider(&mut layer.heights[0], offered(COLOR_HEIGHT_RANGE, -0.2..=1.2), "from height"));
+            ui.add(slider(&mut layer.heights[1], offered(COLOR_HEIGHT_RANGE, -0.2..=1.2), "to height"));
+            ui.add(slider(&mut layer.slopes[0], offered(SLOPE_DEGREES_RANGE, 0.0..=90.0), "from slope"));
+            ui.add(slider(&mut layer.slopes[1], offered(SLOPE_DEGREES_RANGE, 0.0..=90.0), "to slope"));
+            ui.add(slider(&mut layer.height_blend, offered(UNIT_RANGE, 0.0..=0.5), "height blend"));
+            ui.add(slider(&mut layer.slope_blend, offered(SLOPE_DEGREES_RANGE, 0.0..=30.0), "slope blend"));
+            ui.add(slider(&mut layer.cuts[0], offered(CUT_DEPTH_RANGE, -0.1..=0.5), "from cut depth"));
+            ui.add(
+                slider(&mut layer.cuts[1], offered(CUT_DEPTH_RANGE, -0.1..=10.0), "to cut depth")
+                    .logarithmic(true),
+            );
+            ui.add(slider(&mut layer.cut_blend, offered(UNIT_RANGE, 0.0..=0.2), "cut blend"));
             ui.separator();
         }
         if let Some(i) = remove {
@@ -479,7 +547,7 @@ fn switch_worley_octaves(before: Basis, n: &mut NoiseSettings, state: &mut Inspe
             let lowered = octaves.saturating_sub(WORLEY_OCTAVES_FEWER).max(1);
             // A change made while on Worley carries over.
             n.octaves = (i64::from(octaves) + i64::from(n.octaves) - i64::from(lowered))
-                .clamp(1, i64::from(noise_terrain_core::MAX_OCTAVES)) as u32;
+                .clamp(1, i64::from(noise_terrain_core::limits::MAX_OCTAVES)) as u32;
         }
     } else if !worley(n.basis) {
         // A preset or code switched the basis: nothing to restore.

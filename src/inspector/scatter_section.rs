@@ -2,9 +2,13 @@
 //! look, density, spacing, height and slope limits and view distance; layers added and removed.
 
 use bevy_egui::egui;
-use noise_terrain_core::{MAX_SCATTER_LAYERS, SCATTER_DENSITY_RANGE, ScatterLayer, ScatterShape};
+use noise_terrain_core::limits::{
+    MAX_SCATTER_LAYERS, SCATTER_DENSITY_RANGE, SCATTER_HEIGHT_RANGE, SCATTER_SPACING_RANGE,
+    SCATTER_VIEW_DISTANCE_RANGE, SLOPE_DEGREES_RANGE,
+};
+use noise_terrain_core::{ScatterLayer, ScatterShape};
 
-use super::panel::slider;
+use super::sliders::{offered, slider};
 use crate::params::TerrainParams;
 
 /// Draws the section.
@@ -41,14 +45,18 @@ pub(super) fn scatter_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
                     }
                 });
                 let r = &mut layer.rule;
-                let (lo, hi) = SCATTER_DENSITY_RANGE;
-                ui.add(slider(&mut r.density, lo..=hi.min(1.0), "density per unit²").logarithmic(true));
-                ui.add(slider(&mut r.spacing, 0.0..=50.0, "spacing"));
-                ui.add(slider(&mut r.heights[0], 0.0..=1.2, "from height"));
-                ui.add(slider(&mut r.heights[1], 0.0..=1.2, "to height"));
-                ui.add(slider(&mut r.slopes[0], 0.0..=90.0, "from slope"));
-                ui.add(slider(&mut r.slopes[1], 0.0..=90.0, "to slope"));
-                ui.add(slider(&mut layer.view_distance, 0.0..=4000.0, "view distance"));
+                let density = offered(SCATTER_DENSITY_RANGE, 1e-6..=1.0);
+                ui.add(slider(&mut r.density, density, "density per unit²").logarithmic(true));
+                ui.add(slider(&mut r.spacing, offered(SCATTER_SPACING_RANGE, 0.0..=50.0), "spacing"));
+                ui.add(slider(&mut r.heights[0], offered(SCATTER_HEIGHT_RANGE, 0.0..=1.2), "from height"));
+                ui.add(slider(&mut r.heights[1], offered(SCATTER_HEIGHT_RANGE, 0.0..=1.2), "to height"));
+                ui.add(slider(&mut r.slopes[0], offered(SLOPE_DEGREES_RANGE, 0.0..=90.0), "from slope"));
+                ui.add(slider(&mut r.slopes[1], offered(SLOPE_DEGREES_RANGE, 0.0..=90.0), "to slope"));
+                ui.add(slider(
+                    &mut layer.view_distance,
+                    offered(SCATTER_VIEW_DISTANCE_RANGE, 0.0..=4000.0),
+                    "view distance",
+                ));
                 ui.checkbox(&mut layer.align_to_ground, "tilt to the ground");
                 ui.separator();
             });

@@ -56,7 +56,8 @@ mod tests {
 
     #[test]
     fn coarse_octaves_take_one_sample_and_fine_ones_fade_to_grey() {
-        // Seed 000's example: frequency 11, 8 octaves, tiles a little under 100 pixels.
+        // Frequency 11, 8 octaves, tiles a little under 100 pixels: the first octave needs one
+        // sample, the last octave as many as a tile allows.
         let s = NoiseSettings { frequency: 11.0, octaves: 8, ..Default::default() };
         assert_eq!(samples_per_axis(&s, 0, 84), 1);
         assert_eq!(samples_per_axis(&s, 7, 84), MAX_SAMPLES_PER_AXIS);

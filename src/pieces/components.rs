@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use bevy::prelude::*;
-use noise_terrain_core::{Clamped, HeightStats, Heightmap, Stitch};
+use noise_terrain_core::advanced::Stitch;
+use noise_terrain_core::{Clamped, HeightStats, Heightmap};
 
 use crate::build::{PieceGeometry, PieceSpec};
 use crate::params::TerrainParams;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use bevy::ecs::entity::EntityHashSet;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use noise_terrain_core::{ChunkSelector, Stitch};
+use noise_terrain_core::advanced::{ChunkSelector, Stitch};
 
 use crate::build::{BuildControl, BuildError, PieceBuild, PieceKey, TerrainBuffers, build_piece};
 use crate::layout::DesiredPiece;

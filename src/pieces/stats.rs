@@ -38,7 +38,9 @@ pub(crate) fn update_stats(
     }
     let mut mirrored = false;
     for (terrain, mut jobs, mut status, default) in &mut terrains {
-        if default && !mirrored {
+        // One default terrain (the first the query yields) shows in both resources.
+        let shown = default && !mirrored;
+        if shown {
             mirrored = true;
             if *shown_validation != status.validation {
                 *shown_validation = status.validation.clone();
@@ -54,7 +56,7 @@ pub(crate) fn update_stats(
             if status.stats.erosion_progress != progress {
                 status.stats.erosion_progress = progress;
             }
-            if default && *shown_stats != status.stats {
+            if shown && *shown_stats != status.stats {
                 *shown_stats = status.stats.clone();
             }
             continue;
@@ -81,7 +83,7 @@ pub(crate) fn update_stats(
         if new.generation > old.generation {
             generated.write(TerrainGenerated { terrain, generation: new.generation });
         }
-        if default && *shown_stats != new {
+        if shown && *shown_stats != new {
             *shown_stats = new.clone();
         }
         if status.stats != new {

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use bevy::ecs::query::QueryItem;
 use bevy::prelude::*;
-use noise_terrain_core::Stitch;
+use noise_terrain_core::advanced::Stitch;
 
 use crate::build::TerrainBuffers;
 use crate::mesh::take_surface;
@@ -313,7 +313,7 @@ fn land(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use noise_terrain_core::Side;
+    use noise_terrain_core::advanced::Side;
 
     /// The groups, with every piece of the terrain among `pieces`.
     fn groups(pieces: &[SwapView], generation: u64) -> Vec<Vec<usize>> {

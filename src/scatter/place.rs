@@ -9,9 +9,9 @@ use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::world::DeferredWorld;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
+use noise_terrain_core::advanced::scatter_points_ranked;
 use noise_terrain_core::{
     ChunkKey, Ground, Heightmap, ScatterLayer, ScatterLevels, ScatterPoint, ScatterShape, WorldGround,
-    scatter_points_ranked,
 };
 
 use crate::build::{PieceBuild, PieceGeometry, PieceKey};
@@ -791,7 +791,7 @@ mod tests {
     use super::*;
     use crate::build::{BuildControl, PieceSpec, build_piece};
     use crate::scatter::cache::PiecePoints;
-    use noise_terrain_core::Stitch;
+    use noise_terrain_core::advanced::Stitch;
 
     /// The endless example's world and layers, five times as dense, on chunks of `chunk_size`.
     fn world(chunk_size: f32) -> TerrainParams {

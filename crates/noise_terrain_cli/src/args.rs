@@ -6,19 +6,23 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, error::ErrorKind};
 use glam::DVec2;
-use noise_terrain_core::{
-    AREA_EXPONENT_RANGE, Border, DIFFUSION_RANGE, ERODIBILITY_RANGE, MAX_STREAM_POWER_STEPS, MapWorld,
-    RIVER_AREA_RANGE, RIVER_WIDTH_RANGE, SLOPE_EXPONENT_RANGE, TIME_STEP_RANGE, UPLIFT_RANGE,
+use noise_terrain_core::basis::{DistanceMetric, WorleyReturn};
+use noise_terrain_core::limits::{
+    AREA_EXPONENT_RANGE, DIFFUSION_RANGE, ERODIBILITY_RANGE, MAX_STREAM_POWER_STEPS, RIVER_AREA_RANGE,
+    RIVER_WIDTH_RANGE, SLOPE_EXPONENT_RANGE, TIME_STEP_RANGE, UPLIFT_RANGE,
 };
-use noise_terrain_core::{
-    Basis, CAPACITY_RANGE, DAMPING_RANGE, DistanceMetric, EROSION_RADIUS_RANGE, EROSION_SCALE_RANGE, Erosion,
-    ErosionMaps, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE, FILTER_STRENGTH_RANGE, FRACTAL_OFFSET_RANGE,
-    FREQUENCY_RANGE, Fade, Fractal, GAIN_RANGE, GRAVITY_RANGE, GradientKernel, Heightmap, Hydraulic,
-    INERTIA_RANGE, IslandShape, LACUNARITY_RANGE, LIFETIME_RANGE, MAX_DROPLETS, MAX_FILTER_OCTAVES,
+use noise_terrain_core::limits::{
+    CAPACITY_RANGE, DAMPING_RANGE, EROSION_RADIUS_RANGE, EROSION_SCALE_RANGE, FILTER_GAIN_RANGE,
+    FILTER_SCALE_RANGE, FILTER_STRENGTH_RANGE, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, GAIN_RANGE,
+    GRAVITY_RANGE, INERTIA_RANGE, LACUNARITY_RANGE, LIFETIME_RANGE, MAX_DROPLETS, MAX_FILTER_OCTAVES,
     MAX_OCTAVES, MAX_PERIOD, MAX_THERMAL_ITERATIONS, MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, MIN_OCTAVES,
-    NoiseSettings, PERSISTENCE_RANGE, PostProcess, TALUS_ANGLE_RANGE, Thermal, WARP_FREQUENCY_RANGE,
-    WorleyReturn,
+    PERSISTENCE_RANGE, TALUS_ANGLE_RANGE, WARP_FREQUENCY_RANGE,
 };
+use noise_terrain_core::{
+    Basis, Erosion, ErosionMaps, Fade, Fractal, GradientKernel, Heightmap, Hydraulic, IslandShape,
+    NoiseSettings, PostProcess, Thermal,
+};
+use noise_terrain_core::{Border, MapWorld};
 
 use crate::help::{self, SHARE};
 use crate::preset::Preset;

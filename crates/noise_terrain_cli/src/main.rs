@@ -19,7 +19,8 @@ mod tiles;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use noise_terrain_core::{HeightStats, MAX_SAMPLES};
+use noise_terrain_core::HeightStats;
+use noise_terrain_core::limits::MAX_SAMPLES;
 
 /// Terrain from coherent noise, on the command line.
 #[derive(Parser, Debug)]

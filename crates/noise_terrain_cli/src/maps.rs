@@ -5,10 +5,9 @@ use std::time::Instant;
 
 use clap::Args;
 use glam::Vec3;
-use noise_terrain_core::{
-    ErosionMaps, Frame, HEIGHT_SCALE_RANGE, Heightmap, MapWorld, OVERFLOW_COLOR, WATER_LEVEL_RANGE,
-    WORLD_SIZE_RANGE,
-};
+use noise_terrain_core::advanced::{Frame, OVERFLOW_COLOR};
+use noise_terrain_core::limits::{HEIGHT_SCALE_RANGE, WATER_LEVEL_RANGE, WORLD_SIZE_RANGE};
+use noise_terrain_core::{ErosionMaps, Heightmap, MapWorld};
 
 use crate::args::{ErosionArgs, Field, NoiseArgs, within};
 use crate::help;

@@ -59,7 +59,7 @@ pub fn encode_rgb_png(width: u32, height: u32, rgb: &[u8]) -> Result<Vec<u8>, St
 }
 
 /// Writes `bytes` to `path` through `path.tmp` and a rename: a failure leaves the old file (the
-/// core's [`write_atomically`](noise_terrain_core::write_atomically), which the plugin shares).
+/// core's [`write_atomically`](noise_terrain_core::advanced::write_atomically), which the plugin shares).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    noise_terrain_core::write_atomically(path, bytes).map_err(|e| e.to_string())
+    noise_terrain_core::advanced::write_atomically(path, bytes).map_err(|e| e.to_string())
 }

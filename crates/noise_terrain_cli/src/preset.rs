@@ -2,7 +2,8 @@
 
 use std::path::Path;
 
-use noise_terrain_core::{NoiseSettings, TerrainPreset, read_preset_bytes};
+use noise_terrain_core::advanced::read_preset_bytes;
+use noise_terrain_core::{NoiseSettings, TerrainPreset};
 
 /// A preset: the core's [`TerrainPreset`], the very settings (and defaults) the plugin and its
 /// inspector use. The plugin's files also hold a `layout`; fields the tool has no use for are
@@ -16,7 +17,7 @@ pub fn without_file() -> Preset {
 }
 
 /// Reads a preset through the core's bounded reader (at most
-/// [`MAX_PRESET_BYTES`](noise_terrain_core::MAX_PRESET_BYTES), whatever the file is); errors name
+/// [`MAX_PRESET_BYTES`](noise_terrain_core::limits::MAX_PRESET_BYTES), whatever the file is); errors name
 /// the file and what is wrong with it.
 pub fn load(path: &Path) -> Result<Preset, String> {
     let shown = path.display();

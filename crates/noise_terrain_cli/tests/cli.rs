@@ -251,7 +251,7 @@ fn heightmap_takes_the_world_of_its_rivers_as_flags() {
 
 #[test]
 fn erosion_flags_take_the_ranges_the_core_clamps_to() {
-    use noise_terrain_core::{EROSION_RADIUS_RANGE, EROSION_SCALE_RANGE, LIFETIME_RANGE};
+    use noise_terrain_core::limits::{EROSION_RADIUS_RANGE, EROSION_SCALE_RANGE, LIFETIME_RANGE};
     let dir = folder("ranges");
     let out = dir.join("x.png");
     let ends = [

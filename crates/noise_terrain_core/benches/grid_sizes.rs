@@ -13,7 +13,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
 use common::{FREQUENCY, OCTAVES};
-use noise_terrain_core::{Basis, Heightmap, NoiseSettings, Worley};
+use noise_terrain_core::basis::Worley;
+use noise_terrain_core::{Basis, Heightmap, NoiseSettings};
 
 fn bench(c: &mut Criterion) {
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();

@@ -1,50 +1,12 @@
-//! Coherent noise for terrain, without Bevy.
+//! Coherent noise for terrain, without Bevy: noise fields, heightmaps, erosion and rivers,
+//! colours, endless-world chunks and scatter, for a game, a server or a tool.
 //!
-//! The public API is what the crate root exports (the modules are private):
-//! - [`NoiseSettings`]: plain data describing a field; [`NoiseSettings::sample`] gives its height
-//!   at a point, [`FieldSampler`] samples many points. Its parts: [`Basis`] (value, gradient,
-//!   simplex, [`Worley`]), [`Fade`], [`Fractal`] (fBm, billow, Musgrave's multifractals, derivative-damped fBm), [`Warp`]
-//!   (domain warp). The single-layer functions ([`value_2d`], [`gradient_2d_noise`],
-//!   [`simplex_2d`], [`worley_2d`], ...) take a [`Lattice`]. Randomness comes only from hashing a
-//!   seed with lattice coordinates.
-//! - [`Heightmap`]: a grid of heights with statistics and encodings; [`fill_grid`] fills any
-//!   [`GridWindow`] of a field's pixel lattice on all cores, bit for bit what point sampling gives.
-//! - [`erode`]: droplet and thermal erosion, and [`evolve_landscape`]: rivers carved by the
-//!   stream-power law, with the [`Drainage`] they leave (areas, lakes, [`River`] polylines).
-//! - [`PostProcess`]: stretch, redistribution, island mask, terraces, over a [`Frame`] or in world
-//!   space.
-//! - [`ColorRamp`]: heights to colours, water through meadow to snow.
-//! - [`Surface`]: a heightmap as vertex and index arrays for a renderer, with edges stitched to
-//!   coarser neighbours ([`SurfaceLayout`], [`Stitch`]).
-//! - [`select_chunks`]: which chunks ([`ChunkKey`]) of an endless terrain exist around a focus,
-//!   at which level of detail; [`chunk_window`] says where a chunk samples the field.
-//! - [`ScatterRule`] and [`scatter_points`]: things placed on the ground by height, slope and
-//!   erosion cut, the same points however the world is cut into pieces; [`WorldGround`] is an
-//!   endless terrain's ground at any point.
-//! - [`GridPlacement`] and [`raycast_grid`]: height queries and ray casts against a height grid's
-//!   triangles.
+//! # Where to start
 //!
-//! The source is grouped by concept, each folder a private module whose public items the root
-//! re-exports:
-//! - `field/`: one noise field and its parts: the bases (`field/basis/`), fade curves, fractal
-//!   sums, domain warp, the erosion filter, and the exact derivatives they carry (`dual.rs`),
-//!   hashing and coordinates.
-//! - `grid/`: filling a whole grid of a field at once, the heights' and the gradients' row paths
-//!   (`rows.rs` holds what both share; `avx512.rs` the AVX-512 rows of every basis); `isa.rs`
-//!   compiles them per instruction-set level and `grid/level.rs` picks the fastest one.
-//! - `map/`: what is done with a whole map: [`Heightmap`], [`Frame`], post-processing, droplet
-//!   and thermal erosion and stream-power rivers (`map/erosion/`), the [`Surface`] arrays, ray
-//!   casts.
-//! - `world/`: the endless world's chunks and levels of detail.
-//! - `color/`: the height ramp and the colour rules.
-//! - `scatter/`: rules that place things on the ground, and the ground they see.
-//! - `preset/`: the settings every front end shares ([`TerrainPreset`]), reading a preset file
-//!   with a bound, writing files atomically.
-//! - [`advanced`]: what games do not need (the derivative types, filling uninitialised memory,
-//!   the instruction-set level grids run at).
-//!
-//! Every parameter has a documented range; out-of-range values are clamped by one rule
-//! ([`clamp_or`]: NaN takes the default) and [`NoiseSettings::validate`] names each change.
+//! A field is plain data, [`NoiseSettings`]: a [`Basis`] (value, gradient, simplex, Worley), a
+//! [`Fade`] curve, a [`Fractal`] sum of octaves, an optional [`Warp`] and [`ErosionFilter`]. Ask
+//! it for one height with [`NoiseSettings::sample`], for many points with [`FieldSampler`], or
+//! for a whole [`Heightmap`] at once (on all cores, with SIMD, bit for bit what sampling gives):
 //!
 //! ```
 //! use noise_terrain_core::{Heightmap, NoiseSettings};
@@ -55,6 +17,59 @@
 //! let stats = map.stats();
 //! assert!(0.0 <= stats.min && stats.max <= 1.0 && (0.0..=1.0).contains(&height));
 //! ```
+//!
+//! Then, by what you want to make:
+//! - **Shape the map**: [`PostProcess`] (stretch, redistribution, [`IslandShape`] masks,
+//!   terraces); [`erode`] with [`Erosion`] (droplets, thermal, stream power); rivers carved by
+//!   [`evolve_landscape`] ([`StreamPower`]), which leaves a [`Drainage`] with [`River`]
+//!   polylines.
+//! - **Colour it**: [`ColorRamp`] (heights to colours) and [`ColorRules`] (layers by height, slope
+//!   and the erosion filter's cut).
+//! - **Render it**: [`Surface`] turns a heightmap into vertex and index arrays;
+//!   [`GridPlacement`] and [`raycast_grid`] answer height queries and ray casts on its triangles.
+//! - **An endless world**: [`select_chunks`] says which chunks ([`ChunkKey`]) exist around a
+//!   focus and at which level of detail ([`LodSettings`]); [`chunk_window`] says where each
+//!   samples the field, as a [`GridWindow`] for [`fill_grid`] or [`fill_grid_with_gradients`].
+//! - **Put things on the ground**: [`ScatterRule`] and [`scatter_points`] place points by height,
+//!   slope and erosion cut, the same points however the world is cut; [`WorldGround`] is an
+//!   endless terrain's ground at any point.
+//! - **Share settings with the plugin and the tool**: [`TerrainPreset`], the preset files' schema.
+//!
+//! Three modules hold the rest:
+//! - [`basis`]: single layers of each basis at a point, to build fields of your own.
+//! - [`limits`]: every parameter's range and every size limit, and [`limits::clamp_or`], the
+//!   rule that applies them. Out-of-range values are clamped (NaN takes the default), never a
+//!   panic; [`NoiseSettings::validate`] names each change ([`Clamped`]).
+//! - [`advanced`]: what the plugin and the command-line tool build on (exact-gradient types,
+//!   edge stitching, the chunk selector kept between frames, bounded preset reading, atomic file
+//!   writes, the instruction-set level grids run at).
+//!
+//! Randomness comes only from hashing a seed with lattice coordinates: the same settings give
+//! the same bits on every machine, thread count and instruction-set level.
+//!
+//! # Cargo features
+//! - `parallel` (default): grids, erosion and colours on all cores (rayon).
+//! - `png` (default): [`Heightmap`] encodes 16-bit PNG files.
+//! - `serialize`: serde for every settings type (the preset files).
+//!
+//! # The source
+//! Each folder is a private module whose public items the root and the three modules above
+//! re-export:
+//! - `field/`: one noise field: the bases (`field/basis/`: value, gradient and its kernels,
+//!   simplex, Worley, the lattice), fade curves, fractal sums, domain warp, the erosion filter,
+//!   exact derivatives (`dual.rs`), hashing and coordinates.
+//! - `grid/`: filling a whole grid at once: the heights' row paths (`mod.rs`, `rows.rs`), heights
+//!   with gradients (`gradients.rs`), the SIMD rows (`avx2.rs`, `avx512.rs`, and
+//!   `avx512_emulated/`, the AVX-512 rows on portable lanes so every CPU checks their bits),
+//!   the lattice columns they share (`column_table.rs`) and which level runs (`level.rs`, with
+//!   `isa.rs` at the root compiling each path per level).
+//! - `map/`: whole maps: [`Heightmap`], frames, post-processing, ray casts, [`Surface`], and
+//!   `map/erosion/` (droplets, thermal, diffusion, stream power, drainage and rivers).
+//! - `world/`: the endless world's chunks and levels of detail (`lod.rs`), and work split over a
+//!   buffer's chunks on all cores (`chunks.rs`).
+//! - `color/`: the height ramp and the colour rules.
+//! - `scatter/`: rules, layers, the points they place and the ground they see.
+//! - `preset/`: [`TerrainPreset`], bounded preset reading and atomic writes.
 #![warn(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![warn(unreachable_pub)]
@@ -64,7 +79,6 @@ mod color;
 mod field;
 mod grid;
 mod isa;
-pub use isa::ISA_VARIABLE;
 mod map;
 mod preset;
 mod scatter;
@@ -72,65 +86,121 @@ mod scatter;
 mod test_support;
 mod world;
 
-pub use clamp::clamp_or;
-pub use color::ramp::{ColorRamp, MAX_RAMP_STOPS, OVERFLOW_COLOR, RampStop};
-pub use color::rules::{ColorLayer, ColorRules, MAX_COLOR_LAYERS, slope_degrees};
-pub use field::basis::{
-    Basis, DistanceMetric, GradientKernel, Lattice, Worley, WorleyReturn, gradient_1d, gradient_2d_noise,
-    gradient_3d_noise, simplex_2d, simplex_3d, value_1d, value_2d, value_3d, worley_2d, worley_3d,
-};
-pub use field::coord::COORDINATE_LIMIT;
-pub use field::erosion_filter::{
-    ErosionFilter, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE, FILTER_STRENGTH_RANGE, MAX_FILTER_OCTAVES,
-    fill_cut_depths,
-};
+pub use color::ramp::{ColorRamp, RampStop};
+pub use color::rules::{ColorLayer, ColorRules};
+pub use field::basis::{Basis, GradientKernel};
+pub use field::erosion_filter::ErosionFilter;
 pub use field::fade::Fade;
-pub use field::fractal::{Fractal, MAX_OCTAVES, MIN_OCTAVES, amplitude_sum};
-pub use field::warp::{MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, WARP_FREQUENCY_RANGE, Warp};
-pub use field::{
-    Clamped, DAMPING_RANGE, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, FieldSampler, GAIN_RANGE,
-    LACUNARITY_RANGE, MAX_PERIOD, NoiseSettings, OCTAVE_ROTATION, PERSISTENCE_RANGE,
-};
+pub use field::fractal::Fractal;
+pub use field::warp::Warp;
+pub use field::{Clamped, FieldSampler, NoiseSettings};
 pub use grid::gradients::fill_grid_with_gradients;
 pub use grid::{GridWindow, fill_grid};
 pub use map::erosion::{
-    AREA_EXPONENT_RANGE, Border, CAPACITY_RANGE, DIFFUSION_RANGE, Drainage, ERODIBILITY_RANGE,
-    EROSION_RADIUS_RANGE, EROSION_REFERENCE_CELLS, EROSION_SCALE_RANGE, Erosion, ErosionError, ErosionMaps,
-    ErosionTotals, GRAVITY_RANGE, Hydraulic, INERTIA_RANGE, LIFETIME_RANGE, LandscapeBudget,
-    MAX_DIFFUSION_SUBSTEPS, MAX_DROPLETS, MAX_STREAM_POWER_STEPS, MAX_THERMAL_ITERATIONS, MapWorld,
-    RIVER_AREA_RANGE, RIVER_WATER, RIVER_WIDTH_RANGE, River, RiverEnd, RiverPoint, RiverSettings,
-    SLOPE_EXPONENT_RANGE, StreamPower, StreamPowerMaps, TALUS_ANGLE_RANGE, TIME_STEP_RANGE, Thermal,
-    UPLIFT_RANGE, drainage_of, erode, evolve_landscape,
+    Border, Drainage, Erosion, ErosionError, ErosionMaps, Hydraulic, MapWorld, River, RiverEnd, RiverPoint,
+    RiverSettings, StreamPower, StreamPowerMaps, Thermal, erode, evolve_landscape,
 };
-pub use map::frame::Frame;
-pub use map::heightmap::{HeightStats, Heightmap, HeightmapError, MAX_SAMPLES};
+pub use map::heightmap::{HeightStats, Heightmap, HeightmapError};
 pub use map::postprocess::{IslandShape, PostProcess};
 pub use map::raycast::{GridPlacement, raycast_grid};
-pub use map::surface::{Surface, SurfaceLayout, fold_stitched_edges};
-pub use preset::file::{
-    MAX_PRESET_BYTES, PresetReadError, PresetSize, WriteError, read_preset_bytes, write_atomically,
-};
-pub use preset::terrain::{
-    HEIGHT_SCALE_RANGE, RESOLUTION_RANGE, TerrainPreset, WATER_LEVEL_RANGE, WORLD_SIZE_RANGE,
-};
+pub use map::surface::Surface;
+pub use preset::terrain::TerrainPreset;
 pub use scatter::ground::WorldGround;
-pub use scatter::layer::{MAX_SCATTER_LAYERS, SCATTER_VIEW_DISTANCE_RANGE, ScatterLayer, ScatterShape};
-pub use scatter::points::{
-    MAX_SCATTER_CELLS, ScatterError, ScatterLevels, ScatterPoint, scatter_points, scatter_points_ranked,
-};
-pub use scatter::rule::{
-    Ground, SCATTER_DENSITY_RANGE, SCATTER_SCALE_RANGE, SCATTER_SPACING_RANGE, ScatterRule,
-};
-pub use world::lod::{
-    ChunkKey, ChunkSelector, Corner, LodSettings, MAX_LOD_LEVELS, MAX_ROOTS_ACROSS, SPLIT_DISTANCE,
-    SelectedChunk, Side, Stitch, chunk_window, select_chunks,
-};
+pub use scatter::layer::{ScatterLayer, ScatterShape};
+pub use scatter::points::{ScatterError, ScatterLevels, ScatterPoint, scatter_points};
+pub use scatter::rule::{Ground, ScatterRule};
+pub use world::lod::{ChunkKey, LodSettings, chunk_window, select_chunks};
 
-/// What games do not need: the types behind the fields' exact gradients and fractal sums, and
-/// filling grids into memory a tool manages itself.
+/// Single layers of each basis, the building blocks of every field: one octave of value,
+/// gradient, simplex or Worley noise at a point, in 1, 2 or 3 dimensions, on a [`Lattice`](basis::Lattice)
+/// (seed, period, fade). [`NoiseSettings`] sums octaves of these; use them directly to build a
+/// field of your own.
+///
+/// ```
+/// use noise_terrain_core::Fade;
+/// use noise_terrain_core::basis::{Lattice, gradient_2d_noise, value_2d};
+///
+/// let lattice = Lattice::new(7, Fade::Quintic);
+/// let (v, g) = (value_2d(&lattice, 1.5, 2.25), gradient_2d_noise(&lattice, 1.5, 2.25));
+/// assert!((0.0..=1.0).contains(&v) && (-1.0..=1.0).contains(&g));
+/// ```
+pub mod basis {
+    pub use crate::field::basis::{
+        DistanceMetric, Lattice, Worley, WorleyReturn, gradient_1d, gradient_2d_noise, gradient_3d_noise,
+        simplex_2d, simplex_3d, value_1d, value_2d, value_3d, worley_2d, worley_3d,
+    };
+}
+
+/// Every parameter's documented range and every size limit, and the one rule that applies
+/// them ([`clamp_or`](limits::clamp_or): a value out of range takes the nearest end, NaN takes
+/// the default). Front ends (the plugin's inspector, the command-line tool's help) read their
+/// ranges from here, so they cannot drift from what the core does.
+///
+/// ```
+/// use noise_terrain_core::NoiseSettings;
+/// use noise_terrain_core::limits::{MAX_OCTAVES, clamp_or};
+///
+/// let wild = NoiseSettings { octaves: 99, ..Default::default() };
+/// assert_eq!(wild.clamped().octaves, MAX_OCTAVES);
+/// assert_eq!(clamp_or(f32::NAN, (0.0, 1.0), 0.5), 0.5);
+/// ```
+pub mod limits {
+    pub use crate::clamp::{SLOPE_DEGREES_RANGE, UNIT_RANGE, clamp_or};
+    pub use crate::color::ramp::MAX_RAMP_STOPS;
+    pub use crate::color::rules::{COLOR_HEIGHT_RANGE, CUT_DEPTH_RANGE, MAX_COLOR_LAYERS};
+    pub use crate::field::coord::COORDINATE_LIMIT;
+    pub use crate::field::erosion_filter::{
+        FILTER_GAIN_RANGE, FILTER_SCALE_RANGE, FILTER_STRENGTH_RANGE, MAX_FILTER_OCTAVES,
+    };
+    pub use crate::field::fractal::{MAX_OCTAVES, MIN_OCTAVES};
+    pub use crate::field::warp::{MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, WARP_FREQUENCY_RANGE};
+    pub use crate::field::{
+        DAMPING_RANGE, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, GAIN_RANGE, LACUNARITY_RANGE, MAX_PERIOD,
+        PERSISTENCE_RANGE,
+    };
+    pub use crate::map::erosion::{
+        AREA_EXPONENT_RANGE, CAPACITY_RANGE, DIFFUSION_RANGE, ERODIBILITY_RANGE, EROSION_RADIUS_RANGE,
+        EROSION_SCALE_RANGE, GRAVITY_RANGE, INERTIA_RANGE, LIFETIME_RANGE, MAX_DIFFUSION_SUBSTEPS,
+        MAX_DROPLETS, MAX_STREAM_POWER_STEPS, MAX_THERMAL_ITERATIONS, RIVER_AREA_RANGE, RIVER_WIDTH_RANGE,
+        SLOPE_EXPONENT_RANGE, TALUS_ANGLE_RANGE, TIME_STEP_RANGE, UPLIFT_RANGE,
+    };
+    pub use crate::map::heightmap::MAX_SAMPLES;
+    pub use crate::preset::file::MAX_PRESET_BYTES;
+    pub use crate::preset::terrain::{
+        HEIGHT_SCALE_RANGE, RESOLUTION_RANGE, WATER_LEVEL_RANGE, WORLD_SIZE_RANGE,
+    };
+    pub use crate::scatter::layer::{MAX_SCATTER_LAYERS, SCATTER_VIEW_DISTANCE_RANGE};
+    pub use crate::scatter::points::MAX_SCATTER_CELLS;
+    pub use crate::scatter::rule::{
+        SCATTER_DENSITY_RANGE, SCATTER_HEIGHT_RANGE, SCATTER_SCALE_RANGE, SCATTER_SPACING_RANGE,
+    };
+    pub use crate::world::lod::{MAX_LOD_LEVELS, MAX_ROOTS_ACROSS};
+}
+
+/// What the plugin and the command-line tool build on and a game rarely needs: the types behind
+/// exact gradients and fractal sums, filling grids into memory a tool manages itself, the
+/// instruction-set level grids run at, stitching a surface's edges to coarser neighbours, the
+/// chunk selector a streaming front end keeps between frames, ranked scatter, reading preset
+/// files with a bound and writing files atomically, the post-processing frame, and the numbers
+/// these use.
 pub mod advanced {
+    pub use crate::color::ramp::OVERFLOW_COLOR;
+    pub use crate::color::rules::slope_degrees;
+    pub use crate::field::OCTAVE_ROTATION;
     pub use crate::field::dual::{Dual, Octave};
-    pub use crate::field::fractal::{FractalParams, RawToUnit, Sloped};
+    pub use crate::field::erosion_filter::fill_cut_depths;
+    pub use crate::field::fractal::{FractalParams, RawToUnit, Sloped, amplitude_sum};
     pub use crate::grid::fill_grid_uninit;
     pub use crate::grid::level::{gradients_grid_level, grid_level};
+    pub use crate::isa::ISA_VARIABLE;
+    pub use crate::map::erosion::{
+        EROSION_REFERENCE_CELLS, ErosionTotals, LandscapeBudget, RIVER_WATER, drainage_of,
+    };
+    pub use crate::map::frame::Frame;
+    pub use crate::map::surface::{SurfaceLayout, fold_stitched_edges};
+    pub use crate::preset::file::{
+        PresetReadError, PresetSize, WriteError, read_preset_bytes, write_atomically,
+    };
+    pub use crate::scatter::points::scatter_points_ranked;
+    pub use crate::world::lod::{ChunkSelector, Corner, SPLIT_DISTANCE, SelectedChunk, Side, Stitch};
 }

@@ -1,7 +1,7 @@
 //! Axis bias of single-octave 2-D gradient noise: how much more of its power lies along the
 //! lattice axes than along the diagonals.
 //!
-//! The measure (issue 13): the 2-D power spectrum of `n × n` samples, 16 samples per lattice
+//! The measure: the 2-D power spectrum of `n × n` samples, 16 samples per lattice
 //! cell, with a Hann window (so that the map's edges add no cross of their own); the mean power
 //! within ±10° of the axes divided by the mean power within ±10° of the diagonals, over the band
 //! from 0.5x to 2x the lattice frequency, averaged over 4 seeds. Isotropic noise gives 1.

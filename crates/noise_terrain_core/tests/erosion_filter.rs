@@ -13,7 +13,8 @@
 //!
 //! `cargo test --release -p noise_terrain_core --test erosion_filter -- --nocapture` prints them.
 
-use noise_terrain_core::{ErosionFilter, GridWindow, NoiseSettings, fill_cut_depths, fill_grid};
+use noise_terrain_core::advanced::fill_cut_depths;
+use noise_terrain_core::{ErosionFilter, GridWindow, NoiseSettings, fill_grid};
 
 const SIZE: usize = 512;
 

@@ -6,9 +6,11 @@
 //! ```
 
 use glam::DVec2;
+use noise_terrain_core::advanced::amplitude_sum;
+use noise_terrain_core::basis::{DistanceMetric, Worley, WorleyReturn};
 use noise_terrain_core::{
-    Basis, DistanceMetric, ErosionFilter, Fade, Fractal, GradientKernel, Heightmap, IslandShape,
-    NoiseSettings, PostProcess, Warp, Worley, WorleyReturn, amplitude_sum,
+    Basis, ErosionFilter, Fade, Fractal, GradientKernel, Heightmap, IslandShape, NoiseSettings, PostProcess,
+    Warp,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -242,7 +244,7 @@ proptest! {
                     prop_assert!(v.is_finite() && (0.0..=hi).contains(&v), "{} outside [0, {}] for {:?}", v, hi, p);
                 }
             }
-            Err(e) => prop_assert!(w == 0 || h == 0 || w as u64 * h as u64 > noise_terrain_core::MAX_SAMPLES, "{e}"),
+            Err(e) => prop_assert!(w == 0 || h == 0 || w as u64 * h as u64 > noise_terrain_core::limits::MAX_SAMPLES, "{e}"),
         }
     }
 }

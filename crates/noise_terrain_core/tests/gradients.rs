@@ -5,9 +5,8 @@
 //! The full run, 10^5 points per combination, is
 //! `cargo test --release -p noise_terrain_core --test gradients -- --ignored`.
 
-use noise_terrain_core::{
-    Basis, DistanceMetric, Fade, Fractal, GradientKernel, NoiseSettings, Warp, Worley, WorleyReturn,
-};
+use noise_terrain_core::basis::{DistanceMetric, Worley, WorleyReturn};
+use noise_terrain_core::{Basis, Fade, Fractal, GradientKernel, NoiseSettings, Warp};
 
 /// A small deterministic generator of points in `[-5, 5]²`.
 fn points(n: usize, seed: u64) -> impl Iterator<Item = (f64, f64)> {
@@ -145,8 +144,8 @@ fn gradients_match_on_a_hundred_thousand_points_per_combination() {
 fn the_cell_return_is_flat_everywhere() {
     let s = NoiseSettings {
         basis: Basis::Worley,
-        worley: noise_terrain_core::Worley {
-            return_type: noise_terrain_core::WorleyReturn::Cell,
+        worley: noise_terrain_core::basis::Worley {
+            return_type: noise_terrain_core::basis::WorleyReturn::Cell,
             ..Default::default()
         },
         ..Default::default()

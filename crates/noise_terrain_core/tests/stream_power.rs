@@ -5,9 +5,10 @@
 
 use std::sync::atomic::AtomicBool;
 
+use noise_terrain_core::advanced::drainage_of;
 use noise_terrain_core::{
     Border, Drainage, Erosion, Heightmap, Hydraulic, MapWorld, NoiseSettings, RiverEnd, RiverSettings,
-    StreamPower, StreamPowerMaps, drainage_of, erode, evolve_landscape,
+    StreamPower, StreamPowerMaps, erode, evolve_landscape,
 };
 
 /// The share of all droplet steps on land that the busiest 5% of land cells carry.

@@ -2,7 +2,8 @@
 #![allow(dead_code)] // each bench uses part of it
 
 use fastnoise_lite::{FastNoiseLite, FractalType, NoiseType};
-use noise_terrain_core::{Basis, GradientKernel, Heightmap, NoiseSettings, Worley};
+use noise_terrain_core::basis::Worley;
+use noise_terrain_core::{Basis, GradientKernel, Heightmap, NoiseSettings};
 
 /// Samples per side of the grid.
 pub const SIZE: u32 = 1024;

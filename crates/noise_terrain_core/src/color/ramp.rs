@@ -46,7 +46,10 @@ impl ColorRamp {
             .stops
             .iter()
             .take(MAX_RAMP_STOPS)
-            .map(|s| RampStop { position: crate::clamp::clamp_or(s.position, (0.0, 1.0), 0.5), ..*s })
+            .map(|s| RampStop {
+                position: crate::clamp::clamp_or(s.position, crate::clamp::UNIT_RANGE, 0.5),
+                ..*s
+            })
             .collect();
         stops.sort_by(|a, b| a.position.total_cmp(&b.position));
         Self { stops }

@@ -3,7 +3,7 @@
 //! lies only where the slope lets it and gullies show where water ran. A rule set without layers
 //! is the plain ramp.
 
-use crate::clamp::clamp_or;
+use crate::clamp::{SLOPE_DEGREES_RANGE, UNIT_RANGE, clamp_or};
 use crate::map::postprocess::smoothstep;
 use crate::world::chunks::for_each_chunk;
 use crate::{ColorRamp, Heightmap};
@@ -109,6 +109,13 @@ fn cover(x: f32, [low, high]: [f32; 2], blend: f32) -> f32 {
 /// Most layers the rules keep (validation drops the rest).
 pub const MAX_COLOR_LAYERS: usize = 16;
 
+/// A colour layer's heights (noise units, 0 at the water line) are clamped to this range.
+pub const COLOR_HEIGHT_RANGE: (f32, f32) = (-10.0, 10.0);
+
+/// A colour layer's or a scatter rule's erosion-filter cut depths (noise units) are clamped to
+/// this range.
+pub const CUT_DEPTH_RANGE: (f32, f32) = (-10.0, 10.0);
+
 impl ColorRules {
     /// The rules with at most [`MAX_COLOR_LAYERS`] layers and every number in range: heights finite within `±10`, slopes in `[0, 90]`,
     /// blends in `[0, 1]` and `[0, 90]` (NaN becomes the default layer's value).
@@ -122,12 +129,12 @@ impl ColorRules {
             .iter()
             .take(MAX_COLOR_LAYERS)
             .map(|l| ColorLayer {
-                heights: pair(l.heights, (-10.0, 10.0), d.heights),
-                slopes: pair(l.slopes, (0.0, 90.0), d.slopes),
-                height_blend: clamp_or(l.height_blend, (0.0, 1.0), d.height_blend),
-                slope_blend: clamp_or(l.slope_blend, (0.0, 90.0), d.slope_blend),
-                cuts: pair(l.cuts, (-10.0, 10.0), d.cuts),
-                cut_blend: clamp_or(l.cut_blend, (0.0, 1.0), d.cut_blend),
+                heights: pair(l.heights, COLOR_HEIGHT_RANGE, d.heights),
+                slopes: pair(l.slopes, SLOPE_DEGREES_RANGE, d.slopes),
+                height_blend: clamp_or(l.height_blend, UNIT_RANGE, d.height_blend),
+                slope_blend: clamp_or(l.slope_blend, SLOPE_DEGREES_RANGE, d.slope_blend),
+                cuts: pair(l.cuts, CUT_DEPTH_RANGE, d.cuts),
+                cut_blend: clamp_or(l.cut_blend, UNIT_RANGE, d.cut_blend),
                 ..*l
             })
             .collect();
@@ -171,7 +178,7 @@ impl ColorRules {
 
     /// The colour of land at `height` (noise units) on a slope of `slope` degrees where the
     /// erosion filter cut `cut` deep (0 without it), or the ramp's water below `water_level`;
-    /// heights above 1 in [`OVERFLOW_COLOR`](crate::OVERFLOW_COLOR) when `show_overflow` is set.
+    /// heights above 1 in [`OVERFLOW_COLOR`](crate::advanced::OVERFLOW_COLOR) when `show_overflow` is set.
     pub fn color_for(
         &self,
         ramp: &ColorRamp,
@@ -197,7 +204,7 @@ impl ColorRules {
 
     /// RGBA8 texels (alpha 255) for every sample of `map`, the slope of each from `normals` (one
     /// per sample, unit vectors with y up: the mesh's) and the erosion filter's cut from `cuts`
-    /// (one per sample; see [`fill_cut_depths`](crate::fill_cut_depths)), into `texels`
+    /// (one per sample; see [`fill_cut_depths`](crate::advanced::fill_cut_depths)), into `texels`
     /// (replacing what it held), on all cores with the `parallel` feature. Missing normals count
     /// as level ground, missing cuts as no cut.
     pub fn paint_into(
@@ -253,7 +260,7 @@ impl ColorRules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::OVERFLOW_COLOR;
+    use crate::advanced::OVERFLOW_COLOR;
 
     fn distance(a: [u8; 3], b: [u8; 3]) -> i32 {
         a.iter().zip(b).map(|(&x, y)| (i32::from(x) - i32::from(y)).abs()).max().unwrap()

@@ -27,7 +27,7 @@
 //! formulation (two-by-two blended cells, a polynomial gully profile with a ridge-sharpness
 //! blend, depths from the coarse slope, the smooth minimum with the bounds) is our own.
 
-use crate::clamp::clamp_or;
+use crate::clamp::{UNIT_RANGE, clamp_or};
 use crate::field::coord::split;
 use crate::field::dual::{Dual, Octave, Varying};
 use crate::field::hash::{spread_seed, spread_x, spread_y};
@@ -123,17 +123,16 @@ impl ErosionFilter {
     /// The settings with every parameter inside its documented range; NaN takes the default.
     pub fn clamped(&self) -> Self {
         let d = Self::default();
-        let unit = (0.0, 1.0);
         Self {
             enabled: self.enabled,
             strength: clamp_or(self.strength, FILTER_STRENGTH_RANGE, d.strength),
             scale: clamp_or(self.scale, FILTER_SCALE_RANGE, d.scale),
             octaves: self.octaves.clamp(1, MAX_FILTER_OCTAVES),
             gain: clamp_or(self.gain, FILTER_GAIN_RANGE, d.gain),
-            bend: clamp_or(self.bend, unit, d.bend),
-            sharpness: clamp_or(self.sharpness, unit, d.sharpness),
-            keep_peaks: clamp_or(self.keep_peaks, unit, d.keep_peaks),
-            keep_floors: clamp_or(self.keep_floors, unit, d.keep_floors),
+            bend: clamp_or(self.bend, UNIT_RANGE, d.bend),
+            sharpness: clamp_or(self.sharpness, UNIT_RANGE, d.sharpness),
+            keep_peaks: clamp_or(self.keep_peaks, UNIT_RANGE, d.keep_peaks),
+            keep_floors: clamp_or(self.keep_floors, UNIT_RANGE, d.keep_floors),
             seed: self.seed,
         }
     }

@@ -883,7 +883,7 @@ mod tests {
 
     #[test]
     fn periodic_1d_noise_repeats_exactly() {
-        // Seed 001: noise(t) = f(t mod n), with linear and cosine interpolation, over octaves.
+        // noise(t) = f(t mod n), with linear and cosine interpolation, over octaves.
         for basis in [Basis::Value, Basis::Gradient] {
             for fade in [Fade::Linear, Fade::Cosine, Fade::Quintic] {
                 for period in [1, 4, 7] {

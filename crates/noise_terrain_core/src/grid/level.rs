@@ -9,7 +9,7 @@
 //! level for heights, about twice that with gradients) at every level the CPU supports, seven
 //! rounds alternating, and keeps the level with the best round. A narrower level replaces a wider
 //! one only when it is at least 10% faster, so that noise on a busy machine does not flip the
-//! choice between levels that are close. [`ISA_VARIABLE`](crate::ISA_VARIABLE) overrides the
+//! choice between levels that are close. [`ISA_VARIABLE`](crate::advanced::ISA_VARIABLE) overrides the
 //! measurement. Every level gives the same bits, so the choice changes only the speed.
 
 use std::mem::MaybeUninit;
@@ -67,7 +67,7 @@ pub(crate) fn gradients_level_for(basis: Basis, filtered: bool) -> Isa {
 
 /// The name of the instruction-set level grids of `basis` are filled with on this machine
 /// (`"avx512"`, `"avx2"` or `"baseline"`): the fastest one measured, or the one the environment
-/// variable [`ISA_VARIABLE`](crate::ISA_VARIABLE) names. Measures on the first call for a basis
+/// variable [`ISA_VARIABLE`](crate::advanced::ISA_VARIABLE) names. Measures on the first call for a basis
 /// if no grid of it was filled yet: under a millisecond (0.6 to 0.8 ms on a Zen 4 EPYC with three
 /// levels), once per basis and process.
 pub fn grid_level(basis: Basis) -> &'static str {

@@ -463,8 +463,8 @@ fn takes_simd_rows(basis: Basis, lattice: &Lattice, isa: Isa) -> bool {
 
 /// One octave of value or gradient noise over the row (the octave's y `py`) with the level's
 /// own rows (`avx2.rs`, `avx512.rs`), from the octave's cells kept in `cells`, read where they
-/// are, and its table of corners `columns`. (Swapped into the row's working buffers and back for
-/// every row and octave, as until 2026-12-05, they cost 65² grids 7% to 15% on a Zen 3.)
+/// are, and its table of corners `columns` (not swapped into the row's working buffers: that
+/// copy for every row and octave costs 65² grids 7% to 15%).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn simd_lattice_layer(
@@ -1339,8 +1339,8 @@ mod tests {
 
     #[test]
     fn the_same_bytes_across_runs_and_machines() {
-        // Recorded on 2026-11-30 (Perlin's kernel on x86-64 with AVX2, the rounded default on
-        // AVX-512). A change here means a seed no longer gives the terrain it gave before: saved
+        // Recorded once (Perlin's kernel on x86-64 with AVX2, the rounded default on AVX-512);
+        // every level gives the same bits. A change here means a seed no longer gives the terrain it gave before: saved
         // presets would change their look.
         let settings = NoiseSettings::default();
         assert_eq!(fingerprint(&Heightmap::generate(&settings, 64, 48).unwrap()), GOLDEN_GRADIENT);

@@ -1,5 +1,5 @@
 //! Maps of heights and what is done with whole maps: the [`Heightmap`](crate::Heightmap) grid
-//! and its statistics and encodings, [`Frame`](crate::Frame)s over it, post-processing, erosion,
+//! and its statistics and encodings, [`Frame`](crate::advanced::Frame)s over it, post-processing, erosion,
 //! the vertex arrays of a [`Surface`](crate::Surface) and ray casts against its triangles.
 
 pub(crate) mod erosion;

@@ -1,7 +1,7 @@
 //! Post-processing of a whole [`Heightmap`]: stretch, redistribution, island mask,
 //! terraces. Applied in that order.
 
-use crate::clamp::clamp_or;
+use crate::clamp::{UNIT_RANGE, clamp_or};
 use crate::field::dual::{Dual, Varying};
 use crate::grid::GridWindow;
 use crate::map::frame::Frame;
@@ -90,10 +90,10 @@ impl PostProcess {
         let d = Self::default();
         Self {
             power: clamp_or(self.power, Self::POWER_RANGE, d.power),
-            island_strength: clamp_or(self.island_strength, (0.0, 1.0), 0.0),
+            island_strength: clamp_or(self.island_strength, UNIT_RANGE, 0.0),
             island_width: clamp_or(self.island_width, Self::ISLAND_WIDTH_RANGE, d.island_width),
             terraces: self.terraces.min(Self::MAX_TERRACES),
-            terrace_sharpness: clamp_or(self.terrace_sharpness, (0.0, 1.0), d.terrace_sharpness),
+            terrace_sharpness: clamp_or(self.terrace_sharpness, UNIT_RANGE, d.terrace_sharpness),
             ..*self
         }
     }

@@ -46,7 +46,7 @@ pub struct TerrainPreset {
     /// Paint heights above 1 orange (only reachable with normalisation off).
     pub show_overflow: bool,
     /// Things placed on the ground (none by default), at most
-    /// [`MAX_SCATTER_LAYERS`](crate::MAX_SCATTER_LAYERS).
+    /// [`MAX_SCATTER_LAYERS`](crate::limits::MAX_SCATTER_LAYERS).
     pub scatter: Vec<ScatterLayer>,
     /// Show a sea surface at the water level (off by default).
     pub sea: bool,

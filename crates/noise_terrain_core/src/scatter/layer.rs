@@ -1,6 +1,6 @@
 //! [`ScatterLayer`]: one kind of thing on a terrain: its rule, its look, how far it is shown.
 
-use crate::clamp::clamp_or;
+use crate::clamp::{UNIT_RANGE, clamp_or};
 use crate::scatter::rule::ScatterRule;
 use crate::world::lod::SPLIT_DISTANCE;
 
@@ -87,7 +87,7 @@ impl ScatterLayer {
         Self {
             rule: self.rule.clamped(),
             view_distance: clamp_or(self.view_distance, SCATTER_VIEW_DISTANCE_RANGE, d.view_distance),
-            far_share: clamp_or(self.far_share, (0.0, 1.0), d.far_share),
+            far_share: clamp_or(self.far_share, UNIT_RANGE, d.far_share),
             ..self.clone()
         }
     }

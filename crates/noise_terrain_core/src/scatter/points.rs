@@ -286,7 +286,7 @@ mod tests {
             let g = hills(point.position[0], point.position[2]).unwrap();
             let land = (g.height - LEVELS.water_level) / (1.0 - LEVELS.water_level);
             assert!(land > 0.05 && land < 0.8, "{land}");
-            assert!(crate::slope_degrees(point.normal[1]) < 35.0);
+            assert!(crate::advanced::slope_degrees(point.normal[1]) < 35.0);
             assert_eq!(point.position[1], f64::from(g.height * 100.0));
             assert!((0.8..=1.2).contains(&point.scale) && (0.0..TAU).contains(&point.rotation));
         }

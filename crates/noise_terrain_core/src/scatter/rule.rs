@@ -1,6 +1,7 @@
 //! [`ScatterRule`]: how many points a layer of things wants, how far apart, and on which ground.
 
-use crate::clamp::clamp_or;
+use crate::clamp::{SLOPE_DEGREES_RANGE, UNIT_RANGE, clamp_or};
+use crate::color::rules::CUT_DEPTH_RANGE;
 use crate::color::rules::slope_degrees;
 use crate::map::postprocess::smoothstep;
 
@@ -8,6 +9,9 @@ use crate::map::postprocess::smoothstep;
 pub const SCATTER_DENSITY_RANGE: (f32, f32) = (1e-6, 100.0);
 /// Allowed minimum spacing between two points, world units.
 pub const SCATTER_SPACING_RANGE: (f32, f32) = (0.0, 1e4);
+
+/// A rule's land heights (noise units, 0 at the water line) are clamped to this range.
+pub const SCATTER_HEIGHT_RANGE: (f32, f32) = (0.0, 10.0);
 /// Allowed random scale factors.
 pub const SCATTER_SCALE_RANGE: (f32, f32) = (1e-3, 1e3);
 
@@ -98,11 +102,11 @@ impl ScatterRule {
             seed: self.seed,
             density: density.max(SCATTER_DENSITY_RANGE.0),
             spacing,
-            heights: ordered(self.heights, (0.0, 10.0), d.heights),
-            slopes: ordered(self.slopes, (0.0, 90.0), d.slopes),
-            cuts: ordered(self.cuts, (-10.0, 10.0), d.cuts),
-            height_blend: clamp_or(self.height_blend, (0.0, 1.0), d.height_blend),
-            slope_blend: clamp_or(self.slope_blend, (0.0, 90.0), d.slope_blend),
+            heights: ordered(self.heights, SCATTER_HEIGHT_RANGE, d.heights),
+            slopes: ordered(self.slopes, SLOPE_DEGREES_RANGE, d.slopes),
+            cuts: ordered(self.cuts, CUT_DEPTH_RANGE, d.cuts),
+            height_blend: clamp_or(self.height_blend, UNIT_RANGE, d.height_blend),
+            slope_blend: clamp_or(self.slope_blend, SLOPE_DEGREES_RANGE, d.slope_blend),
             scale: ordered(self.scale, SCATTER_SCALE_RANGE, d.scale),
         }
     }

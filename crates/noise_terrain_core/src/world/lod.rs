@@ -238,11 +238,18 @@ impl LodSettings {
     pub fn clamped(&self) -> LodSettings {
         let chunk_size = if self.chunk_size.is_nan() { 64.0 } else { self.chunk_size.clamp(1e-3, 1e9) };
         let levels = self.levels.clamp(1, MAX_LOD_LEVELS);
-        let root = chunk_size * f64::from(1u32 << (levels - 1));
-        let most = root * MAX_ROOTS_ACROSS / 2.0;
+        let (least, most) = LodSettings { chunk_size, view_distance: 0.0, levels }.view_distance_range();
         let view_distance =
-            if self.view_distance.is_nan() { most } else { self.view_distance.clamp(chunk_size, most) };
+            if self.view_distance.is_nan() { most } else { self.view_distance.clamp(least, most) };
         LodSettings { chunk_size, view_distance, levels }
+    }
+
+    /// The view distances [`clamped`](Self::clamped) keeps for this chunk size and level count
+    /// (for settings whose other values are in range): from one chunk to [`MAX_ROOTS_ACROSS`] / 2
+    /// coarsest chunks.
+    pub fn view_distance_range(&self) -> (f64, f64) {
+        let root = self.chunk_size * f64::from(1u32 << (self.levels.clamp(1, MAX_LOD_LEVELS) - 1));
+        (self.chunk_size, root * MAX_ROOTS_ACROSS / 2.0)
     }
 }
 

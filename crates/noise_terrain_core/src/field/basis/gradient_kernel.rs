@@ -41,7 +41,7 @@ use crate::field::dual::{Dual, Jet};
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 pub enum GradientKernel {
     /// Perlin's: the dot product times the separable fade weights. Leans toward the lattice axes
-    /// (axis bias 1.20). Seed 000's noise (its demo, `noise_maps`, keeps it).
+    /// (axis bias 1.20). The classic noise; the `noise_maps` demo keeps it.
     Perlin,
     /// Perlin's times the envelope `1 - (8 fx(1-fx) fy(1-fy))²` across each cell, which trims it
     /// toward the diagonals: axis bias 1.07, at a few percent more than Perlin's cost. The default.

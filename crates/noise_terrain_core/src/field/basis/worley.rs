@@ -24,7 +24,7 @@
 //! Worley noise tiles with the lattice's period; the fade curve is not used.
 
 use super::lattice::Lattice;
-use crate::clamp::clamp_or;
+use crate::clamp::{UNIT_RANGE, clamp_or};
 use crate::field::coord::split;
 use crate::field::dual::{Dual, Jet};
 use crate::field::hash::{hash2, hash3, mix, unit_value};
@@ -192,7 +192,7 @@ impl Default for Worley {
 impl Worley {
     /// The jitter in `[0, 1]`; NaN becomes the default's (the one rule: [`NoiseSettings::clamped`](crate::NoiseSettings::clamped) uses it too).
     pub(crate) fn jitter(&self) -> f32 {
-        clamp_or(self.jitter, (0.0, 1.0), Worley::default().jitter)
+        clamp_or(self.jitter, UNIT_RANGE, Worley::default().jitter)
     }
 
     /// The distance bounds `(B1, B2)` in `dims` dimensions, in the metric's own units.

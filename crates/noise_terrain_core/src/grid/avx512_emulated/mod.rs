@@ -1,6 +1,5 @@
 //! The AVX-512 kernels (`avx512.rs`) compiled against portable lanes ([`lanes`]), so that their
-//! tests run, and give their bits, on every x86-64 CPU: none of this workplace's machines has
-//! AVX-512, and the real kernels' tests return early there.
+//! tests run, and give their bits, on every x86-64 CPU, with or without AVX-512.
 //!
 //! The build script writes `avx512.rs` without its `target_feature` attributes (which would let
 //! the compiler use AVX-512 instructions in the copy), with [`lanes`] in place of `std::arch`,

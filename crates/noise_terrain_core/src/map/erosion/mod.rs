@@ -22,7 +22,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::Heightmap;
-use crate::clamp::clamp_or;
+use crate::clamp::{UNIT_RANGE, clamp_or};
 
 mod diffusion;
 mod drainage;
@@ -184,7 +184,7 @@ pub enum ErosionError {
 impl ErosionMaps {
     /// The part of the maps inside `frame` (see [`Heightmap::crop`]), for a map eroded with a
     /// border.
-    pub fn crop(&self, frame: crate::Frame) -> Result<ErosionMaps, crate::HeightmapError> {
+    pub fn crop(&self, frame: crate::advanced::Frame) -> Result<ErosionMaps, crate::HeightmapError> {
         Ok(ErosionMaps {
             flow: self.flow.crop(frame)?,
             deposition: self.deposition.crop(frame)?,
@@ -253,10 +253,10 @@ impl Erosion {
                 radius: clamp_or(h.radius, EROSION_RADIUS_RANGE, d.radius),
                 inertia: clamp_or(h.inertia, INERTIA_RANGE, d.inertia),
                 capacity: clamp_or(h.capacity, CAPACITY_RANGE, d.capacity),
-                min_slope: clamp_or(h.min_slope, (0.0, 1.0), d.min_slope),
-                deposit: clamp_or(h.deposit, (0.0, 1.0), d.deposit),
-                erode: clamp_or(h.erode, (0.0, 1.0), d.erode),
-                evaporation: clamp_or(h.evaporation, (0.0, 1.0), d.evaporation),
+                min_slope: clamp_or(h.min_slope, UNIT_RANGE, d.min_slope),
+                deposit: clamp_or(h.deposit, UNIT_RANGE, d.deposit),
+                erode: clamp_or(h.erode, UNIT_RANGE, d.erode),
+                evaporation: clamp_or(h.evaporation, UNIT_RANGE, d.evaporation),
                 gravity: clamp_or(h.gravity, GRAVITY_RANGE, d.gravity),
                 lifetime: h.lifetime.clamp(LIFETIME_RANGE.0, LIFETIME_RANGE.1),
                 seed: h.seed,
@@ -264,7 +264,7 @@ impl Erosion {
             thermal: Thermal {
                 iterations: t.iterations.min(MAX_THERMAL_ITERATIONS),
                 talus_angle: clamp_or(t.talus_angle, TALUS_ANGLE_RANGE, dt.talus_angle),
-                amount: clamp_or(t.amount, (0.0, 1.0), dt.amount),
+                amount: clamp_or(t.amount, UNIT_RANGE, dt.amount),
             },
             scale: clamp_or(self.scale, EROSION_SCALE_RANGE, 2.0),
         }

@@ -9,8 +9,9 @@
 //! (besides being the last vertex of the branches that join there).
 
 use super::drainage::{Border, Grid, Routing};
+use crate::advanced::Frame;
 use crate::clamp::clamp_or;
-use crate::{Frame, Heightmap, HeightmapError};
+use crate::{Heightmap, HeightmapError};
 
 /// Where the rivers' start area may lie, world units².
 pub const RIVER_AREA_RANGE: (f32, f32) = (1e-6, 1e12);
@@ -97,7 +98,7 @@ pub struct LandscapeBudget {
 }
 
 /// Where water goes on a map: the outputs of
-/// [`evolve_landscape`](crate::evolve_landscape) and of [`drainage_of`](crate::drainage_of).
+/// [`evolve_landscape`](crate::evolve_landscape) and of [`drainage_of`](crate::advanced::drainage_of).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Drainage {
     /// Area draining through each cell, world units².
@@ -108,7 +109,7 @@ pub struct Drainage {
     pub rivers: Vec<River>,
     /// World units between cells (for widths in cells).
     pub cell_size: f32,
-    /// The evolution's volume budget (zeros from [`drainage_of`](crate::drainage_of)).
+    /// The evolution's volume budget (zeros from [`drainage_of`](crate::advanced::drainage_of)).
     pub budget: LandscapeBudget,
 }
 
