@@ -7,7 +7,7 @@
 # grid size on one core, both libraries alternating within one process (so that both see the same
 # moments of a machine whose speed moves), the median of 21 fills at 1024² (the first few fills of
 # a process wait on fresh pages while the allocator settles: with 7, the median could be one of
-# them; see the README, "A fairer timer").
+# them; see `docs/performance.md`, "Levels for heights with gradients, and a fairer timer").
 #
 #   scripts/device_check.sh prepare      # here: release test binaries and the peers program
 #                                        # into .device/ (git-ignored; about 40 MB)

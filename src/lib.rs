@@ -50,6 +50,39 @@ pub mod scatter;
 pub mod sea;
 pub mod texture;
 
+/// The README's and the guides' Rust examples, compiled and run as doc-tests (the shell commands
+/// are run by `scripts/doc_commands.sh`).
+#[cfg(all(doctest, feature = "inspector", feature = "camera", feature = "serialize"))]
+mod doc_examples {
+    #[doc = include_str!("../README.md")]
+    struct Readme;
+    #[doc = include_str!("../docs/guides/endless.md")]
+    struct Endless;
+    #[doc = include_str!("../docs/guides/erosion_filter.md")]
+    struct ErosionFilter;
+    #[doc = include_str!("../docs/guides/rivers.md")]
+    struct Rivers;
+    #[doc = include_str!("../docs/guides/erosion.md")]
+    struct Erosion;
+    #[doc = include_str!("../docs/guides/scatter_and_sea.md")]
+    struct ScatterAndSea;
+    #[doc = include_str!("../docs/guides/colours.md")]
+    struct Colours;
+    #[doc = include_str!("../docs/guides/inspector_and_camera.md")]
+    struct InspectorAndCamera;
+    #[doc = include_str!("../docs/guides/cli.md")]
+    struct Cli;
+    #[doc = include_str!("../docs/architecture.md")]
+    struct Architecture;
+    #[doc = include_str!("../docs/performance.md")]
+    struct Performance;
+    #[doc = include_str!("../docs/reliability.md")]
+    struct Reliability;
+    #[cfg(feature = "avian")]
+    #[doc = include_str!("../docs/guides/physics.md")]
+    struct Physics;
+}
+
 pub use noise_terrain_core as core;
 
 use bevy::prelude::*;

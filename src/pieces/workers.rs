@@ -279,8 +279,8 @@ impl Workers {
 
     /// Chunks get one thread fewer than the cores, at least one: the core left over is the
     /// main thread's. With chunk builds on every core a frame's systems wait for a core
-    /// whenever they wake up, even below a background priority (measured on two cores: README,
-    /// "Trees, rocks, reeds and the sea").
+    /// whenever they wake up, even below a background priority (measured on two cores:
+    /// `docs/performance.md`, "Scatter while streaming").
     fn threads(self) -> usize {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         match self {

@@ -84,6 +84,10 @@ mod preset;
 mod scatter;
 #[cfg(test)]
 mod test_support;
+/// The crate's README example, compiled and run as a doc-test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct Readme;
 mod world;
 
 pub use color::ramp::{ColorRamp, RampStop};

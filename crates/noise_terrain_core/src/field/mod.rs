@@ -326,8 +326,8 @@ impl NoiseSettings {
     /// these settings (value, gradient or simplex noise without warp or turned octaves, any
     /// fractal but the damped one, whose gradient needs every octave's second derivatives),
     /// within about twice the time of [`fill_grid`](crate::fill_grid) (with the erosion filter
-    /// on, twice the filtered heights' time, which is many times the unfiltered field's: see the
-    /// README's Performance section); other fields (Worley's among them) are sampled point by
+    /// on, twice the filtered heights' time, which is many times the unfiltered field's: see
+    /// `docs/performance.md`); other fields (Worley's among them) are sampled point by
     /// point, many times slower, and a caller that needs speed more than exact gradients can take
     /// differences of the heights instead (the plugin's meshes do).
     pub fn gradients_on_the_row_path(&self) -> bool {

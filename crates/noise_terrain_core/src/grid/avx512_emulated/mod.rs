@@ -61,7 +61,7 @@ mod tests {
 
     /// Per kernel, at the cell widths of a 1024² and a 65² grid's octaves (128 pixels to half a
     /// pixel), the operations per block of 16 pixels and the floor they set on the model of
-    /// [`Unit`]; printed for the README (`cargo test --release -p noise_terrain_core --lib
+    /// [`Unit`]; printed for `docs/performance.md` (`cargo test --release -p noise_terrain_core --lib
     /// operations_per_block -- --nocapture`). Where a row reads its kept tables, a block takes
     /// fewer operations than where blocks hash their own corners (the tables' reason to exist).
     #[test]
