@@ -113,7 +113,7 @@ pub use scatter::ground::WorldGround;
 pub use scatter::layer::{ScatterLayer, ScatterShape};
 pub use scatter::points::{ScatterError, ScatterLevels, ScatterPoint, scatter_points};
 pub use scatter::rule::{Ground, ScatterRule};
-pub use world::lod::{ChunkKey, LodSettings, chunk_window, select_chunks};
+pub use world::lod::{ChunkKey, LodSettings, SelectedChunk, chunk_window, select_chunks};
 
 /// Single layers of each basis, the building blocks of every field: one octave of value,
 /// gradient, simplex or Worley noise at a point, in 1, 2 or 3 dimensions, on a [`Lattice`](basis::Lattice)
@@ -206,5 +206,5 @@ pub mod advanced {
         PresetReadError, PresetSize, WriteError, read_preset_bytes, write_atomically,
     };
     pub use crate::scatter::points::scatter_points_ranked;
-    pub use crate::world::lod::{ChunkSelector, Corner, SPLIT_DISTANCE, SelectedChunk, Side, Stitch};
+    pub use crate::world::lod::{ChunkSelector, Corner, SPLIT_DISTANCE, Side, Stitch};
 }

@@ -18,6 +18,15 @@ pub struct RampStop {
 }
 
 /// A piecewise-linear colour ramp: stops sorted by position, blended in sRGB between them.
+///
+/// ```
+/// use noise_terrain_core::ColorRamp;
+///
+/// let ramp = ColorRamp::terrain();
+/// let water_level = 0.4;
+/// let [r, g, b] = ramp.color_for_height(0.1, water_level, false); // deep water: blue
+/// assert!(b > r && b > g);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 pub struct ColorRamp {

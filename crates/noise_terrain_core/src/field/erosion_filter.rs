@@ -22,10 +22,8 @@
 //! direction's dependence on the position, which takes the coarse octaves' second derivatives),
 //! so mesh normals stay exact.
 //!
-//! The approach is the one of Clay John's "Eroded Terrain Noise" (2018), Felix Westin's
-//! refinement (2023) and Rune Skovbo Johansen's "Fast and Gorgeous Erosion Filter"; this
-//! formulation (two-by-two blended cells, a polynomial gully profile with a ridge-sharpness
-//! blend, depths from the coarse slope, the smooth minimum with the bounds) is our own.
+//! The formulation: two-by-two blended cells, a polynomial gully profile with a ridge-sharpness
+//! blend, depths from the coarse slope, a smooth minimum with the field's bounds.
 
 use crate::clamp::{UNIT_RANGE, clamp_or};
 use crate::field::coord::split;

@@ -13,7 +13,7 @@ pub enum Fade {
     Linear,
     /// `t²(3 - 2t)`: slope 0 at both ends, curvature ±6 there.
     Cubic,
-    /// `t³(t(6t - 15) + 10)` (Perlin 2002): slope and curvature 0 at both ends. The default.
+    /// `t³(t(6t - 15) + 10)`: slope and curvature 0 at both ends. The default.
     #[default]
     Quintic,
     /// `(1 - cos(πt)) / 2`: slope 0 at both ends, curvature ±π²/2 there.

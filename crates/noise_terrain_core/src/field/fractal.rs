@@ -34,7 +34,7 @@ pub enum Fractal {
     Hybrid,
     /// Musgrave's heterogeneous terrain: detail scaled by the height so far (`offset`).
     Hetero,
-    /// Derivative-damped fBm (Quilez, "Terrain from noise derivatives"):
+    /// Derivative-damped fBm:
     /// `Σ persistenceⁱ · noiseᵢ / (1 + k·|Σⱼ≤ᵢ ∇noiseⱼ|²)` with noise in `[-1, 1]` and each
     /// gradient per lattice cell of its own octave. Detail fades where the slopes so far are
     /// steep, so flanks are smooth and flats rough: an eroded look without simulation, the same

@@ -45,6 +45,16 @@ pub const DAMPING_RANGE: (f32, f32) = (0.0, 16.0);
 /// A position `(x, y)` in map units is shifted by `offset`, multiplied by `frequency` (lattice
 /// cells per map unit) and handed to the fractal, whose octave `i` samples the basis at
 /// `lacunarityⁱ` times that with seed `seed + 1013·i`.
+///
+/// ```
+/// use noise_terrain_core::{Basis, Fractal, NoiseSettings};
+///
+/// let ridges = NoiseSettings { basis: Basis::Simplex, fractal: Fractal::Ridged, octaves: 5, ..Default::default() };
+/// assert!((0.0..=1.0).contains(&ridges.sample(3.5, -2.0)));
+/// // Out-of-range values are clamped, and validation names each change.
+/// let clamped = NoiseSettings { lacunarity: f32::NAN, ..ridges }.validate();
+/// assert_eq!(clamped.len(), 1);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serialize", serde(default))]
@@ -421,6 +431,14 @@ impl OctaveTurn {
 
 /// [`NoiseSettings`] prepared for sampling many points: clamped once, with the octave lattices and
 /// the fractal's bounds computed once.
+///
+/// ```
+/// use noise_terrain_core::{FieldSampler, NoiseSettings};
+///
+/// let sampler = FieldSampler::new(&NoiseSettings { octaves: 6, ..Default::default() });
+/// let heights: Vec<f32> = (0..100).map(|i| sampler.sample(i as f64 * 0.01, 0.5)).collect();
+/// assert!(heights.iter().all(|h| (0.0..=1.0).contains(h)));
+/// ```
 #[derive(Clone, Debug)]
 pub struct FieldSampler {
     pub(crate) settings: NoiseSettings,

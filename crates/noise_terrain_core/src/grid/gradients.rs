@@ -40,6 +40,16 @@ macro_rules! cut_to {
 /// `window` and their gradients per map unit, `[∂h/∂x, ∂h/∂y]`. The rows run at the
 /// instruction-set level measured fastest for the basis (with or without the erosion filter) on
 /// the first call: [`gradients_grid_level`](crate::advanced::gradients_grid_level).
+///
+/// ```
+/// use noise_terrain_core::{GridWindow, NoiseSettings, fill_grid_with_gradients};
+///
+/// let settings = NoiseSettings::default();
+/// let window = GridWindow { origin: [0, 0], width: 16, height: 16, pixels_per_unit: 16.0 };
+/// let (mut heights, mut gradients) = (vec![0.0; 256], vec![[0.0; 2]; 256]);
+/// fill_grid_with_gradients(&settings.sampler(), window, &mut heights, &mut gradients);
+/// assert_eq!(gradients[17], settings.sample_with_gradient(1.0 / 16.0, 1.0 / 16.0).gradient);
+/// ```
 pub fn fill_grid_with_gradients(
     sampler: &FieldSampler,
     window: GridWindow,

@@ -7,6 +7,18 @@ use crate::field::basis::simplex::{SkewAxis, skew_cells};
 use crate::field::coord::{AxisCell, COORDINATE_LIMIT, split, split_in_range};
 
 /// Where a grid lies in map units: pixel `(i, j)` is at `((origin.x + i) / ppu, (origin.y + j) / ppu)`.
+///
+/// ```
+/// use noise_terrain_core::{FieldSampler, GridWindow, NoiseSettings, fill_grid};
+///
+/// let settings = NoiseSettings::default();
+/// // 64 × 32 samples, 64 pixels per map unit, starting at pixel (128, 0): the field on
+/// // x in [2, 3), y in [0, 0.5).
+/// let window = GridWindow { origin: [128, 0], width: 64, height: 32, pixels_per_unit: 64.0 };
+/// let mut heights = vec![0.0; 64 * 32];
+/// fill_grid(&settings.sampler(), window, &mut heights);
+/// assert_eq!(heights[0], settings.sample(2.0, 0.0)); // bit for bit the point path
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GridWindow {
     /// Pixel coordinates of the first sample.

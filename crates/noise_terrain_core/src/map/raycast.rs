@@ -89,6 +89,23 @@ impl GridPlacement {
 /// Where a ray first meets the triangles of `heights` placed by `placement`: the ray parameter
 /// `t` (the hit is `origin + t · direction`), or `None` if it misses, starts beyond the grid or
 /// points away. `direction` need not be unit length; a zero or non-finite one misses.
+///
+/// ```
+/// use glam::DVec3;
+/// use noise_terrain_core::{GridPlacement, Heightmap, NoiseSettings, raycast_grid};
+///
+/// let heights = Heightmap::generate(&NoiseSettings::default(), 33, 33).unwrap();
+/// let stats = heights.stats();
+/// let placement = GridPlacement {
+///     origin: [0.0, 0.0],
+///     step: [1.0, 1.0],
+///     height_scale: 10.0,
+///     height_range: [stats.min, stats.max],
+/// };
+/// // Straight down from above the grid's middle: the hit is on the ground below.
+/// let t = raycast_grid(&heights, &placement, DVec3::new(16.0, 50.0, 16.0), DVec3::NEG_Y).unwrap();
+/// assert!(t > 0.0 && t <= 50.0);
+/// ```
 pub fn raycast_grid(
     heights: &Heightmap,
     placement: &GridPlacement,

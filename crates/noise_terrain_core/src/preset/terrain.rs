@@ -19,6 +19,14 @@ pub const WATER_LEVEL_RANGE: (f32, f32) = (0.0, 1.0);
 /// A terrain's settings: the field, what is done with its map, and how it is shown. What a
 /// preset file holds (the plugin's files add a `layout`, which the tool ignores); a field a file
 /// leaves out takes its default here.
+///
+/// ```
+/// use noise_terrain_core::TerrainPreset;
+///
+/// let preset = TerrainPreset { water_level: 0.3, height_scale: 80.0, ..Default::default() };
+/// let (valid, clamped) = TerrainPreset { water_level: 7.0, ..preset.clone() }.validated();
+/// assert_eq!((valid.water_level, clamped.len()), (1.0, 1));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serialize", serde(default))]

@@ -7,6 +7,15 @@ use crate::{NoiseSettings, PostProcess};
 /// The ground of an endless terrain at world points: the field at `world / world_per_unit` map
 /// units, post-processed in world space as the chunks are, with its exact normal. A pure
 /// function of the point, so it does not depend on which chunk, at which level of detail, asks.
+///
+/// ```
+/// use noise_terrain_core::{NoiseSettings, PostProcess, WorldGround};
+///
+/// // An endless terrain's ground: 1000 world units a map unit, heights ×150.
+/// let ground = WorldGround::new(&NoiseSettings::default(), &PostProcess::default(), 1000.0, 150.0);
+/// let here = ground.at(12_345.0, -6_789.0);
+/// assert!((0.0..=1.0).contains(&here.height) && here.normal[1] > 0.0);
+/// ```
 #[derive(Clone, Debug)]
 pub struct WorldGround {
     sampler: FieldSampler,

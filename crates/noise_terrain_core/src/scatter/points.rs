@@ -63,6 +63,18 @@ pub struct ScatterLevels {
 /// [`ScatterPoint::rank`]), in cell order (rows of `z`, then `x`). `ground` tells what lies at a
 /// point (`None`: nothing is placed there); it is asked only for candidates in the rectangle and
 /// under the share. A disabled rule places nothing. The rule is clamped first.
+///
+/// ```
+/// use noise_terrain_core::{Ground, ScatterLevels, ScatterRule, scatter_points};
+///
+/// let rule = ScatterRule { density: 0.01, spacing: 4.0, ..Default::default() };
+/// let levels = ScatterLevels { water_level: 0.4, height_scale: 100.0 };
+/// // Flat land above the water everywhere: the rule's height and slope limits accept it.
+/// let ground = |_x: f64, _z: f64| Some(Ground { height: 0.5, normal: [0.0, 1.0, 0.0], cut: 0.0 });
+/// let mut points = Vec::new();
+/// scatter_points(&rule, levels, [0.0, 0.0, 100.0, 100.0], 1.0, ground, &mut points).unwrap();
+/// assert!(points.iter().all(|p| (0.0..100.0).contains(&p.position[0])));
+/// ```
 pub fn scatter_points(
     rule: &ScatterRule,
     levels: ScatterLevels,

@@ -275,6 +275,18 @@ pub struct SelectedChunk {
 /// `0.71 · s` of the nearest one, so the focus is closer than `0.75 s + 0.71 s < 1.5 s` to `A`,
 /// and `A` would have been split too. With several foci the same holds for the focus that split
 /// `P`.
+///
+/// ```
+/// use noise_terrain_core::{LodSettings, chunk_window, select_chunks};
+///
+/// let lod = LodSettings { chunk_size: 64.0, view_distance: 1000.0, levels: 4 };
+/// let chunks = select_chunks(&[[0.0, 0.0]], &lod);
+/// let nearest = chunks.iter().min_by(|a, b| a.distance.total_cmp(&b.distance)).unwrap();
+/// assert_eq!(nearest.key.level, 0); // the finest level near the focus
+/// // Where that chunk samples the field: 65 vertices a side, 1000 world units a map unit.
+/// let window = chunk_window(nearest.key, lod.chunk_size, 65, 1000.0, 0);
+/// assert_eq!((window.width, window.height), (65, 65));
+/// ```
 pub fn select_chunks(foci: &[[f64; 2]], settings: &LodSettings) -> Vec<SelectedChunk> {
     ChunkSelector::default().select(foci, settings).to_vec()
 }

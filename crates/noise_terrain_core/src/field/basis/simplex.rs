@@ -1,4 +1,4 @@
-//! Simplex noise (Perlin 2001, as explained by Gustavson): the lattice is a grid of triangles
+//! Simplex noise: the lattice is a grid of triangles
 //! (tetrahedra in 3-D), so a point blends 3 (4) corners instead of 4 (8), each with a radial
 //! kernel `(r₀² - d²)⁴` instead of a fade curve.
 //!

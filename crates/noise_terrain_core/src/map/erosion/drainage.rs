@@ -4,8 +4,7 @@
 //! Each cell drains to its steepest lower neighbour (D8), kept as one byte: the direction. The
 //! cells whose way down ends at an outlet (the open border, the sea) are ordered outlets first by
 //! walking up to the neighbours that drain into each cell, in O(n). The rest drain into
-//! depressions; those are filled by priority-flood (Barnes, Lehman and Mulla 2014,
-//! "Priority-flood: an optimal depression-filling and watershed-labeling algorithm") seeded with
+//! depressions; those are filled by a priority flood seeded with
 //! the drained cells around them: cells are visited lowest first, and a cell lower than the one
 //! that reached it is raised to just above it (the next `f32`), so the water surface falls
 //! strictly along every path and lakes drain across their flat top. Those cells take the steepest
@@ -13,7 +12,7 @@
 //! surface: in the whole order every cell comes after its receiver, so areas are summed backwards
 //! along it and incision runs forwards. Only the cells of depressions pass through the flood, and
 //! of those only the ones with a lower neighbour not yet reached wait in its heap (slopes rising
-//! from the flood are spread from at once, after Zhou, Sun and Fu 2016). Memory: 14 bytes a cell
+//! from the flood are spread from at once). Memory: 14 bytes a cell
 //! (direction, flags, order, area, spill level), the flood's heap and queues besides.
 
 use std::cmp::Reverse;
@@ -275,10 +274,9 @@ impl Routing {
     ///
     /// Two shortcuts keep most cells out of the heap, with the same surface as the plain flood:
     /// cells that the flood reaches below the surface it comes from (a lake's floor) are taken
-    /// at once by a queue (Barnes et al.'s improved priority-flood), and a cell reached above it
+    /// at once by a queue, and a cell reached above it
     /// whose unreached neighbours are all higher (a slope rising from the flood) is spread from
-    /// at once, because those neighbours keep their ground whenever they are reached (Zhou, Sun
-    /// and Fu 2016, "An efficient variant of the Priority-Flood algorithm"). Only cells with a
+    /// at once, because those neighbours keep their ground whenever they are reached. Only cells with a
     /// lower unreached neighbour wait in the heap for their turn.
     fn fill_depressions(&mut self, ground: &[f32], grid: Grid) {
         let n = ground.len();

@@ -1,4 +1,4 @@
-//! Hydraulic erosion by droplets, after Beyer (2015), in tiles that run in parallel without
+//! Hydraulic erosion by droplets, in tiles that run in parallel without
 //! depending on the threads.
 //!
 //! The map is cut into square tiles at least twice as wide as the farthest a droplet can reach

@@ -1,8 +1,7 @@
 //! Landscape evolution by stream power (rivers, see `stream_power`), hydraulic erosion by
 //! droplets and thermal erosion (scree), deterministic on any number of threads.
 //!
-//! Hydraulic erosion follows Hans Theobald Beyer's thesis "Implementation of a method for
-//! hydraulic erosion" (2015): a droplet rolls downhill with some inertia, picks up sediment
+//! Hydraulic erosion by droplets: a droplet rolls downhill with some inertia, picks up sediment
 //! while it is below its capacity (slope × speed × water × capacity), drops it where it slows or
 //! climbs, evaporates, and dies after `lifetime` steps. Thermal erosion moves material from every
 //! cell to its lower neighbours wherever the slope is steeper than the talus angle.

@@ -2,9 +2,8 @@
 //! networks drain every slope.
 //!
 //! Each time step solves `dh/dt = U − K·A^m·S^n + D·∇²h` (`U` uplift, `A` the area draining
-//! through a cell, `S` its slope to the cell it drains to, `D` hillslope diffusion) the way Braun
-//! and Willett (2013, "A very efficient O(n), implicit and parallel method to solve the stream
-//! power equation", the FastScape method) do: water is routed over the ground (see `drainage`:
+//! through a cell, `S` its slope to the cell it drains to, `D` hillslope diffusion) implicitly,
+//! in O(n) a step: water is routed over the ground (see `drainage`:
 //! depressions filled, cells ordered from the outlets up), then every cell is lowered implicitly
 //! against its receiver's new height, in that order, so the step is stable for any length. For
 //! `n = 1` that is one division per cell; other `n` take a few Newton steps per cell. Diffusion
@@ -432,7 +431,7 @@ mod tests {
             assert!(a.is_finite());
         }
         assert!(!drainage.rivers.is_empty());
-        // Flint's law emerges: along rivers, slope falls with drainage area as A^(−m/n) (−0.5
+        // The slope-area law emerges: along rivers, slope falls with drainage area as A^(−m/n) (−0.5
         // under even uplift; steeper here, where the uplift falls toward the coast with the
         // big rivers). Measured: −0.20 for the noise, −0.73 after.
         let flint = |map: &Heightmap| {
