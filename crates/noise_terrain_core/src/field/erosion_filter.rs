@@ -16,9 +16,13 @@
 //! This is a look, not a simulation: no water flows and nothing is deposited, so the result is
 //! the same for any window of the map (chunk by chunk, at any level of detail), at a fixed
 //! cost per point. A gully is as deep as the ground drops across its cell (times the strength),
-//! so flats stay flat and steep flanks are cut deep; gullies go down and the ridges between them
-//! up by half of it each, by a smooth minimum with the room left, so heights stay within the
-//! field's own bounds. The filter carries the exact gradient through every step (including the
+//! so flats stay flat and steep flanks are cut deep; the profile across a gully averages zero
+//! (gullies take away as much ground as the ridges between them add, so the ground keeps its mean
+//! height and the shore stays where it was), and a smooth minimum with the room left keeps heights
+//! within the field's own bounds. Where the gullies of one octave cancel the slope that the next
+//! follows, the next one's gullies fade, and deep gullies bend the slope less: the filtered
+//! field's gradient stays within a small multiple of the field's own plus the gullies' designed
+//! steepness (no needles where gullies turn). The filter carries the exact gradient through every step (including the
 //! direction's dependence on the position, which takes the coarse octaves' second derivatives),
 //! so mesh normals stay exact.
 //!
@@ -48,6 +52,18 @@ const PIVOT_JITTER: f32 = 0.7;
 const FLAT_SLOPE: f32 = 0.04;
 /// How much the seed moves per octave of gullies.
 const FILTER_SEED_STEP: u32 = 7919;
+/// How short the slope an octave follows (the field's, bent by the gullies before) may get, as a
+/// share of the field's own steepness, before the octave's gullies fade. Where the bends cancel
+/// the slope, its direction turns through a half circle within a fraction of a cell, and gullies
+/// that followed it would stand as needles; they keep `q³ / (1 + q³)` of their depth, for `q` the
+/// bent slope's square over this share of the steepness, squared (where nothing bends the slope,
+/// `q` is at least 4 and nearly all of the depth is kept).
+const TURNING_SLOPE: f32 = 0.5;
+/// The most `bend × strength` the filter applies (a deeper filter bends the slope less): how
+/// fast a gully's walls turn the slope that the next octave follows grows with both, and past
+/// this the next octave's direction turns through more than a radian within one of its cells,
+/// which compresses its gullies into steps.
+const MOST_BEND: f32 = 0.2;
 
 /// Settings of the erosion filter: plain data, off by default.
 ///
@@ -85,7 +101,9 @@ pub struct ErosionFilter {
     pub gain: f32,
     /// How much each octave follows the slope of the gullies so far, `[0, 1]`: 0, every octave
     /// runs straight down the field's own slope (parallel stripes); 1, finer gullies turn
-    /// toward the bottoms of coarser ones and join them (branching).
+    /// toward the bottoms of coarser ones and join them (branching). Deep gullies bend less: the
+    /// bend applied is at most `0.2 / strength`, past which the finer gullies would turn through
+    /// more than a radian within one of their cells and stand as steps.
     pub bend: f32,
     /// Shape across a gully, `[0, 1]`: 0, rounded ridges and rounded gullies (a smooth wave); 1,
     /// sharp ridge crests between parabolic gullies, as water leaves them.
@@ -162,8 +180,11 @@ impl ErosionFilter {
             cells,
             per_unit,
             seeds,
-            bend: s.bend,
+            // See `MOST_BEND`: deep gullies bend the slope less.
+            bend: s.bend * (MOST_BEND / s.strength).min(1.0),
             profile: [16.0 - 8.0 * sigma, 32.0 * (1.0 - sigma)],
+            // `-1 + a/12 - b/80`: the profile's mean across a gully.
+            profile_mean: -1.0 + (16.0 - 8.0 * sigma) / 12.0 - 32.0 * (1.0 - sigma) / 80.0,
             keep: [s.keep_floors, s.keep_peaks],
             lo,
             range,
@@ -211,6 +232,9 @@ pub(crate) struct GullyPlan {
     /// line: `[a, b]`, from the rounded `-1 + 16τ² - 32τ⁴` (smooth at the crest) to the sharp
     /// `-1 + 8τ²` (a crease at the crest) by the sharpness.
     profile: [f32; 2],
+    /// The profile's mean across a gully (`-1 + a/12 - b/80`, in `[-0.33, -0.07]`): taken off
+    /// the profile, so that gullies take away as much ground as the ridges between them add.
+    profile_mean: f32,
     /// `[keep_floors, keep_peaks]`.
     keep: [f32; 2],
     lo: f32,
@@ -357,8 +381,9 @@ impl GullyPlan {
     }
 
     /// At least how far the filter can move the height `h` (the field's, unfiltered) at a point
-    /// where the coarse slope is at most `slope` long (per map unit): each octave moves it by at most half its
-    /// depth times the mask (the profile lies in `[-1, 1]`, the smooth minimum with the room
+    /// where the coarse slope is at most `slope` long (per map unit): each octave moves it by at
+    /// most half its depth times the mask times the profile's reach (the profile lies within
+    /// `1 - mean` of zero, see [`GullyPlan::profile_mean`]; the smooth minimum with the room
     /// only shrinks the change, and the clamp to the bounds only pulls toward them), plus how far
     /// `h` lies outside the bounds (the clamp may pull it in), with a margin for rounding.
     pub(crate) fn most_change(&self, h: f32, slope: f32) -> f32 {
@@ -367,7 +392,8 @@ impl GullyPlan {
         let steep = slope * self.slope_unit;
         let depths: f32 = self.depth[..self.octaves].iter().sum();
         let outside = (self.lo - h).max(h - (self.lo + self.range)).max(0.0);
-        (0.5 * self.fade(share).0 * steep * depths) * 1.001 + outside + self.range * 1e-5
+        let reach = 1.0 - self.profile_mean;
+        (0.5 * reach * self.fade(share).0 * steep * depths) * 1.001 + outside + self.range * 1e-5
     }
 
     /// `|s|²` of a slope per map unit, with the slope per base lattice cell of a unit range.
@@ -469,10 +495,11 @@ impl GullyPlan {
         // unit range, whose gradient is `-c³ (s₀∇s₀ + s₁∇s₁)`.
         let [s0, s1] = slope;
         let u = self.slope_unit;
-        let c =
-            u / (((s0.value * s0.value + s1.value * s1.value) * (u * u)) + FLAT_SLOPE * FLAT_SLOPE).sqrt();
+        let bent_square = (s0.value * s0.value + s1.value * s1.value) * (u * u);
+        let c = u / (bent_square + FLAT_SLOPE * FLAT_SLOPE).sqrt();
         let c3 = c * c * c;
-        let w = [0, 1].map(|j| c3 * (s0.value * s0.gradient[j] + s1.value * s1.gradient[j]));
+        let slope_dot = [0, 1].map(|j| s0.value * s0.gradient[j] + s1.value * s1.gradient[j]);
+        let w = slope_dot.map(|v| c3 * v);
         let across = [
             Dual::new(-(s1.value * c), [0, 1].map(|j| s1.value * w[j] - s1.gradient[j] * c)),
             Dual::new(s0.value * c, [0, 1].map(|j| s0.gradient[j] * c - s0.value * w[j])),
@@ -481,6 +508,7 @@ impl GullyPlan {
         // unit.
         let (x, y) = (quintic_jet(fx, d), quintic_jet(fy, d));
         let [a, b] = self.profile;
+        let centre = 1.0 + self.profile_mean;
         // `32 t - 128 t³` and its slope `32 - 384 t²`, times `d`.
         let rounded = [32.0 * d, 128.0 * d, 384.0 * d];
         // One cell's gully profile `p` and the rounded profile's slope `r` across the gullies
@@ -501,7 +529,7 @@ impl GullyPlan {
                 let m = b * t2;
                 let rest = a - m;
                 let p_t = (rest - m) * twice;
-                let p = Dual::new(t2 * rest - 1.0, [p_t * t_x, p_t * t_y]);
+                let p = Dual::new(t2 * rest - centre, [p_t * t_x, p_t * t_y]);
                 // The rounded profile's slope times the cells per map unit (for the bend).
                 let [r1, r3, rt] = rounded;
                 let r_t = r1 - rt * t2;
@@ -514,11 +542,13 @@ impl GullyPlan {
         // The profile blended, and for the bend its blend by the weights' slopes.
         let (profile, towards) = blend_cells(profiles, x, y);
         // A gully's full depth: `strength` times the height the ground drops across one cell,
-        // faded on peaks and floors. The profile in [-1, 1] (ridges at 1) takes a share of it.
-        // Gullies down and ridges up by half the depth each, so the ground keeps its mean height
-        // (the shore stays where it was); never past the field's bounds: a smooth minimum of the
-        // change and the room left (`x·r / (x + r)`, which starts with slope 1 either way).
-        let half_depth = mask.times(0.5 * self.depth[k]);
+        // faded on peaks and floors, and where the slope it follows turns (see `TURNING_SLOPE`).
+        // The profile (ridges up, gullies down, its mean across a gully taken off so that the
+        // ground keeps its mean height) takes a share of half of it; never past the field's
+        // bounds: a smooth minimum of the change and the room left (`x·r / (x + r)`, which starts
+        // with slope 1 either way).
+        let half_depth =
+            (mask * self.kept_where_turning(bent_square, slope_dot, mask)).times(0.5 * self.depth[k]);
         let change = half_depth * profile;
         // The room on the change's side: the height above the lower bound when it lowers, below
         // the upper one when it raises. `c r / (|c| + r)` with its gradient `(r / (|c| + r))² ∇c
@@ -547,6 +577,24 @@ impl GullyPlan {
         // Rounding can leave the sum a hair outside the range (a clamp to constant bounds, which
         // keeps the pixel loops free of a check that the bounds are in order).
         GullyState { mask, slope, above: (above + change).clamp(0.0, self.range) }
+    }
+
+    /// The share of an octave's depth kept where the slope it follows is short against the
+    /// field's steepness `mask` (see [`TURNING_SLOPE`]), with its gradient: `q³ / (1 + q³)` for
+    /// `q = n / ((κ · mask)² + ε²)`, `n` the bent slope's square `bent_square` (per base lattice
+    /// cell of a unit range), whose gradient is `2 u² (s₀∇s₀ + s₁∇s₁)` (`slope_dot` the sum).
+    #[inline(always)]
+    fn kept_where_turning(&self, bent_square: f32, slope_dot: [f32; 2], mask: Dual) -> Dual {
+        let k2 = TURNING_SLOPE * TURNING_SLOPE;
+        let inverse = 1.0 / (k2 * mask.value * mask.value + FLAT_SLOPE * FLAT_SLOPE);
+        let q = bent_square * inverse;
+        let (to_n, to_reference) = (2.0 * self.slope_unit * self.slope_unit, 2.0 * k2 * mask.value);
+        let q_gradient =
+            [0, 1].map(|j| (to_n * slope_dot[j] - q * to_reference * mask.gradient[j]) * inverse);
+        let (q2, q3) = (q * q, q * q * q);
+        let over = 1.0 / (1.0 + q3);
+        let slope = 3.0 * q2 * over * over;
+        Dual::new(q3 * over, q_gradient.map(|g| slope * g))
     }
 
     /// The filtered height from the field's height `h` and the state after the last octave, and
