@@ -6,18 +6,14 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use noise_terrain_core::Surface;
-use noise_terrain_core::advanced::Frame;
-use noise_terrain_core::advanced::Stitch;
-use noise_terrain_core::advanced::fill_cut_depths;
-use noise_terrain_core::advanced::{SurfaceLayout, fold_stitched_edges};
-use noise_terrain_core::{ChunkKey, chunk_window};
-use noise_terrain_core::{Drainage, ErosionError, HeightStats, Heightmap, HeightmapError, erode};
-use noise_terrain_core::{GridPlacement, MapWorld};
-use noise_terrain_core::{GridWindow, NoiseSettings};
+use noise_terrain_core::advanced::{Frame, Stitch, SurfaceLayout, fill_cut_depths, fold_stitched_edges};
+use noise_terrain_core::{
+    ChunkKey, Drainage, ErosionError, GridPlacement, GridWindow, HeightStats, Heightmap, HeightmapError,
+    MapWorld, NoiseSettings, chunk_window, erode,
+};
 
 use crate::mesh::{take_surface, terrain_mesh_from};
 use crate::params::{TerrainLayout, TerrainParams};
-use crate::pieces::HookOutput;
 use crate::texture::terrain_image_by_rules;
 
 /// Which piece of terrain: the single patch, or one chunk of the endless layout.
@@ -118,6 +114,10 @@ fn chunk_shape(layout: &TerrainLayout) -> (f64, u32) {
         TerrainLayout::Patch => chunk_shape(&TerrainLayout::ENDLESS),
     }
 }
+
+/// What a build hook made for one piece, handed back to the same hook's `apply` (see
+/// [`PieceHooks`](crate::pieces::hooks::PieceHooks)).
+pub type HookOutput = Box<dyn std::any::Any + Send + Sync>;
 
 /// One piece built from parameters: what a background job produces.
 #[derive(Debug)]

@@ -98,8 +98,8 @@ pub use pieces::{
 pub use query::TerrainQuery;
 pub use rivers::{RiverLine, RiverVertex, RiverWater, TerrainRivers};
 pub use scatter::{
-    ScatterBatch, ScatterBudget, ScatterEntities, ScatterInstance, ScatterLooks, ScatterOf, ScatterOnPiece,
-    ScatterQuery,
+    ScatterBatch, ScatterBudget, ScatterEntities, ScatterEntitiesAtLeast, ScatterInstance, ScatterLooks,
+    ScatterOf, ScatterOnPiece, ScatterQuery,
 };
 pub use sea::SeaSurface;
 

@@ -30,7 +30,7 @@ use crate::TerrainSystems;
 use crate::build::PieceGeometry;
 use crate::pieces::{HookOutput, PieceHeights, PieceHook, PieceHooks, PieceOf, Terrain, TerrainPiece};
 use crate::query::TerrainQuery;
-use crate::scatter::{ScatterInstance, ScatterOf, ScatterOnPiece};
+use crate::scatter::{ScatterEntitiesAtLeast, ScatterInstance, ScatterOf, ScatterOnPiece};
 use bevy::camera::primitives::MeshAabb;
 use noise_terrain_core::ScatterShape;
 
@@ -82,6 +82,7 @@ struct PieceCollider(Entity);
 impl Plugin for TerrainPhysicsPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(TerrainColliders { distance: self.collider_distance })
+            .insert_resource(ScatterEntitiesAtLeast { distance: self.collider_distance })
             .init_resource::<PieceHooks>()
             .register_type::<TerrainColliders>()
             .register_type::<TerrainCollider>()
@@ -113,10 +114,12 @@ fn follow_collider_distance(
     colliders: Res<TerrainColliders>,
     hook: Res<ColliderHook>,
     mut hooks: ResMut<PieceHooks>,
+    mut scatter: ResMut<ScatterEntitiesAtLeast>,
 ) {
     if let Some(h) = hooks.get_mut(hook.0) {
         h.within = colliders.distance;
     }
+    scatter.distance = colliders.distance;
 }
 
 /// The heightfield collider of a piece, and where its centre lies relative to the piece's entity.

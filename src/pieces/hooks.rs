@@ -1,7 +1,6 @@
 //! Build hooks: extra work a plugin adds to the pieces' background builds (the physics plugin
 //! makes colliders with one), applied on the main thread in the frame the piece's mesh lands.
 
-use std::any::Any;
 use std::sync::Arc;
 
 use bevy::prelude::*;
@@ -10,8 +9,7 @@ use crate::build::{PieceBuild, PieceKey};
 use crate::layout::DesiredPiece;
 use crate::params::TerrainParams;
 
-/// What a hook made for one piece, handed back to the same hook's `apply`.
-pub type HookOutput = Box<dyn Any + Send + Sync>;
+pub use crate::build::HookOutput;
 
 /// Runs in a piece's background job, after its heights, mesh and texture are built.
 pub type HookBuild = dyn Fn(&PieceBuild, &TerrainParams) -> HookOutput + Send + Sync;

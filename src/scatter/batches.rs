@@ -39,6 +39,17 @@ pub struct ScatterEntities {
     pub distance: f32,
 }
 
+/// The least distance within which pieces carry their things as entities, whatever
+/// [`ScatterEntities`] says: plugins whose work needs the entities raise it (the physics plugin,
+/// feature `avian`, to its collider distance, so that solid things have colliders wherever the
+/// ground has one). 0 by default.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Reflect)]
+#[reflect(Resource)]
+pub struct ScatterEntitiesAtLeast {
+    /// World units from the nearest focus.
+    pub distance: f32,
+}
+
 impl Default for ScatterEntities {
     /// Within 160 units: the finest chunks of the default endless layout.
     fn default() -> Self {

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
-pub use batches::{ScatterBatch, ScatterEntities};
+pub use batches::{ScatterBatch, ScatterEntities, ScatterEntitiesAtLeast};
 pub use looks::ScatterLooks;
 pub use place::{ScatterBudget, ScatterInstance, ScatterOf, ScatterOnPiece};
 pub use query::{ScatterQuery, ScatterQueryError};
@@ -51,10 +51,12 @@ pub(crate) fn add_scatter(app: &mut App) {
         .init_resource::<batches::BatchSwaps>()
         .init_resource::<ScatterBudget>()
         .init_resource::<ScatterEntities>()
+        .init_resource::<ScatterEntitiesAtLeast>()
         .register_type::<ScatterInstance>()
         .register_type::<ScatterBatch>()
         .register_type::<ScatterBudget>()
         .register_type::<ScatterEntities>()
+        .register_type::<ScatterEntitiesAtLeast>()
         .add_systems(Startup, looks::make_shapes)
         // Each system runs only in frames with something to do (its run condition): a system
         // that runs costs the executor a task and a wake-up between threads, work or not.
@@ -113,19 +115,14 @@ struct OutsideSettings<'w> {
     looks: Res<'w, ScatterLooks>,
     meshes: Option<Res<'w, Assets<Mesh>>>,
     entities: Res<'w, ScatterEntities>,
-    #[cfg(feature = "avian")]
-    colliders: Option<Res<'w, crate::physics::TerrainColliders>>,
+    at_least: Res<'w, ScatterEntitiesAtLeast>,
     hook: Option<Res<'w, batches::EntityHook>>,
 }
 
 impl OutsideSettings<'_> {
-    /// The entity hook's distance: the scatter's, or the colliders' when farther.
+    /// The entity hook's distance: the scatter's, or what other plugins need when farther.
     fn entity_distance(&self) -> f32 {
-        #[cfg(feature = "avian")]
-        if let Some(colliders) = &self.colliders {
-            return self.entities.distance.max(colliders.distance);
-        }
-        self.entities.distance
+        self.entities.distance.max(self.at_least.distance)
     }
 }
 

@@ -26,6 +26,7 @@ use noise_terrain_core::{Border, MapWorld};
 
 use crate::help::{self, SHARE};
 use crate::preset::Preset;
+use crate::usage::usage;
 
 /// A parser for one of our enums by the names its `name()` gives, listing them in `--help`.
 fn by_name<T>(all: &'static [T], name: fn(&T) -> &'static str) -> impl TypedValueParser<Value = T>
@@ -201,12 +202,6 @@ pub struct NoiseArgs {
     #[arg(long, value_name = "S", value_parser = within(SHARE), help_heading = "Post-processing",
         help = help::real("Terrace flatness", SHARE, tool().post.terrace_sharpness))]
     pub terrace_sharpness: Option<f32>,
-}
-
-/// A usage error in clap's format: exit code 2.
-fn usage(kind: ErrorKind, message: String) -> clap::Error {
-    use clap::CommandFactory;
-    crate::Cli::command().error(kind, message)
 }
 
 /// The field, post-processing and preset extras the flags describe.
@@ -434,14 +429,5 @@ impl ErosionArgs {
             .is_active()
             .then(|| noise_terrain_core::erode(map, &settings, world, &|_| {}, &never).ok())
             .flatten()
-    }
-
-    /// Writes the files `--rivers` and `--drainage` ask for, from the erosion's `drainage`.
-    pub fn write_river_files(
-        &self,
-        drainage: Option<&noise_terrain_core::Drainage>,
-        height_scale: f32,
-    ) -> Result<(), crate::Failure> {
-        crate::rivers::write_outputs(self.rivers.as_deref(), self.drainage.as_deref(), drainage, height_scale)
     }
 }

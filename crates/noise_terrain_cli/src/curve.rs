@@ -8,8 +8,8 @@ use noise_terrain_core::{Basis, Fade, HeightStats};
 
 use crate::Failure;
 use crate::args::{Field, NoiseArgs};
-use crate::maps::usage_error;
 use crate::output::{encode_rgb_png, write_atomically};
+use crate::usage::usage_error;
 
 /// How the curve blends between lattice points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

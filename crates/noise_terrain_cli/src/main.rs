@@ -15,6 +15,7 @@ mod output;
 mod preset;
 mod rivers;
 mod tiles;
+mod usage;
 
 use std::process::ExitCode;
 

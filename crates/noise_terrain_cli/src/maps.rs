@@ -13,6 +13,7 @@ use crate::args::{ErosionArgs, Field, NoiseArgs, within};
 use crate::help;
 use crate::output::{HeightFormat, encode_rgb_png, write_atomically};
 use crate::preset::without_file;
+use crate::usage::usage_error;
 use crate::{Failure, map_size, summary};
 
 /// The size and file every map command takes.
@@ -166,7 +167,7 @@ impl ReliefMap {
             None => None,
         };
         let drainage = erosion.as_ref().and_then(|e| e.drainage.as_ref());
-        erosion_args.write_river_files(drainage, world.height_scale)?;
+        crate::rivers::write_outputs(erosion_args, drainage, world.height_scale)?;
         let heights = padded.crop(interior).map_err(|e| e.to_string())?;
         Ok(Self { field, size: (w, h), padded, heights, erosion, world, start })
     }
@@ -224,7 +225,7 @@ pub fn heightmap(a: &HeightmapArgs) -> Result<(), Failure> {
     }
     .map_err(|e| e.to_string())?;
     let drainage = erosion.as_ref().and_then(|e| e.drainage.as_ref());
-    a.erosion.write_river_files(drainage, world.height_scale)?;
+    crate::rivers::write_outputs(&a.erosion, drainage, world.height_scale)?;
     write_atomically(&a.map.out, &format.encode(&map)?)?;
     println!("{}", summary(w.into(), h.into(), map.stats(), start.elapsed().as_secs_f64() * 1e3));
     Ok(())
@@ -270,14 +271,6 @@ pub fn color(a: &ColorArgs) -> Result<(), Failure> {
     }
     let rgb: Vec<u8> = texels.chunks_exact(4).flat_map(|t| [t[0], t[1], t[2]]).collect();
     map.finish(&a.map.out, &rgb)
-}
-
-/// A usage error about one flag, in clap's format (exit code 2).
-pub(crate) fn usage_error(flag: &str, message: &str) -> Failure {
-    use clap::CommandFactory;
-    Failure::Usage(
-        crate::Cli::command().error(clap::error::ErrorKind::ValueValidation, format!("{flag}: {message}")),
-    )
 }
 
 fn check_png(path: &std::path::Path) -> Result<(), Failure> {

@@ -7,13 +7,13 @@
 //! arrays in the feature's properties (LineStrings have no per-vertex attributes).
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use noise_terrain_core::{Drainage, Heightmap, RiverEnd};
 
 use crate::Failure;
-use crate::maps::usage_error;
+use crate::args::ErosionArgs;
 use crate::output::write_atomically;
+use crate::usage::usage_error;
 
 /// The name a river end has in the file.
 fn end_name(end: RiverEnd) -> &'static str {
@@ -67,14 +67,14 @@ pub fn drainage_png(drainage: &Drainage) -> Result<Vec<u8>, String> {
     map.encode_png16().map_err(|e| e.to_string())
 }
 
-/// Writes the files `--rivers` and `--drainage` ask for; a usage error when they are asked for
-/// without stream power.
+/// Writes the files `--rivers` and `--drainage` of `args` ask for, from the erosion's
+/// `drainage`; a usage error when they are asked for without stream power.
 pub fn write_outputs(
-    rivers: Option<&Path>,
-    drainage_file: Option<&Path>,
+    args: &ErosionArgs,
     drainage: Option<&Drainage>,
     height_scale: f32,
 ) -> Result<(), Failure> {
+    let (rivers, drainage_file) = (args.rivers.as_deref(), args.drainage.as_deref());
     if rivers.is_none() && drainage_file.is_none() {
         return Ok(());
     }

@@ -17,8 +17,8 @@ use noise_terrain_core::{HeightStats, Heightmap};
 
 use crate::Failure;
 use crate::args::NoiseArgs;
-use crate::maps::usage_error;
 use crate::output::{HeightFormat, write_atomically};
+use crate::usage::usage_error;
 
 /// The largest side of a tiled map.
 const MAX_SIDE: u32 = 1 << 20;

@@ -61,8 +61,9 @@
 //! - `grid/`: filling a whole grid at once: the heights' row paths (`mod.rs`, `rows.rs`), heights
 //!   with gradients (`gradients.rs`), the SIMD rows (`avx2.rs`, `avx512.rs`, and
 //!   `avx512_emulated/`, the AVX-512 rows on portable lanes so every CPU checks their bits),
-//!   the lattice columns they share (`column_table.rs`) and which level runs (`level.rs`, with
-//!   `isa.rs` at the root compiling each path per level).
+//!   the lattice columns they share (`column_table.rs`), which level runs (`level.rs`, with
+//!   `isa.rs` at the root compiling each path per level), and the erosion filter's cut depths
+//!   over a grid (`cut_depths.rs`).
 //! - `map/`: whole maps: [`Heightmap`], frames, post-processing, ray casts, [`Surface`], and
 //!   `map/erosion/` (droplets, thermal, diffusion, stream power, drainage and rivers).
 //! - `world/`: the endless world's chunks and levels of detail (`lod.rs`), and work split over a
@@ -192,8 +193,8 @@ pub mod advanced {
     pub use crate::color::rules::slope_degrees;
     pub use crate::field::OCTAVE_ROTATION;
     pub use crate::field::dual::{Dual, Octave};
-    pub use crate::field::erosion_filter::fill_cut_depths;
     pub use crate::field::fractal::{FractalParams, RawToUnit, Sloped, amplitude_sum};
+    pub use crate::grid::cut_depths::fill_cut_depths;
     pub use crate::grid::fill_grid_uninit;
     pub use crate::grid::level::{gradients_grid_level, grid_level};
     pub use crate::isa::ISA_VARIABLE;

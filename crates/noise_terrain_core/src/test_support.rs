@@ -1,9 +1,5 @@
-//! Helpers shared by the unit tests: a tiny deterministic PRNG, statistics, and rows of pixels
-//! split into lattice cells as the grids split them.
-
-use crate::field::basis::simplex::skew_2d;
-use crate::field::coord::AxisCell;
-use crate::field::fade::Fade;
+//! Helpers shared by the unit tests: a tiny deterministic PRNG and statistics. A leaf: it uses
+//! nothing of the crate, so that every module's tests may use it.
 
 /// SplitMix64: deterministic random `u64`s for test inputs.
 pub(crate) struct SplitMix(pub u64);
@@ -39,20 +35,4 @@ pub(crate) fn correlation(a: &[f64], b: &[f64]) -> f64 {
     let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
     let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
     cov / (va * vb).sqrt()
-}
-
-/// A row of `n` pixels `step` cells apart from `x` on an unbounded lattice, as the grids split it:
-/// cells, fractions and faded weights.
-pub(crate) fn split_cells(x: f64, step: f64, n: usize, fade: Fade) -> (Vec<i32>, Vec<f32>, Vec<f32>) {
-    let cells: Vec<AxisCell> = (0..n).map(|k| AxisCell::new(x + k as f64 * step, None)).collect();
-    let fx: Vec<f32> = cells.iter().map(|c| c.f).collect();
-    (cells.iter().map(|c| c.i0).collect(), fx.clone(), fx.iter().map(|&f| fade.apply(f)).collect())
-}
-
-/// The first corners `(i, j)` and offsets `(x0, y0)` of a row of `n` pixels `step` lattice units
-/// apart from `(x, y)`, as the grids' skew gives them.
-pub(crate) fn skewed_row(x: f64, y: f64, step: f64, n: usize) -> ([Vec<i32>; 2], [Vec<f32>; 2]) {
-    let corners: Vec<_> = (0..n).map(|k| skew_2d(x + k as f64 * step, y)).collect();
-    let (i, j) = (corners.iter().map(|c| c.0).collect(), corners.iter().map(|c| c.1).collect());
-    ([i, j], [corners.iter().map(|c| c.2).collect(), corners.iter().map(|c| c.3).collect()])
 }

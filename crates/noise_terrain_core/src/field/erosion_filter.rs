@@ -33,7 +33,6 @@ use crate::clamp::{UNIT_RANGE, clamp_or};
 use crate::field::coord::split;
 use crate::field::dual::{Dual, Octave, Varying};
 use crate::field::hash::{spread_seed, spread_x, spread_y};
-use crate::{FieldSampler, GridWindow, fill_grid};
 
 /// [`ErosionFilter::strength`] is clamped to this range.
 pub const FILTER_STRENGTH_RANGE: (f32, f32) = (0.0, 4.0);
@@ -195,25 +194,6 @@ impl ErosionFilter {
     }
 }
 
-/// The depth of the erosion filter's cut at every sample of `window` (a share of the field's height
-/// range, `[0, 1]`; what colour rules paint gullies by, see
-/// [`ColorLayer::cuts`](crate::ColorLayer::cuts)), from the field's `heights` there (as
-/// [`fill_grid`] gives them), into `out`: the unfiltered field's heights less the filtered ones,
-/// where they are lower. Zeros where the filter is off. Both slices are `window`'s size.
-pub fn fill_cut_depths(sampler: &FieldSampler, window: GridWindow, heights: &[f32], out: &mut [f32]) {
-    assert_eq!(heights.len(), out.len(), "the heights and the depths do not match");
-    let Some(plan) = &sampler.filter else {
-        out.fill(0.0);
-        return;
-    };
-    let mut unfiltered = sampler.clone();
-    unfiltered.filter = None;
-    fill_grid(&unfiltered, window, out);
-    for (depth, &h) in out.iter_mut().zip(heights) {
-        *depth = ((*depth - h) * plan.inv_range).clamp(0.0, 1.0);
-    }
-}
-
 /// An [`ErosionFilter`] prepared for one field: per-octave depths, cell sizes and seeds, and the
 /// constants of the bounds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -331,6 +311,11 @@ impl GullyPlan {
             state = self.octave(k, self.bends_after(k), q, state);
         }
         self.finish(h, state)
+    }
+
+    /// One over the field's height range: a height change as a share of the range.
+    pub(crate) fn inv_range(&self) -> f32 {
+        self.inv_range
     }
 
     /// Octaves of gullies.

@@ -681,7 +681,7 @@ mod tests {
     use crate::field::basis::value::{blend_values_2d, corner_value_2d};
     use crate::field::basis::worley::{column_point, offer, search_order_2d};
     use crate::field::fade::Fade;
-    use crate::test_support::{skewed_row, split_cells};
+    use crate::grid::test_rows::{skewed_row, split_cells};
 
     /// Whether this CPU runs the kernels (the emulated copy's build says yes: see
     /// `avx512_emulated`).

@@ -34,9 +34,12 @@ mod avx512;
 mod avx512_emulated;
 #[cfg(target_arch = "x86_64")]
 mod column_table;
+pub(crate) mod cut_depths;
 pub(crate) mod gradients;
 pub(crate) mod level;
 pub(crate) mod rows;
+#[cfg(all(test, target_arch = "x86_64"))]
+mod test_rows;
 
 pub use rows::GridWindow;
 #[cfg(feature = "parallel")]

@@ -24,7 +24,7 @@ mod tests {
     use crate::field::coord::AxisCell;
     use crate::field::fade::Fade;
     use crate::grid::column_table::{ColumnTable, Row};
-    use crate::test_support::{skewed_row, split_cells};
+    use crate::grid::test_rows::{skewed_row, split_cells};
 
     /// The kernels counted.
     #[derive(Clone, Copy, Debug)]
