@@ -21,11 +21,11 @@ mod support;
 use bevy::light::CascadeShadowConfigBuilder;
 use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
+use bevy_noise_terrain::DefaultTerrain;
 use bevy_noise_terrain::camera::{Orbit, TerrainCamera, TerrainCameraPlugin};
 use bevy_noise_terrain::core::{ErosionFilter, Fractal, NoiseSettings, PostProcess};
 use bevy_noise_terrain::inspector::TerrainInspectorPlugin;
 use bevy_noise_terrain::prelude::*;
-use bevy_noise_terrain::{DefaultTerrain, TerrainJobs};
 
 const SKY: Color = Color::srgb(0.62, 0.76, 0.92);
 
@@ -110,8 +110,13 @@ fn setup(mut commands: Commands, view: Res<StartView>) {
 
 /// The fog thickens over the second half of the view distance and is opaque where the chunks
 /// end, so the terrain fades into the sky instead of stopping at an edge.
-fn follow_view_distance(jobs: Single<&TerrainJobs, With<DefaultTerrain>>, mut fog: Single<&mut DistanceFog>) {
-    let Some(TerrainLayout::Endless { view_distance, .. }) = jobs.params().map(|p| p.layout) else { return };
+fn follow_view_distance(
+    status: Single<&TerrainStatus, With<DefaultTerrain>>,
+    mut fog: Single<&mut DistanceFog>,
+) {
+    let Some(TerrainLayout::Endless { view_distance, .. }) = status.params.as_ref().map(|p| p.layout) else {
+        return;
+    };
     let falloff = FogFalloff::Linear { start: view_distance * 0.45, end: view_distance * 0.95 };
     if !matches!(fog.falloff, FogFalloff::Linear { end, .. } if end == view_distance * 0.95) {
         fog.falloff = falloff;

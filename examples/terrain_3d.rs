@@ -15,12 +15,12 @@ mod support;
 
 use bevy::light::CascadeShadowConfigBuilder;
 use bevy::prelude::*;
+use bevy_noise_terrain::DefaultTerrain;
 use bevy_noise_terrain::camera::{Orbit, TerrainCamera, TerrainCameraPlugin};
 use bevy_noise_terrain::core::{NoiseSettings, PostProcess};
 use bevy_noise_terrain::files::load_preset;
 use bevy_noise_terrain::inspector::TerrainInspectorPlugin;
 use bevy_noise_terrain::prelude::*;
-use bevy_noise_terrain::{DefaultTerrain, TerrainJobs};
 
 /// The terrain the demo opens with: gradient fBm without post-processing, so the range readout
 /// shows the noise itself and chip N (normalise) off paints heights above 1 orange. Gradient fBm stays near the middle of `[0, 1]`: the height scale and the water
@@ -104,10 +104,10 @@ fn setup(
 
 /// Keeps the water plane at the water level and as wide as the terrain.
 fn follow_water_level(
-    jobs: Single<&TerrainJobs, With<DefaultTerrain>>,
+    status: Single<&TerrainStatus, With<DefaultTerrain>>,
     mut water: Single<&mut Transform, With<Water>>,
 ) {
-    let Some(p) = jobs.params() else { return };
+    let Some(p) = &status.params else { return };
     water.translation.y = p.water_level * p.height_scale;
     water.scale = Vec3::new(p.world_size, 1.0, p.world_size);
 }

@@ -162,10 +162,11 @@ type PointerOverUi<'w> = Option<Res<'w, bevy_egui::input::EguiWantsInput>>;
 #[cfg(not(feature = "inspector"))]
 type PointerOverUi<'w> = Option<Res<'w, NoUi>>;
 
-/// Stand-in for egui's input state when the inspector is compiled out.
+/// Stand-in for egui's input state when the inspector is compiled out (private: no public item
+/// depends on a feature being off, so features stay additive).
 #[cfg(not(feature = "inspector"))]
 #[derive(Resource)]
-pub struct NoUi;
+struct NoUi;
 #[cfg(not(feature = "inspector"))]
 impl NoUi {
     fn wants_pointer_input(&self) -> bool {

@@ -98,7 +98,8 @@ fn two_terrains_of_different_layouts_settle_apart_answer_apart_and_go_with_all_t
     settle(&mut app);
     assert!(jobs_started(&app, world) >= world_jobs + world_pieces.len() as u64);
     assert_eq!(jobs_started(&app, island), island_jobs, "the island did not change");
-    assert_eq!(app.world().get::<TerrainSettings>(world).unwrap().noise.seed, 9, "kept in step");
+    assert!(app.world().get::<TerrainSettings>(world).is_none(), "the resource is its one source");
+    assert_eq!(app.world().get::<TerrainStatus>(world).unwrap().params.as_ref().unwrap().noise.seed, 9);
     app.world_mut().get_mut::<TerrainSettings>(island).unwrap().noise.seed = 10;
     settle(&mut app);
     assert_eq!(jobs_started(&app, island), island_jobs + 1);
@@ -125,14 +126,46 @@ fn two_terrains_of_different_layouts_settle_apart_answer_apart_and_go_with_all_t
     assert_eq!(status(&app, world).pieces_shown, world_pieces.len(), "the world is untouched");
 }
 
+/// A game system that writes the resource every frame (`ResMut` marks it changed) and another
+/// that edits a second terrain's settings: both edits take effect, and stay.
 #[test]
-fn a_default_terrains_own_settings_reach_the_resource() {
+fn writing_the_resource_every_frame_and_another_terrains_settings_both_take_effect() {
+    #[derive(Resource)]
+    struct Island(Entity);
     let mut app = common::app(TerrainParams { resolution: 24, ..default() });
+    let island = app.world_mut().spawn((Terrain, TerrainSettings(island_params()))).id();
+    app.insert_resource(Island(island));
+    app.add_systems(
+        Update,
+        (
+            |mut params: ResMut<TerrainParams>| params.noise.seed = 31,
+            |island: Res<Island>, mut settings: Query<&mut TerrainSettings>| {
+                settings.get_mut(island.0).unwrap().noise.seed = 32;
+            },
+        )
+            .before(TerrainSystems::Queue),
+    );
     settle(&mut app);
-    let terrain = default_terrain(&mut app);
-    app.world_mut().get_mut::<TerrainSettings>(terrain).unwrap().noise.seed = 31;
+    let world = default_terrain(&mut app);
+    let seed_of = |app: &App, terrain: Entity| {
+        app.world().get::<TerrainStatus>(terrain).unwrap().params.as_ref().map(|p| p.noise.seed)
+    };
+    for _ in 0..5 {
+        app.update();
+        assert_eq!(seed_of(&app, world), Some(31), "the resource's edit holds every frame");
+        assert_eq!(seed_of(&app, island), Some(32), "the island's edit holds every frame");
+    }
     settle(&mut app);
-    assert_eq!(app.world().resource::<TerrainParams>().noise.seed, 31);
-    let mut q = app.world_mut().query::<&PieceHeights>();
-    assert!(q.iter(app.world()).all(|h| h.params.noise.seed == 31));
+    let mut q = app.world_mut().query::<(&PieceHeights, &PieceOf)>();
+    let seeds: Vec<(Entity, u32)> = q.iter(app.world()).map(|(h, of)| (of.0, h.params.noise.seed)).collect();
+    assert!(seeds.iter().any(|&(t, _)| t == world) && seeds.iter().any(|&(t, _)| t == island));
+    for (terrain, seed) in seeds {
+        assert_eq!(seed, if terrain == world { 31 } else { 32 }, "built from its own edit");
+    }
+    // Writing equal parameters every frame starts no build once the terrains are built.
+    let started = app.world().get::<TerrainJobs>(world).unwrap().jobs_started();
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(app.world().get::<TerrainJobs>(world).unwrap().jobs_started(), started);
 }

@@ -139,7 +139,7 @@ fn toggle_panel(
 /// The terrains the panel can edit.
 type Terrains = (
     Entity,
-    &'static mut TerrainSettings,
+    Option<&'static mut TerrainSettings>,
     &'static TerrainStatus,
     &'static TerrainJobs,
     Option<&'static Name>,
@@ -176,8 +176,9 @@ fn inspector_panel(
     let target =
         state.target.filter(|&e| terrains.contains(e)).or_else(|| terrains.iter().find(|t| t.5).map(|t| t.0));
     let Some(target) = target else { return Ok(()) };
-    let (_, mut settings, status, jobs, _, is_default, of_terrain) = terrains.get_mut(target)?;
-    let mut edited = if is_default { params.clone() } else { settings.0.clone() };
+    let (_, mut settings, status, jobs, _, _, of_terrain) = terrains.get_mut(target)?;
+    // A terrain with settings of its own is edited through them, any other through the resource.
+    let mut edited = settings.as_ref().map_or_else(|| params.clone(), |s| s.0.clone());
     let ctx = contexts.ctx_mut()?.clone();
     let mut root = egui::Ui::new(
         ctx.clone(),
@@ -205,10 +206,12 @@ fn inspector_panel(
     let r = panel.response.rect;
     blockers.rects.push(Rect::new(r.min.x, r.min.y, r.max.x, r.max.y));
     viewport::fit_cameras_beside_panel(&mut commands, r.max.x, window.single().ok(), &mut cameras);
-    if is_default {
-        params.set_if_neq(edited);
-    } else if settings.0 != edited {
-        settings.0 = edited;
+    match settings.as_mut() {
+        Some(settings) if settings.0 != edited => settings.0 = edited,
+        Some(_) => {}
+        None => {
+            params.set_if_neq(edited);
+        }
     }
     Ok(())
 }

@@ -20,27 +20,31 @@ use crate::pieces::jobs::{FinishedBuild, PieceJob, TerrainJobs};
 #[require(Transform, Visibility, TerrainStatus, TerrainJobs)]
 pub struct Terrain;
 
-/// Marks a terrain that follows the [`TerrainParams`] resource (and whose status the
-/// [`TerrainStats`] and [`TerrainValidation`] resources show). Added by the plugin to every
-/// [`Terrain`] spawned without [`TerrainSettings`].
+/// Marks a terrain that follows the [`TerrainParams`] resource. Added by the plugin to every
+/// [`Terrain`] spawned without [`TerrainSettings`]; the [`TerrainStats`] and
+/// [`TerrainValidation`] resources show the status of the default terrain with the lowest entity
+/// (all default terrains follow the same parameters).
 #[derive(Component, Debug, Default, Clone, Copy, Reflect)]
 #[reflect(Component, Default)]
 pub struct DefaultTerrain;
 
-/// The parameters of one terrain. Change them to regenerate that terrain; on a
-/// [`DefaultTerrain`] they are kept equal to the [`TerrainParams`] resource (a change to either
-/// reaches the other; the resource wins when both change in one frame).
+/// The parameters of a terrain of its own: change them to regenerate that terrain (and only it).
+/// A terrain without them is a [`DefaultTerrain`], which follows the [`TerrainParams`]
+/// resource: each terrain's parameters live in one place.
 #[derive(Component, Debug, Default, Clone, PartialEq, Deref, DerefMut, Reflect)]
 #[reflect(Component, Default)]
 pub struct TerrainSettings(pub TerrainParams);
 
-/// What a terrain shows and what validation changed in its settings.
+/// What a terrain shows, the parameters it is built from, and what validation changed in them.
 #[derive(Component, Debug, Default, Clone, PartialEq)]
 pub struct TerrainStatus {
     /// Figures of the pieces on screen.
     pub stats: TerrainStats,
     /// What validation clamped in the latest settings.
     pub validation: TerrainValidation,
+    /// The latest parameters after validation (`None` before the terrain took any): what the
+    /// terrain is being built from, with every value in range.
+    pub params: Option<Arc<TerrainParams>>,
 }
 
 /// Figures of a terrain on screen: a component part of [`TerrainStatus`], and a resource for the

@@ -1,6 +1,7 @@
 //! Settings in: terrains spawned without settings become default terrains, which follow the
-//! [`TerrainParams`] resource; each terrain's changed [`TerrainSettings`] are validated and
-//! become its current parameters.
+//! [`TerrainParams`] resource; a terrain with [`TerrainSettings`] follows its own component. Each
+//! terrain's parameters live in one place: the resource for default terrains, the component for
+//! the others; nothing is copied between them.
 
 use std::sync::Arc;
 
@@ -10,44 +11,43 @@ use crate::params::TerrainParams;
 use crate::pieces::components::{DefaultTerrain, Terrain, TerrainSettings, TerrainStatus, TerrainValidation};
 use crate::pieces::jobs::{CurrentParams, TerrainJobs};
 
-/// Makes every [`Terrain`] spawned without [`TerrainSettings`] a [`DefaultTerrain`] with the
-/// resource's parameters (an observer: the terrain has them before any system sees it).
+/// Makes every [`Terrain`] spawned without [`TerrainSettings`] a [`DefaultTerrain`] (an
+/// observer: the terrain is one before any system sees it).
 pub(crate) fn adopt_default_terrain(
     added: On<Add, Terrain>,
     has_settings: Query<Has<TerrainSettings>>,
-    params: Res<TerrainParams>,
     mut commands: Commands,
 ) {
     if !has_settings.get(added.entity).unwrap_or(true) {
-        commands.entity(added.entity).insert((DefaultTerrain, TerrainSettings(params.clone())));
+        commands.entity(added.entity).insert(DefaultTerrain);
     }
 }
 
 /// What [`take_in_settings`] reads and changes on each terrain.
-type SettingsParts =
-    (&'static mut TerrainSettings, Has<DefaultTerrain>, &'static mut TerrainJobs, &'static mut TerrainStatus);
+type SettingsParts = (
+    Option<Ref<'static, TerrainSettings>>,
+    Has<DefaultTerrain>,
+    &'static mut TerrainJobs,
+    &'static mut TerrainStatus,
+);
 
-/// Takes in settings. Default terrains are kept equal to the resource first: a change of the
-/// resource reaches them, and a change of one of their settings (by game code) reaches the
-/// resource, and through it the others (the resource wins when both changed). Then each
-/// terrain's changed settings are validated (what was clamped is logged) and become current: a
+/// Takes in settings: a default terrain's from the resource when the resource changed (or the
+/// terrain is new), any other terrain's from its [`TerrainSettings`] when they changed (a terrain
+/// with settings follows them even if it is also marked default). Changed settings are validated
+/// (what was clamped is logged and kept in the terrain's [`TerrainStatus`]) and become current: a
 /// new parameter generation when they differ from the current ones. A new layout retires every
-/// piece.
-pub(crate) fn take_in_settings(mut params: ResMut<TerrainParams>, mut terrains: Query<SettingsParts>) {
-    if !params.is_changed()
-        && let Some((changed, ..)) =
-            terrains.iter_mut().find(|(s, default, ..)| *default && s.is_changed() && s.0 != *params)
-    {
-        *params = changed.0.clone();
-    }
-    for (mut settings, default, mut jobs, mut status) in &mut terrains {
-        if default && settings.0 != *params {
-            settings.0 = params.clone();
-        }
-        if !settings.is_changed() {
-            continue;
-        }
-        let (used, clamped) = settings.validated();
+/// piece. Writing the resource every frame costs a validation and a comparison a frame and
+/// changes nothing while the parameters stay equal.
+pub(crate) fn take_in_settings(params: Res<TerrainParams>, mut terrains: Query<SettingsParts>) {
+    for (settings, default, mut jobs, mut status) in &mut terrains {
+        let new = jobs.current.is_none();
+        let taken = match &settings {
+            Some(settings) => (settings.is_changed() || new).then_some(&settings.0),
+            None if default => (params.is_changed() || new).then_some(&*params),
+            None => None,
+        };
+        let Some(taken) = taken else { continue };
+        let (used, clamped) = taken.validated();
         for c in &clamped {
             warn!("terrain: {c}");
         }
@@ -67,7 +67,9 @@ pub(crate) fn take_in_settings(mut params: ResMut<TerrainParams>, mut terrains: 
             }
             None => 1,
         };
-        jobs.current = Some(CurrentParams { params: Arc::new(used), generation });
+        let used = Arc::new(used);
+        status.params = Some(used.clone());
+        jobs.current = Some(CurrentParams { params: used, generation });
         jobs.swap_due = true;
         jobs.stats_due = true;
         jobs.attention_all = true;

@@ -13,8 +13,8 @@ use crate::pieces::jobs::TerrainJobs;
 /// What [`update_stats`] reads and changes on each terrain.
 type TerrainParts = (Entity, &'static mut TerrainJobs, &'static mut TerrainStatus, Has<DefaultTerrain>);
 
-/// Sums up each terrain's pieces into its [`TerrainStatus`]; shows the first default
-/// terrain's status in the [`TerrainStats`] and [`TerrainValidation`] resources.
+/// Sums up each terrain's pieces into its [`TerrainStatus`]; shows the status of the default
+/// terrain with the lowest entity in the [`TerrainStats`] and [`TerrainValidation`] resources.
 pub(crate) fn update_stats(
     mut terrains: Query<TerrainParts>,
     pieces: Query<(&TerrainPiece, &Visibility, Option<&PieceHeights>, &PieceOf)>,
@@ -36,15 +36,11 @@ pub(crate) fn update_stats(
             }
         }
     }
-    let mut mirrored = false;
+    let shown_terrain = terrains.iter().filter(|t| t.3).map(|t| t.0).min();
     for (terrain, mut jobs, mut status, default) in &mut terrains {
-        // One default terrain (the first the query yields) shows in both resources.
-        let shown = default && !mirrored;
-        if shown {
-            mirrored = true;
-            if *shown_validation != status.validation {
-                *shown_validation = status.validation.clone();
-            }
+        let shown = default && Some(terrain) == shown_terrain;
+        if shown && *shown_validation != status.validation {
+            *shown_validation = status.validation.clone();
         }
         let Some(i) = due.iter().position(|&(t, _)| t == terrain) else {
             // Nothing but the running erosion moved on: only its progress is read again.
