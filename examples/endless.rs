@@ -22,9 +22,8 @@ use bevy::light::CascadeShadowConfigBuilder;
 use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
 use bevy_noise_terrain::DefaultTerrain;
-use bevy_noise_terrain::camera::{Orbit, TerrainCamera, TerrainCameraPlugin};
+use bevy_noise_terrain::camera::Orbit;
 use bevy_noise_terrain::core::{ErosionFilter, Fractal, NoiseSettings, PostProcess};
-use bevy_noise_terrain::inspector::TerrainInspectorPlugin;
 use bevy_noise_terrain::prelude::*;
 
 const SKY: Color = Color::srgb(0.62, 0.76, 0.92);
@@ -82,7 +81,7 @@ fn main() -> AppExit {
         })
         .insert_resource(world(!flag("--plain"), !flag("--bare")))
         .insert_resource(StartView(view))
-        .add_plugins((TerrainPlugin::default(), TerrainInspectorPlugin::default(), TerrainCameraPlugin))
+        .add_plugins(TerrainPlugins)
         .add_plugins(support::ScreenshotPlugin {
             ready: |world| world.resource::<TerrainStats>().generation > 0,
         })

@@ -14,10 +14,8 @@ use avian3d::prelude::*;
 use bevy::light::CascadeShadowConfigBuilder;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
-use bevy_noise_terrain::camera::{Orbit, TerrainCamera, TerrainCameraPlugin};
+use bevy_noise_terrain::camera::Orbit;
 use bevy_noise_terrain::core::{NoiseSettings, PostProcess};
-use bevy_noise_terrain::inspector::TerrainInspectorPlugin;
-use bevy_noise_terrain::physics::{KeepAboveTerrain, TerrainPhysicsPlugin};
 use bevy_noise_terrain::pointer::PointerBlockers;
 use bevy_noise_terrain::prelude::*;
 
@@ -46,12 +44,7 @@ fn main() -> AppExit {
             water_level: 0.2,
             ..default()
         })
-        .add_plugins((
-            TerrainPlugin::default(),
-            TerrainPhysicsPlugin::default(),
-            TerrainInspectorPlugin::default(),
-            TerrainCameraPlugin,
-        ))
+        .add_plugins(TerrainPlugins)
         .add_plugins(support::ScreenshotPlugin {
             ready: |world| {
                 world.resource::<TerrainStats>().generation > 0

@@ -16,10 +16,9 @@ mod support;
 use bevy::light::CascadeShadowConfigBuilder;
 use bevy::prelude::*;
 use bevy_noise_terrain::DefaultTerrain;
-use bevy_noise_terrain::camera::{Orbit, TerrainCamera, TerrainCameraPlugin};
+use bevy_noise_terrain::camera::Orbit;
 use bevy_noise_terrain::core::{NoiseSettings, PostProcess};
 use bevy_noise_terrain::files::load_preset;
-use bevy_noise_terrain::inspector::TerrainInspectorPlugin;
 use bevy_noise_terrain::prelude::*;
 
 /// The terrain the demo opens with: gradient fBm without post-processing, so the range readout
@@ -60,7 +59,7 @@ fn main() -> AppExit {
             ..default()
         })
         .insert_resource(params)
-        .add_plugins((TerrainPlugin::default(), TerrainInspectorPlugin::default(), TerrainCameraPlugin))
+        .add_plugins(TerrainPlugins)
         .add_plugins(support::ScreenshotPlugin {
             ready: |world| world.resource::<TerrainStats>().generation > 0,
         })

@@ -147,7 +147,7 @@ fn shown_chunks(app: &mut App) -> HashMap<ChunkKey, u64> {
     let mut q = app.world_mut().query::<(&TerrainPiece, &Visibility)>();
     q.iter(app.world())
         .filter(|(_, v)| **v != Visibility::Hidden)
-        .filter_map(|(p, _)| match (p.spec.key, p.shown) {
+        .filter_map(|(p, _)| match (p.spec.key, p.shown.as_ref()) {
             (PieceKey::Chunk(key), Some(shown)) => Some((key, shown.generation)),
             (PieceKey::Patch, _) | (PieceKey::Chunk(_), None) => None,
         })
@@ -163,7 +163,7 @@ fn streaming_app(plugin: TerrainPlugin, params: TerrainParams) -> App {
         .init_asset::<Image>()
         .insert_resource(params)
         .insert_resource(build_priority())
-        .add_plugins(plugin);
+        .add_plugins((plugin, TerrainScatterPlugin, TerrainSeaPlugin, TerrainRiversPlugin));
     app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
     app
 }

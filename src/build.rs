@@ -115,9 +115,65 @@ fn chunk_shape(layout: &TerrainLayout) -> (f64, u32) {
     }
 }
 
-/// What a build hook made for one piece, handed back to the same hook's `apply` (see
-/// [`PieceHooks`](crate::pieces::hooks::PieceHooks)).
-pub type HookOutput = Box<dyn std::any::Any + Send + Sync>;
+/// What a build hook made for one piece, bound to the hook that gives it to the piece: made in
+/// the piece's job (see [`PieceHook::new`](crate::pieces::hooks::PieceHook::new), which keeps the
+/// output's type), landed on the main thread in the frame the piece's mesh does.
+pub struct HookOutput(Box<Landing>);
+
+/// How a hook's output lands on its piece.
+type Landing = dyn FnOnce(&mut Commands, Entity) + Send + Sync;
+
+impl HookOutput {
+    /// An output that `land` gives to the piece.
+    pub(crate) fn new(land: impl FnOnce(&mut Commands, Entity) + Send + Sync + 'static) -> Self {
+        Self(Box::new(land))
+    }
+
+    /// Gives the output to `piece`.
+    pub(crate) fn land(self, commands: &mut Commands, piece: Entity) {
+        (self.0)(commands, piece);
+    }
+}
+
+impl std::fmt::Debug for HookOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HookOutput")
+    }
+}
+
+/// Which build hooks a build runs: one bit per hook in [`PieceHooks`](crate::PieceHooks)' order,
+/// as many as there are hooks (the first 128 in place, so that the sets a frame compares for
+/// every piece cost no allocation).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct HookSet {
+    first: [u64; 2],
+    more: Vec<u64>,
+}
+
+impl HookSet {
+    /// Whether the hook at `index` runs.
+    pub fn contains(&self, index: usize) -> bool {
+        let word = match index / 64 {
+            w @ 0..=1 => Some(self.first[w]),
+            w => self.more.get(w - 2).copied(),
+        };
+        word.is_some_and(|word| word >> (index % 64) & 1 == 1)
+    }
+
+    /// Adds the hook at `index`.
+    pub(crate) fn insert(&mut self, index: usize) {
+        let bit = 1 << (index % 64);
+        match index / 64 {
+            w @ 0..=1 => self.first[w] |= bit,
+            w => {
+                if self.more.len() <= w - 2 {
+                    self.more.resize(w - 1, 0);
+                }
+                self.more[w - 2] |= bit;
+            }
+        }
+    }
+}
 
 /// One piece built from parameters: what a background job produces.
 #[derive(Debug)]
@@ -147,10 +203,9 @@ pub struct PieceBuild {
     /// What each [`PieceHook`](crate::PieceHook) made for it, in the hooks' order (`None`
     /// where the piece did not want one; empty without hooks).
     pub hook_outputs: Vec<Option<HookOutput>>,
-    /// The hooks this build runs, one bit per hook in [`PieceHooks`](crate::PieceHooks)' order
-    /// (set before they run, so a hook can see which others run on the same piece; each of
-    /// them leaves an output).
-    pub hooks: u32,
+    /// The hooks this build runs (set before they run, so a hook can see which others run on the
+    /// same piece; each of them leaves an output).
+    pub hooks: HookSet,
     /// Where water goes on the patch after stream power (one cell per vertex): drainage, lakes
     /// and rivers; `None` without stream power and for chunks.
     pub drainage: Option<Drainage>,
@@ -359,7 +414,7 @@ pub fn build_piece(
         image,
         elapsed: start.elapsed(),
         hook_outputs: Vec::new(),
-        hooks: 0,
+        hooks: HookSet::default(),
         drainage: erosion_maps.and_then(|maps| maps.drainage),
     })
 }

@@ -96,22 +96,28 @@ pub use pieces::{
     TerrainValidation,
 };
 pub use query::TerrainQuery;
-pub use rivers::{RiverLine, RiverVertex, RiverWater, TerrainRivers};
+pub use rivers::{RiverLine, RiverVertex, RiverWater, TerrainRivers, TerrainRiversPlugin};
 pub use scatter::{
     ScatterBatch, ScatterBudget, ScatterEntities, ScatterEntitiesAtLeast, ScatterInstance, ScatterLooks,
-    ScatterOf, ScatterOnPiece, ScatterQuery,
+    ScatterOf, ScatterOnPiece, ScatterQuery, TerrainScatterPlugin,
 };
-pub use sea::SeaSurface;
+pub use sea::{SeaSurface, TerrainSeaPlugin};
 
 /// The common imports for games.
 pub mod prelude {
+    #[cfg(feature = "camera")]
+    pub use crate::camera::{TerrainCamera, TerrainCameraPlugin};
     pub use crate::core::{
         Basis, ColorRamp, Fade, Fractal, NoiseSettings, ScatterLayer, ScatterRule, ScatterShape,
     };
+    #[cfg(feature = "inspector")]
+    pub use crate::inspector::{InspectorState, TerrainInspectorPlugin};
+    #[cfg(feature = "avian")]
+    pub use crate::physics::{KeepAboveTerrain, TerrainPhysicsPlugin};
     pub use crate::{
         DefaultTerrain, ScatterQuery, Terrain, TerrainFocus, TerrainGenerated, TerrainLayout, TerrainParams,
-        TerrainPiece, TerrainPlugin, TerrainQuery, TerrainRivers, TerrainSettings, TerrainStats,
-        TerrainStatus, TerrainSystems,
+        TerrainPiece, TerrainPlugin, TerrainPlugins, TerrainQuery, TerrainRivers, TerrainRiversPlugin,
+        TerrainScatterPlugin, TerrainSeaPlugin, TerrainSettings, TerrainStats, TerrainStatus, TerrainSystems,
     };
 }
 
@@ -125,8 +131,42 @@ pub enum TerrainSystems {
     Apply,
 }
 
-/// Adds terrain generation. Insert [`TerrainParams`] before or after adding it (the default
-/// parameters are used otherwise).
+/// Every part of the terrain, each a plugin a game can leave out or configure:
+/// [`TerrainPlugin`] (the terrains, their pieces and their streaming), [`TerrainScatterPlugin`],
+/// [`TerrainSeaPlugin`], [`TerrainRiversPlugin`], and with their features the physics plugin
+/// (`avian`), the inspector (`inspector`) and the camera (`camera`).
+///
+/// ```no_run
+/// use bevy::prelude::*;
+/// use bevy_noise_terrain::prelude::*;
+///
+/// App::new()
+///     .add_plugins(DefaultPlugins)
+///     .add_plugins(TerrainPlugins.build().disable::<TerrainInspectorPlugin>().set(TerrainPlugin { spawn_terrain: false }))
+///     .run();
+/// ```
+pub struct TerrainPlugins;
+
+impl PluginGroup for TerrainPlugins {
+    fn build(self) -> bevy::app::PluginGroupBuilder {
+        let group = bevy::app::PluginGroupBuilder::start::<Self>()
+            .add(TerrainPlugin::default())
+            .add(TerrainScatterPlugin)
+            .add(TerrainSeaPlugin)
+            .add(TerrainRiversPlugin);
+        #[cfg(feature = "avian")]
+        let group = group.add(physics::TerrainPhysicsPlugin::default());
+        #[cfg(feature = "inspector")]
+        let group = group.add(inspector::TerrainInspectorPlugin::default());
+        #[cfg(feature = "camera")]
+        let group = group.add(camera::TerrainCameraPlugin);
+        group
+    }
+}
+
+/// The terrains, their pieces and their streaming: a terrain of its own (without scatter, sea
+/// or river water: [`TerrainPlugins`] has them all). Insert [`TerrainParams`] before or after
+/// adding it (the default parameters are used otherwise).
 #[derive(Debug, Clone)]
 pub struct TerrainPlugin {
     /// Spawn the default [`Terrain`] entity (the one [`TerrainParams`] drives) at startup. Turn
@@ -158,9 +198,6 @@ impl Plugin for TerrainPlugin {
             .add_message::<TerrainGenerated>()
             .configure_sets(Update, (TerrainSystems::Queue, TerrainSystems::Apply).chain());
         pieces::add_systems(app);
-        scatter::add_scatter(app);
-        sea::add_sea(app);
-        rivers::add_rivers(app);
         if self.spawn_terrain {
             app.add_systems(Startup, pieces::spawn_terrain);
         }

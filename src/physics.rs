@@ -20,15 +20,13 @@
 //!
 //! [`TerrainFocus`]: crate::TerrainFocus
 
-use std::sync::Arc;
-
 use avian3d::prelude::*;
 use bevy::prelude::*;
 use noise_terrain_core::Heightmap;
 
 use crate::TerrainSystems;
 use crate::build::PieceGeometry;
-use crate::pieces::{HookOutput, PieceHeights, PieceHook, PieceHooks, PieceOf, Terrain, TerrainPiece};
+use crate::pieces::{PieceHeights, PieceHook, PieceHooks, PieceOf, Terrain, TerrainPiece};
 use crate::query::TerrainQuery;
 use crate::scatter::{ScatterEntitiesAtLeast, ScatterInstance, ScatterOf, ScatterOnPiece};
 use bevy::camera::primitives::MeshAabb;
@@ -95,17 +93,13 @@ impl Plugin for TerrainPhysicsPlugin {
                     .run_if(resource_changed::<TerrainColliders>)
                     .before(TerrainSystems::Queue),
             );
-        let hook = PieceHook {
-            within: self.collider_distance,
-            build: Arc::new(|build, params| {
-                Box::new(heightfield_collider(&build.heights, &build.geometry, params.height_scale))
-            }),
-            apply: Arc::new(apply_collider),
-        };
-        match app.world_mut().resource_mut::<PieceHooks>().add(hook) {
-            Some(index) => app.insert_resource(ColliderHook(index)),
-            None => panic!("more than {} terrain build hooks", PieceHooks::MAX),
-        };
+        let hook = PieceHook::new(
+            self.collider_distance,
+            |build, params| heightfield_collider(&build.heights, &build.geometry, params.height_scale),
+            apply_collider,
+        );
+        let index = app.world_mut().resource_mut::<PieceHooks>().add(hook);
+        app.insert_resource(ColliderHook(index));
     }
 }
 
@@ -138,8 +132,7 @@ pub fn heightfield_collider(
 }
 
 /// The hook's `apply`: gives a piece its built collider, or takes the old one away.
-fn apply_collider(commands: &mut Commands, piece: Entity, output: Option<HookOutput>) {
-    let collider = output.and_then(|o| o.downcast::<(Collider, Vec3)>().ok()).map(|c| *c);
+fn apply_collider(commands: &mut Commands, piece: Entity, collider: Option<(Collider, Vec3)>) {
     commands.entity(piece).queue(move |mut piece: EntityWorldMut| swap_collider(&mut piece, collider));
 }
 

@@ -6,8 +6,6 @@
 //! patch's background job, and they land in the frame its mesh does. The endless layout runs no
 //! stream power (it needs the whole map, like droplets), so its chunks carry no rivers.
 
-use std::sync::Arc;
-
 use bevy::asset::RenderAssetUsages;
 use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
@@ -15,7 +13,7 @@ use noise_terrain_core::{Drainage, RiverEnd};
 
 use crate::build::{PieceBuild, PieceGeometry};
 use crate::params::TerrainParams;
-use crate::pieces::{HookOutput, PieceHook, PieceHooks};
+use crate::pieces::{PieceHook, PieceHooks};
 use crate::sea::SeaLook;
 
 /// One vertex of a river, in the terrain entity's space.
@@ -101,36 +99,34 @@ struct RiverOutput {
     ribbons: Option<Mesh>,
 }
 
-/// Adds the rivers' build hook.
-pub(crate) fn add_rivers(app: &mut App) {
-    app.init_resource::<PieceHooks>().register_type::<TerrainRivers>().register_type::<RiverWater>();
-    let hook = PieceHook {
+/// The patch's rivers as data and water (part of [`TerrainPlugins`](crate::TerrainPlugins)):
+/// without it stream power still carves the patch, and the texture paints the rivers.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TerrainRiversPlugin;
+
+impl Plugin for TerrainRiversPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<PieceHooks>().register_type::<TerrainRivers>().register_type::<RiverWater>();
         // The patch always gets hook outputs; chunks (never eroded) none.
-        within: 0.0,
-        build: Arc::new(build_rivers),
-        apply: Arc::new(apply_rivers),
-    };
-    if app.world_mut().resource_mut::<PieceHooks>().add(hook).is_none() {
-        warn!("more than {} terrain build hooks: the patch's rivers are left out", PieceHooks::MAX);
+        let hook = PieceHook::new(0.0, build_rivers, apply_rivers);
+        app.world_mut().resource_mut::<PieceHooks>().add(hook);
     }
 }
 
 /// The hook's `build`: the patch's rivers, and their ribbons when asked for.
-fn build_rivers(build: &PieceBuild, params: &TerrainParams) -> HookOutput {
-    let Some(drainage) = &build.drainage else {
-        return Box::new(None::<RiverOutput>);
-    };
+fn build_rivers(build: &PieceBuild, params: &TerrainParams) -> Option<RiverOutput> {
+    let drainage = build.drainage.as_ref()?;
     let rivers = TerrainRivers::from_drainage(drainage, &build.geometry, params.height_scale);
     let [x, z] = build.geometry.translation.map(|t| t as f32);
     let origin = Vec3::new(x, 0.0, z);
     let ribbons =
         params.river_water.then(|| ribbon_mesh(&rivers, origin, build.geometry.step(), params.height_scale));
-    Box::new(Some(RiverOutput { rivers, ribbons }))
+    Some(RiverOutput { rivers, ribbons })
 }
 
 /// The hook's `apply`: gives the piece its rivers and ribbons, or takes old ones away.
-fn apply_rivers(commands: &mut Commands, piece: Entity, output: Option<HookOutput>) {
-    let output = output.and_then(|o| o.downcast::<Option<RiverOutput>>().ok()).and_then(|o| *o);
+fn apply_rivers(commands: &mut Commands, piece: Entity, output: Option<Option<RiverOutput>>) {
+    let output = output.flatten();
     commands.entity(piece).queue(move |mut piece: EntityWorldMut| {
         let (rivers, ribbons) = match output {
             Some(RiverOutput { rivers, ribbons }) => (Some(rivers), ribbons),

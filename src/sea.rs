@@ -31,12 +31,18 @@ pub struct SeaLook {
 #[derive(Component, Debug, Clone, Copy)]
 struct TerrainSea(Entity);
 
-/// Adds the sea systems.
-pub(crate) fn add_sea(app: &mut App) {
-    app.init_resource::<SeaLook>()
-        .register_type::<SeaSurface>()
-        .add_systems(Startup, make_look)
-        .add_systems(Update, follow_sea.after(TerrainSystems::Apply));
+/// The sea of every terrain whose [`TerrainParams::sea`](crate::TerrainParams::sea) is on (part
+/// of [`TerrainPlugins`](crate::TerrainPlugins)).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TerrainSeaPlugin;
+
+impl Plugin for TerrainSeaPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<SeaLook>()
+            .register_type::<SeaSurface>()
+            .add_systems(Startup, make_look)
+            .add_systems(Update, follow_sea.after(TerrainSystems::Apply));
+    }
 }
 
 fn make_look(

@@ -47,7 +47,7 @@ fn chunks(app: &mut App) -> HashMap<ChunkKey, Chunk> {
     let mut out = HashMap::new();
     for (piece, mesh, transform, visibility) in q.iter(world) {
         let (PieceKey::Chunk(key), Some((shown, _))) =
-            (piece.spec.key, piece.shown.map(|s| (s.generation, s.stitch)))
+            (piece.spec.key, piece.shown.as_ref().map(|s| (s.generation, s.stitch)))
         else {
             continue;
         };

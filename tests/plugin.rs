@@ -416,16 +416,15 @@ fn builds_run_on_the_build_threads_of_their_piece_and_priority() {
     let threads: Arc<Mutex<Vec<String>>> = Arc::default();
     let record = |app: &mut App| {
         let seen = threads.clone();
-        let hook = PieceHook {
-            within: f32::INFINITY,
-            build: Arc::new(move |_, _| {
+        let hook = PieceHook::new(
+            f32::INFINITY,
+            move |_, _| {
                 let name = std::thread::current().name().unwrap_or_default().to_string();
                 seen.lock().unwrap().push(name);
-                Box::new(())
-            }),
-            apply: Arc::new(|_, _, _| {}),
-        };
-        app.world_mut().resource_mut::<PieceHooks>().add(hook).unwrap();
+            },
+            |_, _, _: Option<()>| {},
+        );
+        app.world_mut().resource_mut::<PieceHooks>().add(hook);
     };
     let names = |prefixes: &[&str]| {
         let names = std::mem::take(&mut *threads.lock().unwrap());
@@ -456,4 +455,38 @@ fn builds_run_on_the_build_threads_of_their_piece_and_priority() {
     endless.world_mut().resource_mut::<TerrainParams>().noise.seed += 1;
     settle(&mut endless);
     names(&["terrain chunks "]);
+}
+
+/// The plugin group's parts are plugins a game can leave out: a headless game drops the window
+/// parts, and one without scatter drops scatter; what is left still builds its terrain.
+#[test]
+fn a_game_picks_the_parts_of_the_plugin_group() {
+    let group = |scatter: bool| {
+        let mut group = TerrainPlugins.build();
+        #[cfg(feature = "inspector")]
+        {
+            group = group.disable::<bevy_noise_terrain::inspector::TerrainInspectorPlugin>();
+        }
+        #[cfg(feature = "camera")]
+        {
+            group = group.disable::<bevy_noise_terrain::camera::TerrainCameraPlugin>();
+        }
+        if !scatter {
+            group = group.disable::<TerrainScatterPlugin>();
+        }
+        group
+    };
+    for scatter in [true, false] {
+        let mut app = App::new();
+        app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
+            .init_asset::<Mesh>()
+            .init_asset::<Image>()
+            .insert_resource(small_params())
+            .add_plugins(group(scatter));
+        settle(&mut app);
+        let pieces = app.world_mut().query::<&PieceHeights>().iter(app.world()).count();
+        assert_eq!(pieces, 1, "the patch is built (scatter {scatter})");
+        assert_eq!(app.world().get_resource::<bevy_noise_terrain::ScatterLooks>().is_some(), scatter);
+        assert!(app.world().get_resource::<bevy_noise_terrain::sea::SeaLook>().is_some(), "the sea stays");
+    }
 }

@@ -303,7 +303,7 @@ fn a_piece_shown_anew_or_replacing_another_keeps_the_things_it_places_again() {
     };
     let shows = |app: &mut App| {
         let mut q = app.world_mut().query::<(Entity, &TerrainPiece)>();
-        q.iter(app.world()).map(|(e, p)| (e, p.shown)).collect::<std::collections::HashMap<_, _>>()
+        q.iter(app.world()).map(|(e, p)| (e, p.shown.clone())).collect::<std::collections::HashMap<_, _>>()
     };
     let (before, shown_before) = (things(&mut app), shows(&mut app));
     // A step of one chunk: levels change around the focus, so neighbours are stitched anew.

@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use noise_terrain_core::advanced::Stitch;
 use noise_terrain_core::{Clamped, HeightStats, Heightmap};
 
-use crate::build::{PieceGeometry, PieceSpec};
+use crate::build::{HookSet, PieceGeometry, PieceSpec};
 use crate::params::TerrainParams;
 use crate::pieces::jobs::{FinishedBuild, PieceJob, TerrainJobs};
 
@@ -105,14 +105,14 @@ pub struct TerrainPieces(Vec<Entity>);
 
 /// The parameter generation, stitching and hook outputs of a build: what a piece shows, or what
 /// a finished build would show.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shown {
     /// Parameter generation (see [`TerrainStats::generation`]).
     pub generation: u64,
     /// The edges stitched to coarser neighbours.
     pub stitch: Stitch,
-    /// Which [`PieceHooks`](crate::PieceHooks) gave it an output, one bit per hook.
-    pub hooks: u32,
+    /// Which [`PieceHooks`](crate::PieceHooks) gave it an output.
+    pub hooks: HookSet,
 }
 
 impl Shown {
@@ -169,7 +169,7 @@ impl TerrainPiece {
     /// What the piece will show once its waiting build lands: the waiting build, else the
     /// shown one.
     pub(crate) fn next_shown(&self) -> Option<Shown> {
-        self.ready.as_deref().map(FinishedBuild::shown).or(self.shown)
+        self.ready.as_deref().map(FinishedBuild::shown).or_else(|| self.shown.clone())
     }
 }
 

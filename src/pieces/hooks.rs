@@ -1,35 +1,56 @@
 //! Build hooks: extra work a plugin adds to the pieces' background builds (the physics plugin
-//! makes colliders with one), applied on the main thread in the frame the piece's mesh lands.
+//! makes colliders with one, scatter places things with two), applied on the main thread in the
+//! frame the piece's mesh lands. Each hook keeps its output's type from its build to its apply;
+//! any number of hooks may be added.
 
 use std::sync::Arc;
 
 use bevy::prelude::*;
 
-use crate::build::{PieceBuild, PieceKey};
+use crate::build::{HookSet, PieceBuild, PieceKey};
 use crate::layout::DesiredPiece;
 use crate::params::TerrainParams;
 
 pub use crate::build::HookOutput;
 
-/// Runs in a piece's background job, after its heights, mesh and texture are built.
-pub type HookBuild = dyn Fn(&PieceBuild, &TerrainParams) -> HookOutput + Send + Sync;
+/// A hook's build, its output bound to its apply.
+type HookBuild = dyn Fn(&PieceBuild, &TerrainParams) -> HookOutput + Send + Sync;
 
-/// Runs on the main thread when the piece's new build is shown: `Some` with the output of the
-/// build, or `None` when the new build has none (the piece moved out of the hook's distance) and
-/// the old one had.
-pub type HookApply = dyn Fn(&mut Commands, Entity, Option<HookOutput>) + Send + Sync;
+/// A hook's apply without an output: takes the old one away.
+type HookClear = dyn Fn(&mut Commands, Entity) + Send + Sync;
 
-/// One build hook.
+/// One build hook: what it makes for a piece in the piece's job, and how the piece gets it.
 #[derive(Clone)]
 pub struct PieceHook {
     /// Pieces nearer than this to a focus get the hook's output (world units); the patch always
     /// does. A chunk that comes nearer is rebuilt with it, nearest first, like any out-of-date
     /// piece.
     pub within: f32,
-    /// Makes the output (in the background).
-    pub build: Arc<HookBuild>,
-    /// Gives the piece its output, or takes the old one away.
-    pub apply: Arc<HookApply>,
+    build: Arc<HookBuild>,
+    clear: Arc<HookClear>,
+}
+
+impl PieceHook {
+    /// A hook whose `build` runs in a piece's background job, after its heights, mesh and texture
+    /// are built, and whose `apply` runs on the main thread when that build is shown: with
+    /// `Some` output, or with `None` when the new build has none (the piece moved out of the
+    /// hook's distance) and the one shown before had.
+    pub fn new<T: Send + Sync + 'static>(
+        within: f32,
+        build: impl Fn(&PieceBuild, &TerrainParams) -> T + Send + Sync + 'static,
+        apply: impl Fn(&mut Commands, Entity, Option<T>) + Send + Sync + 'static,
+    ) -> Self {
+        let apply = Arc::new(apply);
+        let landing = apply.clone();
+        Self {
+            within,
+            build: Arc::new(move |piece, params| {
+                let (output, apply) = (build(piece, params), landing.clone());
+                HookOutput::new(move |commands, entity| apply(commands, entity, Some(output)))
+            }),
+            clear: Arc::new(move |commands, entity| apply(commands, entity, None)),
+        }
+    }
 }
 
 impl std::fmt::Debug for PieceHook {
@@ -38,22 +59,17 @@ impl std::fmt::Debug for PieceHook {
     }
 }
 
-/// The build hooks, at most 32 ([`PieceHooks::add`] returns each one's index). A plugin adds its
-/// own in `build`.
+/// The build hooks ([`PieceHooks::add`] returns each one's index). A plugin adds its own in
+/// `build`.
 #[derive(Resource, Clone, Debug, Default)]
 pub struct PieceHooks(Arc<Vec<PieceHook>>);
 
 impl PieceHooks {
-    /// Most hooks.
-    pub const MAX: usize = 32;
-
-    /// Adds a hook; returns its index, `None` when there are already [`PieceHooks::MAX`].
-    pub fn add(&mut self, hook: PieceHook) -> Option<usize> {
+    /// Adds a hook; returns its index.
+    pub fn add(&mut self, hook: PieceHook) -> usize {
         let hooks = Arc::make_mut(&mut self.0);
-        (hooks.len() < Self::MAX).then(|| {
-            hooks.push(hook);
-            hooks.len() - 1
-        })
+        hooks.push(hook);
+        hooks.len() - 1
     }
 
     /// The hook at `index`.
@@ -66,39 +82,63 @@ impl PieceHooks {
         Arc::make_mut(&mut self.0).get_mut(index)
     }
 
-    /// One bit per hook that `piece` wants.
-    pub(crate) fn wanted_by(&self, piece: &DesiredPiece) -> u32 {
+    /// The hooks that `piece` wants.
+    pub(crate) fn wanted_by(&self, piece: &DesiredPiece) -> HookSet {
         let near =
             |hook: &PieceHook| piece.spec.key == PieceKey::Patch || piece.distance < f64::from(hook.within);
-        self.0.iter().enumerate().filter(|(_, hook)| near(hook)).fold(0, |mask, (i, _)| mask | 1 << i)
+        let mut set = HookSet::default();
+        for (i, _) in self.0.iter().enumerate().filter(|(_, hook)| near(hook)) {
+            set.insert(i);
+        }
+        set
     }
 
-    /// Runs the hooks of `mask` on a finished build (in its job).
-    pub(crate) fn run(&self, build: &mut PieceBuild, params: &TerrainParams, mask: u32) {
-        build.hooks = mask;
+    /// Runs the hooks of `set` on a finished build (in its job).
+    pub(crate) fn run(&self, build: &mut PieceBuild, params: &TerrainParams, set: HookSet) {
+        build.hooks = set;
         build.hook_outputs = self
             .0
             .iter()
             .enumerate()
-            .map(|(i, hook)| (mask >> i & 1 == 1).then(|| (hook.build)(build, params)))
+            .map(|(i, hook)| build.hooks.contains(i).then(|| (hook.build)(build, params)))
             .collect();
     }
 
-    /// Hands a shown build's outputs to their hooks: each hook whose output is new, or whose old
-    /// output goes (`had`: the mask of the build shown before).
+    /// Hands a shown build's outputs to their pieces: each hook whose output is new, or whose old
+    /// output goes (`had`: the hooks of the build shown before).
     pub(crate) fn apply(
         &self,
         commands: &mut Commands,
         piece: Entity,
         outputs: Vec<Option<HookOutput>>,
-        had: u32,
+        had: &HookSet,
     ) {
         let mut outputs = outputs.into_iter();
         for (i, hook) in self.0.iter().enumerate() {
-            let output = outputs.next().flatten();
-            if output.is_some() || had >> i & 1 == 1 {
-                (hook.apply)(commands, piece, output);
+            match outputs.next().flatten() {
+                Some(output) => output.land(commands, piece),
+                None if had.contains(i) => (hook.clear)(commands, piece),
+                None => {}
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_holds_any_number_of_hooks() {
+        let mut set = HookSet::default();
+        for i in [0, 5, 63, 64, 200] {
+            set.insert(i);
+        }
+        assert!([0, 5, 63, 64, 200].iter().all(|&i| set.contains(i)));
+        assert!(![1, 62, 65, 199, 201, 10_000].iter().any(|&i| set.contains(i)));
+        let mut hooks = PieceHooks::default();
+        let indices: Vec<usize> =
+            (0..100).map(|_| hooks.add(PieceHook::new(1.0, |_, _| 1u8, |_, _, _: Option<u8>| {}))).collect();
+        assert_eq!(indices, (0..100).collect::<Vec<_>>(), "no limit, no panic");
     }
 }

@@ -37,7 +37,7 @@ pub(crate) struct Selection {
 /// A wanted piece in a terrain's index: its entity, and what the systems last asked of it (so
 /// that a frame touches only the pieces that change: reading every piece's components each
 /// frame cost more than the work itself).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct IndexedPiece {
     pub entity: Entity,
     /// The stitching last written to its [`TerrainPiece::spec`].
@@ -148,7 +148,7 @@ pub(crate) struct FinishedBuild {
 impl FinishedBuild {
     /// What the piece shows once this build lands.
     pub fn shown(&self) -> Shown {
-        Shown { generation: self.generation, stitch: self.build.spec.stitch, hooks: self.build.hooks }
+        Shown { generation: self.generation, stitch: self.build.spec.stitch, hooks: self.build.hooks.clone() }
     }
 }
 
@@ -239,11 +239,11 @@ fn start_jobs(
         let wanted =
             Shown { generation: current.generation, stitch: entry.stitch, hooks: hooks.wanted_by(desired) };
         // A piece has at most one job; a newer one waits for it.
-        if entry.requested == Some(wanted) || entry.building {
+        if entry.requested.as_ref() == Some(&wanted) || entry.building {
             continue;
         }
         let Ok(mut piece) = pieces.get_mut(entry.entity) else { continue };
-        if piece.next_shown() == Some(wanted) {
+        if piece.next_shown().as_ref() == Some(&wanted) {
             entry.requested = Some(wanted);
             continue;
         }
@@ -256,10 +256,11 @@ fn start_jobs(
         let reuse = std::sync::Mutex::new(Some(pool.take_buffers()));
         let (control, hooks) = (Arc::new(BuildControl::new()), hooks.clone());
         let (params_for_job, control_for_job) = (params.clone(), control.clone());
+        let wanted_hooks = wanted.hooks.clone();
         let pending = spawn_build(priority, spec.key, move || {
             let reuse = reuse.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
             let mut build = build_piece(&params_for_job, spec, reuse.unwrap_or_default(), &control_for_job)?;
-            hooks.run(&mut build, &params_for_job, wanted.hooks);
+            hooks.run(&mut build, &params_for_job, wanted_hooks.clone());
             Ok(build)
         });
         piece.job = Some(PieceJob { pending, params, generation: current.generation, control });

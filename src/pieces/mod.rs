@@ -39,11 +39,12 @@ pub mod workers;
 
 use bevy::prelude::*;
 
+pub use crate::build::HookSet;
 pub use components::{
     DefaultTerrain, PieceHeights, PieceOf, Shown, Terrain, TerrainGenerated, TerrainPiece, TerrainPieces,
     TerrainSettings, TerrainStats, TerrainStatus, TerrainValidation,
 };
-pub use hooks::{HookBuild, HookOutput, PieceHook, PieceHooks};
+pub use hooks::{HookOutput, PieceHook, PieceHooks};
 pub use jobs::{MAX_JOBS_IN_FLIGHT, TerrainJobs};
 pub use pool::{ASSET_POOL_SIZE, PiecePool, SPARE_BUFFERS_KEPT_FOR};
 pub use swap::APPLY_BUDGET;

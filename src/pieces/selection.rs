@@ -101,8 +101,8 @@ pub(crate) fn select_pieces(
                 building: false,
                 selected: stamp,
             };
-            jobs.index.insert(key, entry);
             jobs.attention.insert(entry.entity);
+            jobs.index.insert(key, entry);
             jobs.swap_due = true;
         }
         // Pieces no longer wanted stay on screen until their replacements show.

@@ -115,9 +115,10 @@ impl PieceSum {
             self.erosion_progress = Some(self.erosion_progress.map_or(p, |q| q.min(p)));
         }
         if !piece.retiring {
-            let shows = piece.shown.map_or(0, |s| s.generation);
+            let shows = piece.shown.as_ref().map_or(0, |s| s.generation);
             self.oldest_wanted = Some(self.oldest_wanted.map_or(shows, |o| o.min(shows)));
-            let up_to_date = piece.shown.is_some_and(|s| s.surface_is(generation, piece.spec.stitch));
+            let up_to_date =
+                piece.shown.as_ref().is_some_and(|s| s.surface_is(generation, piece.spec.stitch));
             if !piece.is_building() && !piece.is_waiting() && !up_to_date {
                 self.queued += 1;
             }

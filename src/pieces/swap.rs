@@ -31,7 +31,7 @@ use crate::pieces::pool::{PieceAssetStores, PieceAssets, PiecePool};
 pub const APPLY_BUDGET: usize = 24;
 
 /// What the swap needs to know of a piece.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct SwapView {
     /// `[min x, min z, max x, max z]`.
     pub bounds: [f64; 4],
@@ -48,7 +48,7 @@ pub(crate) struct SwapView {
 impl SwapView {
     /// Whether it must change to show `generation`.
     fn changing(&self, generation: u64) -> bool {
-        self.retiring || !self.shown.is_some_and(|s| s.surface_is(generation, self.stitch))
+        self.retiring || !self.shown.as_ref().is_some_and(|s| s.surface_is(generation, self.stitch))
     }
 }
 
@@ -110,7 +110,7 @@ pub(crate) fn swap_groups(pieces: &[SwapView], generation: u64, all: usize) -> V
             .iter()
             .map(|&i| &pieces[i])
             .filter(|p| !p.retiring)
-            .map(|p| p.next.filter(|n| n.stitch == p.stitch).map(|n| n.generation));
+            .map(|p| p.next.as_ref().filter(|n| n.stitch == p.stitch).map(|n| n.generation));
         let Some(first) = generations.next() else { return true };
         let Some(g) = first else { return false };
         generations.all(|other| other == Some(g)) && (g == generation || whole_terrain(group))
@@ -172,6 +172,7 @@ pub(crate) fn swap_pieces(
                 next.stitch != piece.spec.stitch
                     || piece
                         .shown
+                        .as_ref()
                         .is_some_and(|s| s.surface_is(next.generation, next.stitch) && s.hooks == next.hooks)
             });
             if obsolete && let Some(mut stale) = piece.ready.take() {
@@ -181,12 +182,12 @@ pub(crate) fn swap_pieces(
                 bounds: piece.bounds,
                 retiring: piece.retiring,
                 stitch: piece.spec.stitch,
-                shown: piece.shown,
+                shown: piece.shown.clone(),
                 next: piece.next_shown(),
             };
             // Only the hooks change: nothing else depends on it.
             let hooks_only = !view.changing(generation)
-                && view.next.is_some_and(|n| n.surface_is(generation, view.stitch))
+                && view.next.as_ref().is_some_and(|n| n.surface_is(generation, view.stitch))
                 && piece.ready.is_some();
             if hooks_only {
                 let parts = pieces.get_mut(entity).expect("listed above");
@@ -223,7 +224,7 @@ pub(crate) fn swap_pieces(
             // even with a build it never showed.
             let waiting = !gone[i] && piece.ready.is_some();
             jobs.waiting += usize::from(waiting);
-            let view = SwapView { shown: piece.shown, ..views[i] };
+            let view = SwapView { shown: piece.shown.clone(), ..views[i].clone() };
             if !gone[i] && (waiting || view.changing(generation)) {
                 jobs.attention.insert(entity);
             }
@@ -292,9 +293,9 @@ fn land(
     transform.translation =
         Vec3::new(g.translation[0] as f32, transform.translation.y, g.translation[1] as f32);
     piece.bounds = g.bounds();
-    let had = piece.shown.map_or(0, |s| s.hooks);
+    let had = piece.shown.as_ref().map(|s| s.hooks.clone()).unwrap_or_default();
     piece.shown = Some(next);
-    hooks.apply(commands, entity, std::mem::take(&mut build.hook_outputs), had);
+    hooks.apply(commands, entity, std::mem::take(&mut build.hook_outputs), &had);
     commands.entity(entity).insert(PieceHeights {
         map: Arc::new(build.heights),
         geometry: g,
@@ -313,6 +314,7 @@ fn land(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::build::HookSet;
     use noise_terrain_core::advanced::Side;
 
     /// The groups, with every piece of the terrain among `pieces`.
@@ -321,7 +323,7 @@ mod tests {
     }
 
     fn shown(generation: u64, stitch: Stitch) -> Option<Shown> {
-        Some(Shown { generation, stitch, hooks: 0 })
+        Some(Shown { generation, stitch, hooks: HookSet::default() })
     }
 
     /// A settled piece at generation 1.
@@ -344,7 +346,7 @@ mod tests {
     fn split(built: [bool; 4], neighbour_rebuilt: bool) -> Vec<SwapView> {
         let mut neighbour = settled([1.0, 0.0, 2.0, 1.0], Stitch::NONE);
         neighbour.shown = shown(1, Stitch::NONE.with(Side::East, true));
-        neighbour.next = if neighbour_rebuilt { shown(1, Stitch::NONE) } else { neighbour.shown };
+        neighbour.next = if neighbour_rebuilt { shown(1, Stitch::NONE) } else { neighbour.shown.clone() };
         let mut coarse = settled([2.0, 0.0, 4.0, 2.0], Stitch::NONE);
         coarse.retiring = true;
         vec![
@@ -459,11 +461,9 @@ mod tests {
     fn a_parameter_change_lands_the_whole_terrain_at_once() {
         let a = settled([0.0, 0.0, 1.0, 1.0], Stitch::NONE);
         let b = settled([1.0, 0.0, 2.0, 1.0], Stitch::NONE);
-        let rebuilt = |mut p: SwapView, generation| {
-            p.next = shown(generation, p.stitch);
-            p
-        };
-        assert!(groups(&[rebuilt(a, 2), b], 2).is_empty(), "half the terrain");
+        let rebuilt = |p: &SwapView, generation| SwapView { next: shown(generation, p.stitch), ..p.clone() };
+        let (a, b) = (&a, &b);
+        assert!(groups(&[rebuilt(a, 2), b.clone()], 2).is_empty(), "half the terrain");
         assert_eq!(groups(&[rebuilt(a, 2), rebuilt(b, 2)], 2), vec![vec![0, 1]]);
         assert!(groups(&[rebuilt(a, 2), rebuilt(b, 3)], 3).is_empty(), "two generations");
         // Complete builds of a generation in between land when the group is the whole terrain...

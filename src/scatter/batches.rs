@@ -7,8 +7,6 @@
 //! despawned thousands of them in a frame when far chunks changed level (about 2 µs a despawn);
 //! a far chunk's things now come and go as a few entities and a mesh asset.
 
-use std::sync::Arc;
-
 use bevy::asset::RenderAssetUsages;
 use bevy::camera::primitives::{Aabb, MeshAabb};
 use bevy::camera::visibility::NoAutoAabb;
@@ -21,7 +19,7 @@ use noise_terrain_core::ScatterShape;
 use crate::build::PieceBuild;
 use crate::params::TerrainParams;
 use crate::pieces::workers::drop_on_workers;
-use crate::pieces::{BuildPriority, HookBuild, HookOutput, PieceHooks, PieceOf, TerrainPiece};
+use crate::pieces::{BuildPriority, PieceHooks, PieceOf, TerrainPiece};
 use crate::scatter::cache::PointCache;
 use crate::scatter::looks::{BatchShapes, ScatterLooks};
 use crate::scatter::place::{in_world, outdated, piece_frame, placed_layers};
@@ -147,10 +145,14 @@ const LOOSE_FRAMES: u32 = 60;
 /// The batch hook's build: nothing for a piece that runs the entity hook (`entity_hook`), else
 /// one mesh per layer with things on the piece, from `shapes` (the points from `cache`, shared
 /// with the entity hook).
-pub(crate) fn batch_build(entity_hook: usize, shapes: BatchShapes, cache: PointCache) -> Arc<HookBuild> {
-    Arc::new(move |build: &PieceBuild, params: &TerrainParams| -> HookOutput {
-        if build.hooks >> entity_hook & 1 == 1 {
-            return Box::new(PieceBatches { near: true, layers: Vec::new() });
+pub(crate) fn batch_build(
+    entity_hook: usize,
+    shapes: BatchShapes,
+    cache: PointCache,
+) -> impl Fn(&PieceBuild, &TerrainParams) -> PieceBatches + Send + Sync + 'static {
+    move |build, params| {
+        if build.hooks.contains(entity_hook) {
+            return PieceBatches { near: true, layers: Vec::new() };
         }
         let g = build.geometry;
         let origin = Vec3::new(g.translation[0] as f32, 0.0, g.translation[1] as f32);
@@ -172,8 +174,8 @@ pub(crate) fn batch_build(entity_hook: usize, shapes: BatchShapes, cache: PointC
                 })
             })
             .collect();
-        Box::new(PieceBatches { near: false, layers })
-    })
+        PieceBatches { near: false, layers }
+    }
 }
 
 /// `shape` copied to every transform (in the terrain's space, made relative to `origin`), as one
@@ -256,10 +258,8 @@ fn copied_by_bevy(shape: &Mesh, mut things: impl Iterator<Item = Transform>) -> 
 }
 
 /// The batch hook's apply: queues the swap of the piece's batches; [`swap_batches`] makes it.
-pub(crate) fn apply_batches(commands: &mut Commands, piece: Entity, output: Option<HookOutput>) {
-    let batches = output
-        .and_then(|o| o.downcast::<PieceBatches>().ok())
-        .map_or(PieceBatches { near: false, layers: Vec::new() }, |b| *b);
+pub(crate) fn apply_batches(commands: &mut Commands, piece: Entity, batches: Option<PieceBatches>) {
+    let batches = batches.unwrap_or(PieceBatches { near: false, layers: Vec::new() });
     commands.queue(move |world: &mut World| world.resource_mut::<BatchSwaps>().queued.push((piece, batches)));
 }
 
@@ -331,7 +331,7 @@ fn swap_piece_batches(
     garbage: &mut Vec<Mesh>,
 ) {
     let Ok(entity) = world.get_entity(piece) else { return };
-    let generation = entity.get::<TerrainPiece>().and_then(|p| p.shown).map_or(0, |s| s.generation);
+    let generation = entity.get::<TerrainPiece>().and_then(|p| p.shown.as_ref()).map_or(0, |s| s.generation);
     let at = entity.get::<Transform>().map_or(Vec3::ZERO, |t| t.translation);
     let (terrain, frame, visibility) = piece_frame(world, piece);
     let placed = in_world(frame, Transform::from_translation(at));

@@ -32,8 +32,6 @@ mod looks;
 mod place;
 mod query;
 
-use std::sync::Arc;
-
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
@@ -44,8 +42,19 @@ pub use query::{ScatterQuery, ScatterQueryError};
 
 use crate::pieces::{PieceHook, PieceHooks, Terrain};
 
-/// Adds scatter to the terrain pieces ([`TerrainPlugin`](crate::TerrainPlugin) adds it).
-pub(crate) fn add_scatter(app: &mut App) {
+/// Things on the terrain's pieces by the rules of [`TerrainParams::scatter`](crate::TerrainParams::scatter)
+/// (part of [`TerrainPlugins`](crate::TerrainPlugins)).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TerrainScatterPlugin;
+
+impl Plugin for TerrainScatterPlugin {
+    fn build(&self, app: &mut App) {
+        add_scatter(app);
+    }
+}
+
+/// Adds scatter to the terrain pieces.
+fn add_scatter(app: &mut App) {
     app.init_resource::<ScatterLooks>()
         .init_resource::<place::ThingSwaps>()
         .init_resource::<batches::BatchSwaps>()
@@ -83,27 +92,16 @@ pub(crate) fn add_scatter(app: &mut App) {
     // those that do not run the entity hook. Each layer's view distance is applied per level of
     // detail in the builds.
     let cache = cache::PointCache::default();
-    let entities = PieceHook {
-        within: app.world().resource::<ScatterEntities>().distance,
-        build: place::place_on_piece(cache.clone()),
-        apply: Arc::new(place::apply_to_piece),
-    };
+    let within = app.world().resource::<ScatterEntities>().distance;
+    let entities = PieceHook::new(within, place::place_on_piece(cache.clone()), place::apply_to_piece);
     let shapes = app.world().resource::<ScatterLooks>().batch_shapes();
     let mut hooks = app.world_mut().resource_mut::<PieceHooks>();
-    let Some(index) = hooks.add(entities) else {
-        warn!("more than {} terrain build hooks: no scatter", PieceHooks::MAX);
-        return;
-    };
-    let batches = PieceHook {
-        within: f32::INFINITY,
-        build: batches::batch_build(index, shapes, cache),
-        apply: Arc::new(batches::apply_batches),
-    };
-    if hooks.add(batches).is_none() {
-        warn!("more than {} terrain build hooks: far scatter things drawn as entities", PieceHooks::MAX);
-        hooks.get_mut(index).expect("just added").within = f32::INFINITY;
-        return;
-    }
+    let index = hooks.add(entities);
+    hooks.add(PieceHook::new(
+        f32::INFINITY,
+        batches::batch_build(index, shapes, cache),
+        batches::apply_batches,
+    ));
     app.insert_resource(batches::EntityHook(index));
 }
 

@@ -2,7 +2,6 @@
 //! it in the frame its mesh lands; they follow their terrain entity's transform and visibility.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy::ecs::lifecycle::HookContext;
@@ -16,7 +15,7 @@ use noise_terrain_core::{
 
 use crate::build::{PieceBuild, PieceGeometry, PieceKey};
 use crate::params::{TerrainLayout, TerrainParams};
-use crate::pieces::{HookBuild, HookOutput, PieceOf, Terrain, TerrainJobs, TerrainPiece, TerrainPieces};
+use crate::pieces::{PieceOf, Terrain, TerrainJobs, TerrainPiece, TerrainPieces};
 use crate::scatter::batches::{BatchesOnPiece, ScatterBatch};
 use crate::scatter::cache::{Kept, PointCache};
 use crate::scatter::looks::ScatterLooks;
@@ -169,10 +168,10 @@ pub(crate) fn layer_points(
 }
 
 /// The hook's build: every layer's instances on the piece, standing on its mesh.
-pub(crate) fn place_on_piece(cache: PointCache) -> Arc<HookBuild> {
-    Arc::new(move |build: &PieceBuild, params: &TerrainParams| -> HookOutput {
-        Box::new(PieceScatter { layers: placed_layers(build, params, &cache) })
-    })
+pub(crate) fn place_on_piece(
+    cache: PointCache,
+) -> impl Fn(&PieceBuild, &TerrainParams) -> PieceScatter + Send + Sync + 'static {
+    move |build, params| PieceScatter { layers: placed_layers(build, params, &cache) }
 }
 
 /// Every layer's things on the piece (none for a layer the piece does not carry), standing on
@@ -315,8 +314,8 @@ fn instance_transform(layer: &ScatterLayer, p: &ScatterPoint, local: [f64; 3]) -
 
 /// The hook's apply: queues the swap of the piece's instances for the new build's (or their
 /// removal); [`swap_things`] makes it once the frame's pieces have landed and gone.
-pub(crate) fn apply_to_piece(commands: &mut Commands, piece: Entity, output: Option<HookOutput>) {
-    let placed = output.and_then(|o| o.downcast::<PieceScatter>().ok()).map(|p| *p).unwrap_or_default();
+pub(crate) fn apply_to_piece(commands: &mut Commands, piece: Entity, placed: Option<PieceScatter>) {
+    let placed = placed.unwrap_or_default();
     commands.queue(move |world: &mut World| world.resource_mut::<ThingSwaps>().queued.push((piece, placed)));
 }
 
@@ -535,7 +534,7 @@ fn swap_instances(
     budget: &mut usize,
 ) {
     let Ok(mut entity) = world.get_entity_mut(piece) else { return };
-    let generation = entity.get::<TerrainPiece>().and_then(|p| p.shown).map_or(0, |s| s.generation);
+    let generation = entity.get::<TerrainPiece>().and_then(|p| p.shown.as_ref()).map_or(0, |s| s.generation);
     // `queued`: the piece is in the waiting queue already (it stays there, maybe with nothing
     // left to wait for).
     let (old, old_generation, queued) = match entity.get_mut::<ScatterOnPiece>() {

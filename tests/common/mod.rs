@@ -38,7 +38,7 @@ pub fn app(params: TerrainParams) -> App {
         .init_asset::<Mesh>()
         .init_asset::<Image>()
         .insert_resource(params)
-        .add_plugins(TerrainPlugin::default());
+        .add_plugins((TerrainPlugin::default(), TerrainScatterPlugin, TerrainSeaPlugin, TerrainRiversPlugin));
     app
 }
 
