@@ -5,11 +5,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
-use noise_terrain_core::Surface;
 use noise_terrain_core::advanced::{Frame, Stitch, SurfaceLayout, fill_cut_depths, fold_stitched_edges};
 use noise_terrain_core::{
     ChunkKey, Drainage, ErosionError, GridPlacement, GridWindow, HeightStats, Heightmap, HeightmapError,
-    MapWorld, NoiseSettings, chunk_window, erode,
+    MapWorld, NoiseSettings, Surface, chunk_window, erode,
 };
 
 use crate::mesh::{take_surface, terrain_mesh_from};

@@ -2,11 +2,10 @@
 
 use bevy::prelude::*;
 use bevy::reflect::reflect_remote;
-use noise_terrain_core::LodSettings;
-use noise_terrain_core::limits::clamp_or;
-use noise_terrain_core::limits::{MAX_LOD_LEVELS, MAX_OCTAVES, RESOLUTION_RANGE};
+use noise_terrain_core::limits::{MAX_LOD_LEVELS, MAX_OCTAVES, RESOLUTION_RANGE, clamp_or};
 use noise_terrain_core::{
-    Clamped, ColorRamp, ColorRules, Erosion, NoiseSettings, PostProcess, ScatterLayer, TerrainPreset,
+    Clamped, ColorRamp, ColorRules, Erosion, LodSettings, NoiseSettings, PostProcess, ScatterLayer,
+    TerrainPreset,
 };
 
 pub use noise_terrain_core::limits::{HEIGHT_SCALE_RANGE, WATER_LEVEL_RANGE, WORLD_SIZE_RANGE};
