@@ -30,8 +30,8 @@ const SKY: Color = Color::srgb(0.62, 0.76, 0.92);
 
 /// Mountains cut by water, valleys with lakes: gradient fBm with the erosion filter's branching
 /// gullies (the inspector's Erosion filter section turns them off), one map unit is 2 km.
-fn world(gullies: bool, things: bool) -> TerrainParams {
-    TerrainParams {
+fn world(gullies: bool, things: bool) -> TerrainPreset {
+    TerrainPreset {
         layout: TerrainLayout::ENDLESS,
         noise: NoiseSettings {
             fractal: Fractal::Fbm,
@@ -79,7 +79,7 @@ fn main() -> AppExit {
             brightness: 500.0,
             ..default()
         })
-        .insert_resource(world(!flag("--plain"), !flag("--bare")))
+        .insert_resource(TerrainParams(world(!flag("--plain"), !flag("--bare"))))
         .insert_resource(StartView(view))
         .add_plugins(TerrainPlugins)
         .add_plugins(support::ScreenshotPlugin {

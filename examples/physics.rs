@@ -36,14 +36,14 @@ fn main() -> AppExit {
             brightness: 600.0,
             ..default()
         })
-        .insert_resource(TerrainParams {
+        .insert_resource(TerrainParams(TerrainPreset {
             noise: NoiseSettings { octaves: 5, frequency: 2.5, seed: 21, ..default() },
             post: PostProcess { stretch: true, power: 1.3, ..default() },
             resolution: 257,
             height_scale: 18.0,
             water_level: 0.2,
             ..default()
-        })
+        }))
         .add_plugins(TerrainPlugins)
         .add_plugins(support::ScreenshotPlugin {
             ready: |world| {

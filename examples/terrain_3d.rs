@@ -24,8 +24,8 @@ use bevy_noise_terrain::prelude::*;
 /// The terrain the demo opens with: gradient fBm without post-processing, so the range readout
 /// shows the noise itself and chip N (normalise) off paints heights above 1 orange. Gradient fBm stays near the middle of `[0, 1]`: the height scale and the water
 /// level suit that.
-fn first_terrain() -> TerrainParams {
-    TerrainParams {
+fn first_terrain() -> TerrainPreset {
+    TerrainPreset {
         noise: NoiseSettings { octaves: 7, frequency: 2.5, persistence: 0.48, seed: 42, ..default() },
         post: PostProcess::default(),
         resolution: 320,
@@ -58,7 +58,7 @@ fn main() -> AppExit {
             brightness: 600.0,
             ..default()
         })
-        .insert_resource(params)
+        .insert_resource(TerrainParams(params))
         .add_plugins(TerrainPlugins)
         .add_plugins(support::ScreenshotPlugin {
             ready: |world| world.resource::<TerrainStats>().generation > 0,

@@ -94,7 +94,7 @@ fn main() {
 /// The same headless app with the plugin and a focus but no terrain: what an update costs
 /// before any terrain work, on this machine.
 fn bare_app() {
-    let mut app = streaming_app(TerrainPlugin { spawn_terrain: false }, TerrainParams::default());
+    let mut app = streaming_app(TerrainPlugin { spawn_terrain: false }, TerrainPreset::default());
     let mut updates = Vec::new();
     let start = Instant::now();
     for frame in 0..300 {
@@ -119,7 +119,7 @@ fn patch() {
         app.add_plugins((MinimalPlugins, AssetPlugin::default()))
             .init_asset::<Mesh>()
             .init_asset::<Image>()
-            .insert_resource(TerrainParams { resolution, ..default() })
+            .insert_resource(TerrainParams(TerrainPreset { resolution, ..default() }))
             .insert_resource(build_priority())
             .add_plugins(TerrainPlugin::default());
         until_generated(&mut app, 0);
@@ -156,12 +156,12 @@ fn shown_chunks(app: &mut App) -> HashMap<ChunkKey, u64> {
 
 /// A headless app (transforms, mesh and image assets) with `plugin`, `params` in the resource
 /// and a focus at the origin: the streaming measurements' app.
-fn streaming_app(plugin: TerrainPlugin, params: TerrainParams) -> App {
+fn streaming_app(plugin: TerrainPlugin, params: TerrainPreset) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
         .init_asset::<Mesh>()
         .init_asset::<Image>()
-        .insert_resource(params)
+        .insert_resource(TerrainParams(params))
         .insert_resource(build_priority())
         .add_plugins((plugin, TerrainScatterPlugin, TerrainSeaPlugin, TerrainRiversPlugin));
     app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
@@ -249,7 +249,7 @@ fn fly(app: &mut App, frames: u32, x: impl Fn(u32) -> f32) -> Flight {
 }
 
 fn endless() {
-    let params = TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() };
+    let params = TerrainPreset { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() };
     let mut app = streaming_app(TerrainPlugin::default(), params);
     until_generated(&mut app, 0);
     let idle = fly(&mut app, 300, |_| 0.0).updates;
@@ -312,7 +312,7 @@ fn endless() {
 
 /// Two endless terrains around one focus: the main thread's update time.
 fn two_terrains() {
-    let params = TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() };
+    let params = TerrainPreset { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() };
     let mut second = params.clone();
     second.noise.seed += 1;
     let mut app = streaming_app(TerrainPlugin::default(), params);
@@ -356,9 +356,9 @@ fn denser(factor: f32) -> Vec<ScatterLayer> {
 
 /// The endless example's world (gradient fBm with the erosion filter, 2 km map units, 420 units
 /// high), with or without its scatter layers.
-fn example_world(things: bool) -> TerrainParams {
+fn example_world(things: bool) -> TerrainPreset {
     use bevy_noise_terrain::core::{ErosionFilter, PostProcess};
-    TerrainParams {
+    TerrainPreset {
         layout: TerrainLayout::ENDLESS,
         noise: NoiseSettings {
             octaves: 7,

@@ -12,7 +12,7 @@ use noise_terrain_core::{
 };
 
 use crate::mesh::{take_surface, terrain_mesh_from};
-use crate::params::{TerrainLayout, TerrainParams};
+use crate::params::{TerrainLayout, TerrainPreset};
 use crate::texture::terrain_image_by_rules;
 
 /// Which piece of terrain: the single patch, or one chunk of the endless layout.
@@ -80,7 +80,7 @@ impl PieceGeometry {
 impl PieceKey {
     /// Where the piece lies for `params` (validated); a key of the other layout gets that
     /// layout's defaults.
-    pub fn geometry(self, params: &TerrainParams) -> PieceGeometry {
+    pub fn geometry(self, params: &TerrainPreset) -> PieceGeometry {
         match self {
             PieceKey::Patch => {
                 let half = params.world_size / 2.0;
@@ -286,14 +286,14 @@ impl TerrainBuffers {
 }
 
 /// The patch of `params`, whatever its layout: for use without an app (tools, servers, tests).
-/// Out-of-range parameters are clamped as the plugin clamps them ([`TerrainParams::validated`]).
-pub fn build_terrain(params: TerrainParams) -> Result<PieceBuild, BuildError> {
+/// Out-of-range parameters are clamped as the plugin clamps them ([`TerrainPreset::validated`]).
+pub fn build_terrain(params: TerrainPreset) -> Result<PieceBuild, BuildError> {
     let spec = PieceSpec { key: PieceKey::Patch, stitch: Stitch::NONE };
     build_piece(&params, spec, TerrainBuffers::default(), &BuildControl::new())
 }
 
 /// Builds one piece, into the memory of an earlier one. Out-of-range parameters are clamped
-/// first ([`TerrainParams::validated`]: a no-op for the plugin's own jobs, which run on validated
+/// first ([`TerrainPreset::validated`]: a no-op for the plugin's own jobs, which run on validated
 /// parameters), so no size overflows. The patch is eroded after post-processing when
 /// `params.erosion` says so (chunks are not: erosion needs the whole map); `control` cancels
 /// the erosion and reports its progress.
@@ -307,7 +307,7 @@ pub fn build_terrain(params: TerrainParams) -> Result<PieceBuild, BuildError> {
 /// shows there). An eroded patch has no field gradient, and Worley and warped fields no fast one
 /// (value, gradient and simplex noise have): their normals come from the heights.
 pub fn build_piece(
-    params: &TerrainParams,
+    params: &TerrainPreset,
     spec: PieceSpec,
     reuse: TerrainBuffers,
     control: &BuildControl,
@@ -477,7 +477,7 @@ mod tests {
         for (noise, fast) in [(worley, false), (warped, false), (simplex, true)] {
             assert_eq!(noise.gradients_on_the_row_path(), fast, "{noise:?}");
             let post = noise_terrain_core::PostProcess { stretch: true, power: 1.5, ..default() };
-            let params = TerrainParams { noise, post, resolution: 48, ..default() };
+            let params = TerrainPreset { noise, post, resolution: 48, ..default() };
             let build = build_terrain(params.clone()).unwrap();
             let mut expected = Heightmap::generate(&params.noise, 48, 48).unwrap();
             params.post.apply(&mut expected);
@@ -491,7 +491,7 @@ mod tests {
     #[test]
     fn extreme_resolutions_are_clamped_not_overflowed() {
         for resolution in [u32::MAX, u32::MAX - 1, 0] {
-            let build = build_terrain(TerrainParams { resolution, ..default() }).unwrap();
+            let build = build_terrain(TerrainPreset { resolution, ..default() }).unwrap();
             let n = build.heights.width();
             assert!((crate::params::MIN_RESOLUTION..=crate::params::MAX_RESOLUTION).contains(&n), "{n}");
         }
@@ -499,24 +499,24 @@ mod tests {
 
     #[test]
     fn the_patch_is_todays_map_and_chunks_sample_the_same_field() {
-        patch_and_chunk_sample_the_field(TerrainParams { resolution: 33, ..default() });
+        patch_and_chunk_sample_the_field(TerrainPreset { resolution: 33, ..default() });
     }
 
     #[test]
     fn with_the_erosion_filter_the_patch_and_chunks_sample_the_same_field() {
-        let mut params = TerrainParams { resolution: 33, ..default() };
+        let mut params = TerrainPreset { resolution: 33, ..default() };
         params.noise.erosion_filter = noise_terrain_core::ErosionFilter { enabled: true, ..default() };
         patch_and_chunk_sample_the_field(params);
     }
 
-    fn patch_and_chunk_sample_the_field(params: TerrainParams) {
+    fn patch_and_chunk_sample_the_field(params: TerrainPreset) {
         let patch = build_terrain(params.clone()).unwrap();
         let map = Heightmap::generate(&params.noise, 33, 33).unwrap();
         assert_eq!(patch.heights, map);
         assert_eq!(positions(&patch.mesh)[0], [-50.0, map.samples()[0] * params.height_scale, -50.0]);
 
         // A chunk's vertex heights are the field at its world position / world_size.
-        let endless = TerrainParams { layout: TerrainLayout::ENDLESS, ..params };
+        let endless = TerrainPreset { layout: TerrainLayout::ENDLESS, ..params };
         let key = ChunkKey { level: 2, x: -3, z: 1 };
         let spec = PieceSpec { key: PieceKey::Chunk(key), stitch: Stitch::NONE };
         let chunk = build_piece(&endless, spec, default(), &BuildControl::new()).unwrap();

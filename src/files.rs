@@ -10,7 +10,7 @@ use noise_terrain_core::Heightmap;
 use noise_terrain_core::advanced::{PresetReadError, WriteError, read_preset_bytes};
 pub use noise_terrain_core::limits::MAX_PRESET_BYTES;
 
-use crate::params::TerrainParams;
+use crate::params::TerrainPreset;
 
 /// Why a file could not be read or written. Every variant names the file.
 #[derive(Debug, thiserror::Error)]
@@ -63,12 +63,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
 
 /// Reads (at most [`MAX_PRESET_BYTES`], whatever the file is) and parses a preset. Nothing else
 /// changes when it fails.
-pub fn load_preset(path: &Path) -> Result<TerrainParams, FileError> {
+pub fn load_preset(path: &Path) -> Result<TerrainPreset, FileError> {
     parse_preset(path, &read_preset_bytes(path)?)
 }
 
 /// Parses preset bytes read from `path` (used for the error messages).
-pub fn parse_preset(path: &Path, bytes: &[u8]) -> Result<TerrainParams, FileError> {
+pub fn parse_preset(path: &Path, bytes: &[u8]) -> Result<TerrainPreset, FileError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| FileError::NotText { path: path.to_path_buf(), at: e.valid_up_to() })?;
     if text.trim().is_empty() {
@@ -78,14 +78,14 @@ pub fn parse_preset(path: &Path, bytes: &[u8]) -> Result<TerrainParams, FileErro
 }
 
 /// The preset as RON text.
-pub fn preset_text(params: &TerrainParams) -> String {
+pub fn preset_text(params: &TerrainPreset) -> String {
     let config = ron::ser::PrettyConfig::new().depth_limit(3);
     // Serialising plain data into a string cannot fail.
     ron::ser::to_string_pretty(params, config).unwrap_or_default()
 }
 
 /// Saves a preset through a temporary file and a rename.
-pub fn save_preset(path: &Path, params: &TerrainParams) -> Result<(), FileError> {
+pub fn save_preset(path: &Path, params: &TerrainPreset) -> Result<(), FileError> {
     write_atomically(path, preset_text(params).as_bytes())
 }
 
@@ -118,6 +118,7 @@ pub fn export_heightmap(map: &Heightmap, base: &Path) -> Result<[PathBuf; 2], Fi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::TerrainLayout;
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("bevy_noise_terrain_{name}_{}", std::process::id()));
@@ -129,7 +130,7 @@ mod tests {
     #[test]
     fn presets_round_trip() {
         let dir = temp_dir("round_trip");
-        let mut params = TerrainParams::default();
+        let mut params = TerrainPreset::default();
         params.noise.seed = 1234;
         params.post.terraces = 7;
         let path = dir.join("mine.ron");
@@ -144,11 +145,31 @@ mod tests {
         let old = parse_preset(Path::new("old.ron"), b"(noise: (seed: 3))").unwrap();
         assert_eq!(old.noise.gradient_kernel, GradientKernel::Perlin, "written before the rounded default");
         assert_eq!(old.noise.seed, 3);
-        let new = TerrainParams::default();
+        let new = TerrainPreset::default();
         assert_eq!(new.noise.gradient_kernel, GradientKernel::Rounded);
         // Saved now, the kernel is named, so the file reads back as it was.
         let text = preset_text(&new);
         assert_eq!(parse_preset(Path::new("new.ron"), text.as_bytes()).unwrap(), new, "{text}");
+    }
+
+    #[test]
+    fn files_saved_by_earlier_versions_load_with_their_layout_and_save_the_same_way() {
+        // The resource used to hold every field itself, the layout among them.
+        let old = b"(noise: (seed: 8), layout: Endless(chunk_size: 32.0, chunk_vertices: 33, view_distance: 500.0, lod_levels: 3), resolution: 77, sea: true)";
+        let read = parse_preset(Path::new("old.ron"), old).unwrap();
+        let layout = TerrainLayout::Endless {
+            chunk_size: 32.0,
+            chunk_vertices: 33,
+            view_distance: 500.0,
+            lod_levels: 3,
+        };
+        assert_eq!((read.noise.seed, read.layout, read.resolution, read.sea), (8, layout, 77, true));
+        // The resource is saved as its preset alone: no wrapper in the file.
+        let text = preset_text(&read);
+        assert!(text.trim_start().starts_with('(') && text.contains("layout: Endless("), "{text}");
+        let as_resource = ron::ser::to_string(&crate::TerrainParams(read.clone())).unwrap();
+        assert_eq!(ron::ser::to_string(&read).unwrap(), as_resource);
+        assert_eq!(parse_preset(Path::new("new.ron"), text.as_bytes()).unwrap(), read);
     }
 
     #[test]
@@ -159,7 +180,7 @@ mod tests {
             ("binary.ron", vec![0xff, 0xfe, 0x00, 0x81], Some("not a text file")),
             (
                 "truncated.ron",
-                preset_text(&TerrainParams::default()).as_bytes()[..200].to_vec(),
+                preset_text(&TerrainPreset::default()).as_bytes()[..200].to_vec(),
                 Some("truncated.ron:"),
             ),
             ("schema.ron", b"(resolution: \"many\")".to_vec(), None),
@@ -190,11 +211,11 @@ mod tests {
     fn a_failed_write_keeps_the_earlier_file() {
         let dir = temp_dir("keep");
         let path = dir.join("keep.ron");
-        save_preset(&path, &TerrainParams::default()).unwrap();
+        save_preset(&path, &TerrainPreset::default()).unwrap();
         let before = std::fs::read(&path).unwrap();
         // A folder where the temporary file should go makes the write fail half-way.
         std::fs::create_dir(dir.join("keep.ron.tmp")).unwrap();
-        let mut changed = TerrainParams::default();
+        let mut changed = TerrainPreset::default();
         changed.noise.seed = 5;
         assert!(save_preset(&path, &changed).is_err());
         assert_eq!(std::fs::read(&path).unwrap(), before);

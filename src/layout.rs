@@ -4,7 +4,7 @@ use bevy::prelude::*;
 use noise_terrain_core::advanced::{ChunkSelector, Stitch};
 
 use crate::build::{PieceKey, PieceSpec};
-use crate::params::TerrainParams;
+use crate::params::TerrainPreset;
 
 /// Marks an entity around which the endless layout streams chunks: the finest chunks are
 /// nearest to it. The [`TerrainCamera`](crate::camera::TerrainCamera) has one; put one on a
@@ -32,7 +32,7 @@ pub struct DesiredPiece {
 
 /// The pieces `params` (validated) wants around `foci` (`(x, z)` in the terrain entity's
 /// space), nearest first.
-pub fn desired_pieces(params: &TerrainParams, foci: &[[f64; 2]]) -> Vec<DesiredPiece> {
+pub fn desired_pieces(params: &TerrainPreset, foci: &[[f64; 2]]) -> Vec<DesiredPiece> {
     let mut pieces = Vec::new();
     fill_desired_pieces(params, foci, &mut ChunkSelector::default(), &mut pieces);
     pieces
@@ -41,7 +41,7 @@ pub fn desired_pieces(params: &TerrainParams, foci: &[[f64; 2]]) -> Vec<DesiredP
 /// [`desired_pieces`] into `pieces` (replacing what it held), with a kept `selector`: the memory
 /// of both is reused from frame to frame.
 pub fn fill_desired_pieces(
-    params: &TerrainParams,
+    params: &TerrainPreset,
     foci: &[[f64; 2]],
     selector: &mut ChunkSelector,
     pieces: &mut Vec<DesiredPiece>,
@@ -70,7 +70,7 @@ mod tests {
 
     #[test]
     fn the_patch_layout_wants_one_centred_patch() {
-        let params = TerrainParams::default();
+        let params = TerrainPreset::default();
         let pieces = desired_pieces(&params, &[[1e6, 1e6]]);
         assert_eq!(pieces.len(), 1);
         assert_eq!(pieces[0].spec.key, PieceKey::Patch);
@@ -79,7 +79,7 @@ mod tests {
 
     #[test]
     fn the_endless_layout_wants_chunks_around_the_focus_that_do_not_overlap() {
-        let params = TerrainParams { layout: TerrainLayout::ENDLESS, ..default() };
+        let params = TerrainPreset { layout: TerrainLayout::ENDLESS, ..default() };
         let pieces = desired_pieces(&params, &[[5000.0, -300.0]]);
         assert!(pieces.len() > 20);
         assert!(pieces[0].bounds[0] <= 5000.0 && 5000.0 <= pieces[0].bounds[2]);

@@ -13,8 +13,8 @@
 //! use bevy_noise_terrain::prelude::*;
 //!
 //! fn main() {
-//!     let world = TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 1500.0, height_scale: 120.0, ..default() };
-//!     App::new().add_plugins((DefaultPlugins, TerrainPlugin::default())).insert_resource(world)
+//!     let world = TerrainPreset { layout: TerrainLayout::ENDLESS, world_size: 1500.0, height_scale: 120.0, ..default() };
+//!     App::new().add_plugins((DefaultPlugins, TerrainPlugin::default())).insert_resource(TerrainParams(world))
 //!         .add_systems(Startup, |mut commands: Commands| {
 //!             commands.spawn((Camera3d::default(), TerrainFocus::default(), Transform::from_xyz(0.0, 200.0, 0.0)));
 //!         })
@@ -89,7 +89,7 @@ use bevy::prelude::*;
 
 pub use build::{PieceBuild, PieceKey, build_terrain};
 pub use layout::TerrainFocus;
-pub use params::{TerrainLayout, TerrainParams};
+pub use params::{TerrainLayout, TerrainParams, TerrainPreset};
 pub use pieces::{
     BuildPriority, DefaultTerrain, PieceHeights, PieceHook, PieceHooks, PieceOf, PiecePool, Terrain,
     TerrainGenerated, TerrainJobs, TerrainPiece, TerrainPieces, TerrainSettings, TerrainStats, TerrainStatus,
@@ -116,8 +116,9 @@ pub mod prelude {
     pub use crate::physics::{KeepAboveTerrain, TerrainPhysicsPlugin};
     pub use crate::{
         DefaultTerrain, ScatterQuery, Terrain, TerrainFocus, TerrainGenerated, TerrainLayout, TerrainParams,
-        TerrainPiece, TerrainPlugin, TerrainPlugins, TerrainQuery, TerrainRivers, TerrainRiversPlugin,
-        TerrainScatterPlugin, TerrainSeaPlugin, TerrainSettings, TerrainStats, TerrainStatus, TerrainSystems,
+        TerrainPiece, TerrainPlugin, TerrainPlugins, TerrainPreset, TerrainQuery, TerrainRivers,
+        TerrainRiversPlugin, TerrainScatterPlugin, TerrainSeaPlugin, TerrainSettings, TerrainStats,
+        TerrainStatus, TerrainSystems,
     };
 }
 

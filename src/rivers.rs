@@ -1,5 +1,5 @@
 //! Rivers on the patch: the stream-power network as data for game code ([`TerrainRivers`] on the
-//! patch's piece entity) and, when [`TerrainParams::river_water`] is on, as water ribbons over
+//! patch's piece entity) and, when [`TerrainPreset::river_water`] is on, as water ribbons over
 //! the channels painted into the texture.
 //!
 //! Both come from a build hook: the polylines are placed and the ribbon mesh is built in the
@@ -12,7 +12,7 @@ use bevy::prelude::*;
 use noise_terrain_core::{Drainage, RiverEnd};
 
 use crate::build::{PieceBuild, PieceGeometry};
-use crate::params::TerrainParams;
+use crate::params::TerrainPreset;
 use crate::pieces::{PieceHook, PieceHooks};
 use crate::sea::SeaLook;
 
@@ -114,7 +114,7 @@ impl Plugin for TerrainRiversPlugin {
 }
 
 /// The hook's `build`: the patch's rivers, and their ribbons when asked for.
-fn build_rivers(build: &PieceBuild, params: &TerrainParams) -> Option<RiverOutput> {
+fn build_rivers(build: &PieceBuild, params: &TerrainPreset) -> Option<RiverOutput> {
     let drainage = build.drainage.as_ref()?;
     let rivers = TerrainRivers::from_drainage(drainage, &build.geometry, params.height_scale);
     let [x, z] = build.geometry.translation.map(|t| t as f32);

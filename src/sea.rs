@@ -1,5 +1,5 @@
 //! The sea: a surface at the water level of every terrain whose
-//! [`TerrainParams::sea`](crate::TerrainParams::sea) is on.
+//! [`TerrainPreset::sea`](crate::TerrainPreset::sea) is on.
 //!
 //! A child entity of the terrain ([`SeaSurface`]): over the patch it covers the patch's square;
 //! in the endless layout it follows the foci the chunks were chosen around, reaching the view
@@ -9,7 +9,7 @@
 use bevy::prelude::*;
 
 use crate::TerrainSystems;
-use crate::params::{TerrainLayout, TerrainParams};
+use crate::params::{TerrainLayout, TerrainPreset};
 use crate::pieces::{Terrain, TerrainJobs};
 
 /// Marks a terrain's sea entity.
@@ -31,7 +31,7 @@ pub struct SeaLook {
 #[derive(Component, Debug, Clone, Copy)]
 struct TerrainSea(Entity);
 
-/// The sea of every terrain whose [`TerrainParams::sea`](crate::TerrainParams::sea) is on (part
+/// The sea of every terrain whose [`TerrainPreset::sea`](crate::TerrainPreset::sea) is on (part
 /// of [`TerrainPlugins`](crate::TerrainPlugins)).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TerrainSeaPlugin;
@@ -65,7 +65,7 @@ fn make_look(
 }
 
 /// Where a terrain's sea lies in its space: centre and side of the square.
-pub fn sea_square(params: &TerrainParams, foci: &[[f64; 2]]) -> (Vec3, f32) {
+pub fn sea_square(params: &TerrainPreset, foci: &[[f64; 2]]) -> (Vec3, f32) {
     let y = params.water_level * params.height_scale;
     match params.layout {
         TerrainLayout::Patch => (Vec3::new(0.0, y, 0.0), params.world_size),

@@ -16,8 +16,8 @@ use bevy_noise_terrain::{BuildPriority, PieceHeights, PieceKey, TerrainValidatio
 
 const CHUNK: f32 = 32.0;
 
-fn endless() -> TerrainParams {
-    TerrainParams {
+fn endless() -> TerrainPreset {
+    TerrainPreset {
         layout: TerrainLayout::Endless {
             chunk_size: CHUNK,
             chunk_vertices: 17,
@@ -156,7 +156,7 @@ fn with_the_erosion_filter_neighbours_share_edges_and_joins_are_stitched() {
 
 /// Same-level neighbours bit-identical at their edges (positions and normals), every fine vertex
 /// of a join between levels on the coarse edge, no triangle facing down.
-fn edges_are_shared_and_stitched(params: TerrainParams) {
+fn edges_are_shared_and_stitched(params: TerrainPreset) {
     let mut app = app_with(params);
     move_focus(&mut app, Vec3::new(37.0, 0.0, -81.0));
     settle(&mut app);

@@ -11,7 +11,7 @@ use bevy_egui::egui;
 use bevy_noise_terrain::core::{Basis, Fade, Fractal, GradientKernel};
 use bevy_noise_terrain::inspector::{InspectorState, PanelInputs, WORLEY_OCTAVES_FEWER, panel_contents};
 use bevy_noise_terrain::pieces::{PieceHeights, TerrainStats, TerrainValidation};
-use bevy_noise_terrain::{TerrainParams, build_terrain};
+use bevy_noise_terrain::{TerrainPreset, build_terrain};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
 
@@ -22,7 +22,7 @@ fn octave_slider(h: &Harness<'static, Panel>) -> egui::Rect {
 
 /// Everything the panel reads and edits.
 struct Panel {
-    params: TerrainParams,
+    params: TerrainPreset,
     state: InspectorState,
     stats: TerrainStats,
     validation: TerrainValidation,
@@ -37,7 +37,7 @@ fn folder(name: &str) -> PathBuf {
     dir
 }
 
-fn panel(params: TerrainParams, folder: PathBuf) -> Panel {
+fn panel(params: TerrainPreset, folder: PathBuf) -> Panel {
     Panel {
         params,
         state: InspectorState::new(folder.clone(), folder),
@@ -75,7 +75,7 @@ fn drag_to(h: &mut Harness<'_, Panel>, at: egui::Pos2) {
 
 #[test]
 fn dragging_the_octave_slider_changes_the_octaves() {
-    let params = TerrainParams { resolution: 1024, ..default() };
+    let params = TerrainPreset { resolution: 1024, ..default() };
     let mut h = harness(panel(params, folder("octaves")));
     assert_eq!(h.state().params.noise.octaves, 6);
     let rail = octave_slider(&h);
@@ -86,7 +86,7 @@ fn dragging_the_octave_slider_changes_the_octaves() {
 #[test]
 fn the_octave_slider_ends_where_the_mesh_stops_showing_detail() {
     // 64 vertices across: octaves of frequency 3, 6, 12, 24 fit (at most 32); 48 does not.
-    let params = TerrainParams { resolution: 64, ..default() };
+    let params = TerrainPreset { resolution: 64, ..default() };
     assert_eq!(params.octaves_the_mesh_resolves(), 4);
     let mut h = harness(panel(params, folder("ceiling")));
     // The slider's right end is the mesh's limit... unless the count is already above it, as
@@ -103,7 +103,7 @@ fn the_octave_slider_ends_where_the_mesh_stops_showing_detail() {
 
 #[test]
 fn a_fade_chip_and_chip_n_change_the_noise() {
-    let mut h = harness(panel(TerrainParams::default(), folder("chips")));
+    let mut h = harness(panel(TerrainPreset::default(), folder("chips")));
     h.get_by_label("linear").click();
     h.run();
     assert_eq!(h.state().params.noise.fade, Fade::Linear);
@@ -115,7 +115,7 @@ fn a_fade_chip_and_chip_n_change_the_noise() {
 
 #[test]
 fn the_damped_fractal_chip_shows_its_damping_slider() {
-    let mut h = harness(panel(TerrainParams::default(), folder("damped")));
+    let mut h = harness(panel(TerrainPreset::default(), folder("damped")));
     assert!(h.query_by_label_contains("damping k").is_none(), "fBm has no damping");
     h.get_by_label("damped").click();
     h.run();
@@ -127,7 +127,7 @@ fn the_damped_fractal_chip_shows_its_damping_slider() {
 
 #[test]
 fn the_kernel_chips_are_offered_for_gradient_noise_only() {
-    let mut h = harness(panel(TerrainParams::default(), folder("kernel")));
+    let mut h = harness(panel(TerrainPreset::default(), folder("kernel")));
     assert_eq!(h.state().params.noise.gradient_kernel, GradientKernel::Rounded, "the default");
     h.get_by_label("perlin").click();
     h.run();
@@ -144,7 +144,7 @@ fn the_kernel_chips_are_offered_for_gradient_noise_only() {
 #[test]
 fn an_interaction_that_changes_nothing_leaves_the_parameters_equal() {
     // The plugin writes the edited copy back with `set_if_neq`: equal means no regeneration.
-    let before = TerrainParams::default();
+    let before = TerrainPreset::default();
     let mut h = harness(panel(before.clone(), folder("nothing")));
     assert_eq!(before.noise.fade, Fade::Quintic);
     h.get_by_label("quintic").click();
@@ -156,7 +156,7 @@ fn an_interaction_that_changes_nothing_leaves_the_parameters_equal() {
 
 #[test]
 fn worley_takes_two_octaves_fewer_and_switching_back_restores_them() {
-    let mut h = harness(panel(TerrainParams::default(), folder("worley")));
+    let mut h = harness(panel(TerrainPreset::default(), folder("worley")));
     h.get_by_label("worley").click();
     h.run();
     let p = &h.state().params.noise;
@@ -171,9 +171,9 @@ fn worley_takes_two_octaves_fewer_and_switching_back_restores_them() {
 #[test]
 fn loading_a_preset_replaces_the_parameters() {
     let dir = folder("presets");
-    let saved = TerrainParams { resolution: 77, water_level: 0.31, ..default() };
+    let saved = TerrainPreset { resolution: 77, water_level: 0.31, ..default() };
     bevy_noise_terrain::files::save_preset(&dir.join("lowlands.ron"), &saved).unwrap();
-    let mut h = harness(panel(TerrainParams::default(), dir));
+    let mut h = harness(panel(TerrainPreset::default(), dir));
     h.get_by_label("lowlands").click();
     h.run();
     assert_eq!(h.state().params.resolution, 77);
@@ -184,7 +184,7 @@ fn loading_a_preset_replaces_the_parameters() {
 #[test]
 fn pressing_export_writes_the_heightmap_files() {
     let dir = folder("export");
-    let params = TerrainParams { resolution: 33, ..default() };
+    let params = TerrainPreset { resolution: 33, ..default() };
     let build = build_terrain(params.clone()).unwrap();
     let mut p = panel(params.clone(), dir.clone());
     p.patch = Some(PieceHeights {
@@ -207,7 +207,7 @@ fn pressing_export_writes_the_heightmap_files() {
 
 #[test]
 fn the_readout_shows_the_raw_range_and_the_processed_one_beside_it() {
-    let mut p = panel(TerrainParams::default(), folder("readout"));
+    let mut p = panel(TerrainPreset::default(), folder("readout"));
     p.stats.raw_heights.max = 1.37;
     let mut h = harness(p);
     h.get_by_label_contains("noise range 0.00 to 1.37");
@@ -219,7 +219,7 @@ fn the_readout_shows_the_raw_range_and_the_processed_one_beside_it() {
 
 #[test]
 fn the_erosion_filter_section_turns_gullies_on_and_sets_their_depth_and_branching() {
-    let mut h = harness(panel(TerrainParams::default(), folder("filter")));
+    let mut h = harness(panel(TerrainPreset::default(), folder("filter")));
     assert!(!h.state().params.noise.erosion_filter.enabled, "off by default");
     h.get_by_label("Erosion filter").click();
     h.run();
@@ -247,7 +247,7 @@ fn the_erosion_filter_section_turns_gullies_on_and_sets_their_depth_and_branchin
 
 #[test]
 fn the_rivers_section_turns_stream_power_on_and_sets_its_rates_border_and_water() {
-    let mut h = harness(panel(TerrainParams::default(), folder("rivers")));
+    let mut h = harness(panel(TerrainPreset::default(), folder("rivers")));
     assert_eq!(h.state().params.erosion.stream_power.steps, 0, "off by default");
     h.get_by_label("Rivers (stream power)").click();
     h.run();
@@ -278,7 +278,7 @@ fn the_rivers_section_turns_stream_power_on_and_sets_its_rates_border_and_water(
 
 #[test]
 fn ramp_stops_and_colour_layers_are_added_moved_and_removed() {
-    let mut h = harness(panel(TerrainParams::default(), folder("ramp")));
+    let mut h = harness(panel(TerrainPreset::default(), folder("ramp")));
     h.get_by_label("Colour ramp").click();
     h.run();
     let stops = h.state().params.ramp.stops.len();
@@ -288,7 +288,7 @@ fn ramp_stops_and_colour_layers_are_added_moved_and_removed() {
     assert_eq!(ramp.stops.len(), stops + 1);
     // The new stop takes the colour the ramp had there: the terrain looks the same.
     let added = *ramp.stops.last().unwrap();
-    assert_eq!(added.color, TerrainParams::default().ramp.color_at(added.position));
+    assert_eq!(added.color, TerrainPreset::default().ramp.color_at(added.position));
     // Dragging a stop's slider to the left end moves it to 0.
     let rail = h.get(By::new().role(egui::accesskit::Role::Slider).label_contains("stop 3")).rect();
     drag_to(&mut h, rail.left_center() + egui::vec2(1.0, 0.0));
@@ -349,7 +349,7 @@ fn the_terrain_chooser_shows_with_two_terrains_and_points_the_panel_at_the_one_p
 
 #[test]
 fn the_scatter_section_switches_the_sea_adds_layers_and_sets_their_limits() {
-    let mut h = harness(panel(TerrainParams::default(), folder("scatter")));
+    let mut h = harness(panel(TerrainPreset::default(), folder("scatter")));
     h.get_by_label("Scatter and sea").click();
     h.run();
     assert!(!h.state().params.sea && h.state().params.scatter.is_empty(), "off by default");
@@ -389,7 +389,7 @@ fn values_past_what_the_sliders_offer_are_shown_and_kept() {
     // Every value here is within the core's range but past the end of its slider (which offers
     // where a person tunes it): a preset or game code may set them, and showing the panel must
     // not clamp them.
-    let mut p = TerrainParams {
+    let mut p = TerrainPreset {
         layout: bevy_noise_terrain::TerrainLayout::Endless {
             chunk_size: 1000.0,
             chunk_vertices: 65,

@@ -78,7 +78,7 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 #[ignore = "a soak test of a minute or more: cargo test --test long_run -- --ignored"]
 fn ten_thousand_edits_keep_assets_and_memory_flat() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let mut app = app(TerrainParams { resolution: 24, ..default() });
+    let mut app = app(TerrainPreset { resolution: 24, ..default() });
     settle(&mut app);
     let counts = |app: &App| {
         (app.world().resource::<Assets<Mesh>>().len(), app.world().resource::<Assets<Image>>().len())
@@ -112,7 +112,7 @@ fn ten_thousand_edits_keep_assets_and_memory_flat() {
 fn ten_minutes_of_flight_keep_assets_bounded_and_memory_flat() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let mut app =
-        app_with_focus(TerrainParams { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() });
+        app_with_focus(TerrainPreset { layout: TerrainLayout::ENDLESS, world_size: 2000.0, ..default() });
     let focus = common::focus(&mut app);
     let live_pieces = |app: &mut App| app.world_mut().query::<&TerrainPiece>().iter(app.world()).count();
     let counts = |app: &App| {

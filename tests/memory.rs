@@ -5,7 +5,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bevy::mesh::{Indices, VertexAttributeValues};
-use bevy_noise_terrain::TerrainParams;
+use bevy_noise_terrain::TerrainPreset;
 use bevy_noise_terrain::build_terrain;
 
 /// The system allocator, counting the bytes in use and their peak.
@@ -40,7 +40,7 @@ static ALLOCATOR: Counting = Counting;
 
 #[test]
 fn building_a_2048_terrain_peaks_below_one_and_a_half_times_its_output() {
-    let (params, _) = TerrainParams { resolution: 2048, ..Default::default() }.validated();
+    let (params, _) = TerrainPreset { resolution: 2048, ..Default::default() }.validated();
     let baseline = IN_USE.load(Ordering::Relaxed);
     PEAK.store(baseline, Ordering::Relaxed);
     let build = build_terrain(params).unwrap();

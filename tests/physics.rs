@@ -24,15 +24,15 @@ const STEP: f32 = 1.0 / 60.0;
 
 /// Rolling country: three octaves, so that the mesh is smooth at the scale of a ball (a ball
 /// as wide as a cell in a crease between two steep triangles rests above the crease's bottom).
-fn gentle(layout: TerrainLayout) -> TerrainParams {
+fn gentle(layout: TerrainLayout) -> TerrainPreset {
     let noise = NoiseSettings { octaves: 3, frequency: 3.0, ..default() };
     // Slopes gentle enough that a resting ball sits within 2% of its radius of the ground below
     // its centre (on a slope of θ the gap is r (1/cos θ - 1): 2% at 11°). The default rounded
     // kernel spans about 1.2x the heights Perlin's did, so the scale is 10 where it was 12.
-    TerrainParams { layout, noise, resolution: 97, height_scale: 10.0, world_size: 100.0, ..default() }
+    TerrainPreset { layout, noise, resolution: 97, height_scale: 10.0, world_size: 100.0, ..default() }
 }
 
-fn app_with(params: TerrainParams) -> App {
+fn app_with(params: TerrainPreset) -> App {
     let mut app = common::app_with_focus(params);
     app.add_plugins((PhysicsPlugins::default(), TerrainPhysicsPlugin { collider_distance: 200.0 }))
         .insert_resource(Time::<Fixed>::from_duration(Duration::from_secs_f32(STEP)))
@@ -229,7 +229,7 @@ fn after_a_parameter_change_a_resting_ball_settles_on_the_new_ground() {
 
 #[test]
 fn a_thousand_regenerations_keep_the_collider_count_and_memory_flat() {
-    let mut app = app_with(TerrainParams { resolution: 24, ..gentle(TerrainLayout::Patch) });
+    let mut app = app_with(TerrainPreset { resolution: 24, ..gentle(TerrainLayout::Patch) });
     settle(&mut app);
     let colliders = |app: &mut App| app.world_mut().query::<&TerrainCollider>().iter(app.world()).count();
     assert_eq!(colliders(&mut app), 1);
@@ -285,7 +285,7 @@ fn solid_things_get_colliders_with_their_pieces_and_a_ball_rests_on_one() {
     let reeds = ScatterLayer { name: "reeds".into(), shape: ScatterShape::Reed, ..crates.clone() };
     let layout =
         TerrainLayout::Endless { chunk_size: 32.0, chunk_vertices: 17, view_distance: 300.0, lod_levels: 3 };
-    let params = TerrainParams { scatter: vec![crates, rocks, reeds], water_level: 0.0, ..gentle(layout) };
+    let params = TerrainPreset { scatter: vec![crates, rocks, reeds], water_level: 0.0, ..gentle(layout) };
     let mut app = app_with(params);
     app.init_asset::<StandardMaterial>();
     let mesh = app

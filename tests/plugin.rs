@@ -14,8 +14,8 @@ use bevy_noise_terrain::pieces::SPARE_BUFFERS_KEPT_FOR;
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{PieceHeights, PiecePool, TerrainValidation};
 
-fn small_params() -> TerrainParams {
-    TerrainParams { resolution: 48, ..default() }
+fn small_params() -> TerrainPreset {
+    TerrainPreset { resolution: 48, ..default() }
 }
 
 fn generation(app: &App) -> u64 {
@@ -52,7 +52,7 @@ fn mesh_normals(app: &App) -> Vec<[f32; 3]> {
 }
 
 /// Asserts that the mesh and image hold the terrain of `params` (validated), computed by the core.
-fn assert_shows(app: &App, params: &TerrainParams) {
+fn assert_shows(app: &App, params: &TerrainPreset) {
     let (params, _) = params.validated();
     let n = params.resolution;
     let mut expected = Heightmap::generate(&params.noise, n, n).unwrap();
@@ -100,8 +100,8 @@ fn one_change_leads_to_exactly_one_regeneration_with_the_new_data() {
     settle(&mut app);
     let before = mesh_heights(&app);
     let changed =
-        TerrainParams { noise: NoiseSettings { seed: 99, ..small_params().noise }, ..small_params() };
-    *app.world_mut().resource_mut::<TerrainParams>() = changed.clone();
+        TerrainPreset { noise: NoiseSettings { seed: 99, ..small_params().noise }, ..small_params() };
+    app.world_mut().resource_mut::<TerrainParams>().0 = changed.clone();
     settle(&mut app);
     for _ in 0..20 {
         app.update();
@@ -131,7 +131,7 @@ fn no_change_means_no_job() {
     }
     assert_eq!((generation(&app), jobs_started(&mut app)), (1, 1));
     // Writing an equal value through `set_if_neq` does not start a job either.
-    app.world_mut().resource_mut::<TerrainParams>().set_if_neq(small_params());
+    app.world_mut().resource_mut::<TerrainParams>().set_if_neq(TerrainParams(small_params()));
     settle(&mut app);
     assert_eq!(jobs_started(&mut app), 1);
 }
@@ -143,7 +143,7 @@ fn a_burst_of_changes_ends_at_the_last_settings_in_order() {
     let mut last = small_params();
     for seed in 0..10 {
         last.noise.seed = 1000 + seed;
-        *app.world_mut().resource_mut::<TerrainParams>() = last.clone();
+        app.world_mut().resource_mut::<TerrainParams>().0 = last.clone();
         app.update();
     }
     let mut seen = Vec::new();
@@ -180,7 +180,7 @@ fn a_new_terrain_reuses_the_memory_of_the_one_before_and_idle_frees_it() {
     let mut addresses = Vec::new();
     for seed in 1..=3 {
         params.noise.seed = seed;
-        *app.world_mut().resource_mut::<TerrainParams>() = params.clone();
+        app.world_mut().resource_mut::<TerrainParams>().0 = params.clone();
         settle(&mut app);
         assert_shows(&app, &params);
         addresses.push(mesh_positions_address(&app));
@@ -212,7 +212,7 @@ fn a_thousand_edits_keep_the_asset_counts_constant() {
         params.noise.seed = i;
         // Every tenth edit changes the resolution, which replaces the image.
         params.resolution = if (i / 10) % 2 == 0 { 16 } else { 20 };
-        *app.world_mut().resource_mut::<TerrainParams>() = params.clone();
+        app.world_mut().resource_mut::<TerrainParams>().0 = params.clone();
         app.update();
     }
     settle(&mut app);
@@ -230,7 +230,7 @@ fn out_of_range_parameters_are_clamped_and_never_panic() {
     bad.noise.frequency = f32::NAN;
     bad.noise.lacunarity = 0.0;
     bad.resolution = 0;
-    *app.world_mut().resource_mut::<TerrainParams>() = bad.clone();
+    app.world_mut().resource_mut::<TerrainParams>().0 = bad.clone();
     settle(&mut app);
     let fields: Vec<_> = app.world().resource::<TerrainValidation>().0.iter().map(|c| c.field).collect();
     assert_eq!(fields, ["octaves", "lacunarity", "frequency", "resolution"]);
@@ -242,7 +242,7 @@ fn out_of_range_parameters_are_clamped_and_never_panic() {
     bad.noise.octaves = 0;
     bad.resolution = 100_000;
     bad.noise.frequency = 1.0;
-    *app.world_mut().resource_mut::<TerrainParams>() = bad.clone();
+    app.world_mut().resource_mut::<TerrainParams>().0 = bad.clone();
     settle(&mut app);
     assert_eq!(mesh_heights(&app).len(), 2048 * 2048);
     assert!(mesh_heights(&app).iter().all(|h| h.is_finite()));
@@ -258,7 +258,7 @@ fn out_of_range_parameters_are_clamped_and_never_panic() {
     bad.world_size = f32::NEG_INFINITY;
     bad.water_level = 1e12;
     bad.post.power = f32::NAN;
-    *app.world_mut().resource_mut::<TerrainParams>() = bad.clone();
+    app.world_mut().resource_mut::<TerrainParams>().0 = bad.clone();
     settle(&mut app);
     assert_shows(&app, &bad);
     let (_, handle, _) = patch(&app);
@@ -288,7 +288,7 @@ fn a_terrain_despawned_mid_job_and_spawned_again_is_rebuilt() {
     settle(&mut app);
     let mut params = small_params();
     params.noise.seed = 5;
-    *app.world_mut().resource_mut::<TerrainParams>() = params.clone();
+    app.world_mut().resource_mut::<TerrainParams>().0 = params.clone();
     app.update();
     assert!(jobs(&mut app).is_busy(), "a job runs");
     let root = app.world_mut().query_filtered::<Entity, With<Terrain>>().single(app.world()).unwrap();
@@ -304,7 +304,7 @@ fn erosion_reaches_the_patch_and_a_change_cancels_a_running_one() {
     use bevy_noise_terrain::core::{Erosion, Hydraulic, MapWorld, erode};
     // The settings are for a map 512 wide: at 128 a sixteenth of the droplets fall (6,250).
     // The plain ramp: what differs from it is the erosion's tint.
-    let mut params = TerrainParams { resolution: 128, colors: ColorRules::plain(), ..default() };
+    let mut params = TerrainPreset { resolution: 128, colors: ColorRules::plain(), ..default() };
     params.erosion = Erosion { hydraulic: Hydraulic { droplets: 100_000, ..default() }, ..default() };
     let mut app = headless_app(params.clone());
     settle(&mut app);
@@ -334,13 +334,13 @@ fn erosion_reaches_the_patch_and_a_change_cancels_a_running_one() {
     assert!(tinted > 100, "only {tinted} texels show the erosion");
 
     // A long erosion, then new parameters: the long one is cancelled, not waited for.
-    let mut long = TerrainParams { resolution: 512, ..params.clone() };
+    let mut long = TerrainPreset { resolution: 512, ..params.clone() };
     long.erosion.hydraulic.droplets = 10_000_000;
-    *app.world_mut().resource_mut::<TerrainParams>() = long.clone();
+    app.world_mut().resource_mut::<TerrainParams>().0 = long.clone();
     let progress = |app: &App| app.world().resource::<TerrainStats>().erosion_progress;
     common::update_until(&mut app, "the long erosion to start", |app| progress(app).is_some());
-    let quick = TerrainParams { erosion: Erosion::default(), ..long };
-    *app.world_mut().resource_mut::<TerrainParams>() = quick.clone();
+    let quick = TerrainPreset { erosion: Erosion::default(), ..long };
+    app.world_mut().resource_mut::<TerrainParams>().0 = quick.clone();
     // Not waited for: the erosion seen in any frame until the quick terrain shows stays near
     // where it was cancelled (frames run while it would run on: they would see it near its end).
     let mut furthest = 0.0f32;
@@ -355,7 +355,7 @@ fn erosion_reaches_the_patch_and_a_change_cancels_a_running_one() {
 #[test]
 fn steep_ground_is_painted_rock_and_level_ground_is_not() {
     // Tall relief: many vertices steeper than 60°.
-    let params = TerrainParams { resolution: 96, height_scale: 60.0, water_level: 0.2, ..default() };
+    let params = TerrainPreset { resolution: 96, height_scale: 60.0, water_level: 0.2, ..default() };
     let mut app = headless_app(params.clone());
     settle(&mut app);
     let rock = params.colors.layers[2].color;
@@ -382,7 +382,7 @@ fn steep_ground_is_painted_rock_and_level_ground_is_not() {
 
 #[test]
 fn every_patch_vertex_has_the_normal_of_the_field_gradient() {
-    let params = TerrainParams { resolution: 40, height_scale: 30.0, ..default() };
+    let params = TerrainPreset { resolution: 40, height_scale: 30.0, ..default() };
     let mut app = headless_app(params.clone());
     settle(&mut app);
     let normals = mesh_normals(&app);
@@ -442,7 +442,7 @@ fn builds_run_on_the_build_threads_of_their_piece_and_priority() {
 
     let layout =
         TerrainLayout::Endless { chunk_size: 64.0, chunk_vertices: 17, view_distance: 200.0, lod_levels: 2 };
-    let params = TerrainParams { layout, ..small_params() };
+    let params = TerrainPreset { layout, ..small_params() };
     let mut endless = common::app_with_focus(params);
     record(&mut endless);
     settle(&mut endless);
@@ -481,7 +481,7 @@ fn a_game_picks_the_parts_of_the_plugin_group() {
         app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
             .init_asset::<Mesh>()
             .init_asset::<Image>()
-            .insert_resource(small_params())
+            .insert_resource(TerrainParams(small_params()))
             .add_plugins(group(scatter));
         settle(&mut app);
         let pieces = app.world_mut().query::<&PieceHeights>().iter(app.world()).count();

@@ -11,8 +11,8 @@ use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{PieceHeights, RiverWater};
 use common::{app as headless_app, settle};
 
-fn river_params(steps: u32) -> TerrainParams {
-    TerrainParams {
+fn river_params(steps: u32) -> TerrainPreset {
+    TerrainPreset {
         resolution: 96,
         colors: ColorRules::plain(),
         erosion: Erosion { stream_power: StreamPower { steps, ..default() }, ..default() },
@@ -113,7 +113,7 @@ fn the_patch_carries_its_rivers_on_the_ground_downhill_painted_and_as_water() {
 
 #[test]
 fn an_endless_terrain_ignores_stream_power() {
-    let params = TerrainParams {
+    let params = TerrainPreset {
         layout: TerrainLayout::Endless {
             chunk_size: 64.0,
             chunk_vertices: 17,
@@ -138,12 +138,12 @@ fn a_change_cancels_a_long_evolution_and_every_frame_keeps_the_last_good_patch()
     let (piece, good, rivers) = patch(&mut app);
     assert!(rivers.is_some());
     // 5000 steps at 512²: minutes of work, started and then replaced.
-    let long = TerrainParams {
+    let long = TerrainPreset {
         resolution: 512,
         erosion: Erosion { stream_power: StreamPower { steps: 5000, ..default() }, ..default() },
         ..params.clone()
     };
-    *app.world_mut().resource_mut::<TerrainParams>() = long.clone();
+    app.world_mut().resource_mut::<TerrainParams>().0 = long.clone();
     let still_good = |app: &mut App| {
         let (entity, heights, rivers) = patch(app);
         assert_eq!(entity, piece);
@@ -159,8 +159,8 @@ fn a_change_cancels_a_long_evolution_and_every_frame_keeps_the_last_good_patch()
         app.update();
         still_good(&mut app);
     }
-    let quick = TerrainParams { erosion: Erosion::default(), ..long };
-    *app.world_mut().resource_mut::<TerrainParams>() = quick;
+    let quick = TerrainPreset { erosion: Erosion::default(), ..long };
+    app.world_mut().resource_mut::<TerrainParams>().0 = quick;
     // Every frame until the new patch lands shows the old one whole, and the evolution seen in
     // them stays near where it was cancelled (had it been waited for, they would see it run on).
     let mut furthest = 0.0f32;

@@ -47,8 +47,8 @@ fn layers() -> Vec<ScatterLayer> {
     vec![trees, rocks]
 }
 
-fn endless() -> TerrainParams {
-    TerrainParams {
+fn endless() -> TerrainPreset {
+    TerrainPreset {
         layout: TerrainLayout::Endless {
             chunk_size: 32.0,
             chunk_vertices: 17,
@@ -71,12 +71,12 @@ const BUDGET: usize = 60;
 
 /// An app whose pieces carry every thing as an entity, despawned as soon as no piece places it
 /// (the tests of far batches and of the despawn budget set their own).
-fn app(params: TerrainParams) -> App {
+fn app(params: TerrainPreset) -> App {
     app_with(params, f32::INFINITY, usize::MAX)
 }
 
 /// An app whose pieces nearer than `near` carry entities, despawning at most `despawns` a frame.
-fn app_with(params: TerrainParams, near: f32, despawns: usize) -> App {
+fn app_with(params: TerrainPreset, near: f32, despawns: usize) -> App {
     let mut app = app_with_focus(params);
     app.init_asset::<StandardMaterial>()
         .insert_resource(ScatterBudget { spawns: BUDGET, despawns })
@@ -445,7 +445,7 @@ fn a_parameter_change_swaps_the_instances_without_a_frame_without_them() {
 
 #[test]
 fn custom_layers_use_the_games_look_and_the_patch_carries_every_layer() {
-    let mut params = TerrainParams {
+    let mut params = TerrainPreset {
         resolution: 64,
         world_size: 200.0,
         height_scale: 30.0,

@@ -9,8 +9,8 @@ use bevy::prelude::*;
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{PieceHeights, PieceKey, PieceOf, TerrainJobs};
 
-fn world_params() -> TerrainParams {
-    TerrainParams {
+fn world_params() -> TerrainPreset {
+    TerrainPreset {
         layout: TerrainLayout::Endless {
             chunk_size: 32.0,
             chunk_vertices: 17,
@@ -23,8 +23,8 @@ fn world_params() -> TerrainParams {
 }
 
 /// A small island patch, 80 units above the world's ground so that it is the higher of the two.
-fn island_params() -> TerrainParams {
-    TerrainParams { resolution: 33, world_size: 40.0, height_scale: 20.0, ..default() }
+fn island_params() -> TerrainPreset {
+    TerrainPreset { resolution: 33, world_size: 40.0, height_scale: 20.0, ..default() }
 }
 
 const ISLAND_AT: Vec3 = Vec3::new(100.0, 80.0, -20.0);
@@ -132,7 +132,7 @@ fn two_terrains_of_different_layouts_settle_apart_answer_apart_and_go_with_all_t
 fn writing_the_resource_every_frame_and_another_terrains_settings_both_take_effect() {
     #[derive(Resource)]
     struct Island(Entity);
-    let mut app = common::app(TerrainParams { resolution: 24, ..default() });
+    let mut app = common::app(TerrainPreset { resolution: 24, ..default() });
     let island = app.world_mut().spawn((Terrain, TerrainSettings(island_params()))).id();
     app.insert_resource(Island(island));
     app.add_systems(

@@ -1,4 +1,4 @@
-//! The egui side panel that edits every [`TerrainParams`] field live (cargo feature `inspector`).
+//! The egui side panel that edits every [`TerrainPreset`](crate::TerrainPreset) field live (cargo feature `inspector`).
 //!
 //! It edits the default terrain (through the [`TerrainParams`] resource) or, chosen at its top
 //! when there are several terrains or set in [`InspectorState::target`], any other terrain's
@@ -178,7 +178,7 @@ fn inspector_panel(
     let Some(target) = target else { return Ok(()) };
     let (_, mut settings, status, jobs, _, _, of_terrain) = terrains.get_mut(target)?;
     // A terrain with settings of its own is edited through them, any other through the resource.
-    let mut edited = settings.as_ref().map_or_else(|| params.clone(), |s| s.0.clone());
+    let mut edited = settings.as_ref().map_or_else(|| params.0.clone(), |s| s.0.clone());
     let ctx = contexts.ctx_mut()?.clone();
     let mut root = egui::Ui::new(
         ctx.clone(),
@@ -210,7 +210,7 @@ fn inspector_panel(
         Some(settings) if settings.0 != edited => settings.0 = edited,
         Some(_) => {}
         None => {
-            params.set_if_neq(edited);
+            params.set_if_neq(TerrainParams(edited));
         }
     }
     Ok(())

@@ -24,7 +24,7 @@ use super::tiles::{TILE_SIZE, octave_tile};
 use super::{InspectorState, OctaveTiles, StatusLine};
 use crate::files::{export_heightmap, list_presets, load_preset, save_preset};
 use crate::params::{
-    CHUNK_SIZE_RANGE, CHUNK_VERTICES_RANGE, HEIGHT_SCALE_RANGE, TerrainLayout, TerrainParams,
+    CHUNK_SIZE_RANGE, CHUNK_VERTICES_RANGE, HEIGHT_SCALE_RANGE, TerrainLayout, TerrainPreset,
     WATER_LEVEL_RANGE, WORLD_SIZE_RANGE,
 };
 use crate::pieces::{PieceHeights, TerrainStats, TerrainValidation};
@@ -50,11 +50,11 @@ pub struct PanelInputs<'a> {
 }
 
 /// Draws the panel's contents into `ui`, editing `params` and `state`. The plugin calls it on a
-/// copy of [`TerrainParams`] and writes the copy back only when it differs, so an interaction
+/// copy of [`TerrainPreset`] and writes the copy back only when it differs, so an interaction
 /// that changes nothing starts no regeneration.
 pub fn panel_contents(
     ui: &mut egui::Ui,
-    params: &mut TerrainParams,
+    params: &mut TerrainPreset,
     state: &mut InspectorState,
     inputs: PanelInputs<'_>,
 ) {
@@ -122,7 +122,7 @@ fn chips<T: Copy + PartialEq>(
     });
 }
 
-fn readouts(ui: &mut egui::Ui, p: &TerrainParams, inputs: PanelInputs<'_>) {
+fn readouts(ui: &mut egui::Ui, p: &TerrainPreset, inputs: PanelInputs<'_>) {
     let PanelInputs { stats, busy, validation, .. } = inputs;
     ui.heading("Terrain");
     // The raw noise's range shows what normalising (chip N) does; post-processing and erosion
@@ -156,7 +156,7 @@ fn readouts(ui: &mut egui::Ui, p: &TerrainParams, inputs: PanelInputs<'_>) {
     ui.separator();
 }
 
-fn noise_section(ui: &mut egui::Ui, p: &mut TerrainParams, state: &mut InspectorState) {
+fn noise_section(ui: &mut egui::Ui, p: &mut TerrainPreset, state: &mut InspectorState) {
     let resolved = p.octaves_the_mesh_resolves();
     let n = &mut p.noise;
     egui::CollapsingHeader::new("Noise").default_open(true).show(ui, |ui| {
@@ -258,7 +258,7 @@ fn noise_section(ui: &mut egui::Ui, p: &mut TerrainParams, state: &mut Inspector
     });
 }
 
-fn layout_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
+fn layout_section(ui: &mut egui::Ui, p: &mut TerrainPreset) {
     egui::CollapsingHeader::new("Layout").default_open(true).show(ui, |ui| {
         ui.horizontal(|ui| {
             let endless = matches!(p.layout, TerrainLayout::Endless { .. });
@@ -319,7 +319,7 @@ fn layout_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
 }
 
 /// Stream power: every parameter, in world units.
-fn rivers_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
+fn rivers_section(ui: &mut egui::Ui, p: &mut TerrainPreset) {
     egui::CollapsingHeader::new("Rivers (stream power)").show(ui, |ui| {
         if matches!(p.layout, TerrainLayout::Endless { .. }) {
             ui.label("Stream power needs the whole map: the patch layout only.");
@@ -349,7 +349,7 @@ fn rivers_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
     });
 }
 
-fn erosion_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
+fn erosion_section(ui: &mut egui::Ui, p: &mut TerrainPreset) {
     egui::CollapsingHeader::new("Erosion").show(ui, |ui| {
         if matches!(p.layout, TerrainLayout::Endless { .. }) {
             ui.label("Erosion needs the whole map: the patch layout only.");
@@ -414,7 +414,7 @@ fn erosion_filter_section(ui: &mut egui::Ui, n: &mut NoiseSettings) {
     });
 }
 
-fn terrain_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
+fn terrain_section(ui: &mut egui::Ui, p: &mut TerrainPreset) {
     layout_section(ui, p);
     erosion_filter_section(ui, &mut p.noise);
     rivers_section(ui, p);
@@ -489,7 +489,7 @@ fn layer_name(layer: &ColorLayer, i: usize) -> String {
     named.map_or_else(|| format!("layer {}", i + 1), |(_, name)| name.to_string())
 }
 
-fn colour_rules_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
+fn colour_rules_section(ui: &mut egui::Ui, p: &mut TerrainPreset) {
     egui::CollapsingHeader::new("Colour rules").show(ui, |ui| {
         ui.label(
             "Layers over the ramp by height (0 shore, 1 top), slope (degrees) and the erosion filter's cut.",
@@ -555,7 +555,7 @@ fn switch_worley_octaves(before: Basis, n: &mut NoiseSettings, state: &mut Inspe
     }
 }
 
-fn octave_tiles(ui: &mut egui::Ui, p: &TerrainParams, tiles: Option<&OctaveTiles>) {
+fn octave_tiles(ui: &mut egui::Ui, p: &TerrainPreset, tiles: Option<&OctaveTiles>) {
     let Some(tiles) = tiles else { return };
     let (noise, resolved) = (&p.noise, p.octaves_the_mesh_resolves());
     egui::CollapsingHeader::new("Octaves").default_open(true).show(ui, |ui| {
@@ -590,7 +590,7 @@ fn octave_tiles(ui: &mut egui::Ui, p: &TerrainParams, tiles: Option<&OctaveTiles
 fn files_section(
     ui: &mut egui::Ui,
     state: &mut InspectorState,
-    p: &mut TerrainParams,
+    p: &mut TerrainPreset,
     map: Option<&PieceHeights>,
 ) {
     egui::CollapsingHeader::new("Presets and export").default_open(true).show(ui, |ui| {

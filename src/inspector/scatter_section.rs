@@ -9,10 +9,10 @@ use noise_terrain_core::limits::{
 use noise_terrain_core::{ScatterLayer, ScatterShape};
 
 use super::sliders::{offered, slider};
-use crate::params::TerrainParams;
+use crate::params::TerrainPreset;
 
 /// Draws the section.
-pub(super) fn scatter_section(ui: &mut egui::Ui, p: &mut TerrainParams) {
+pub(super) fn scatter_section(ui: &mut egui::Ui, p: &mut TerrainPreset) {
     egui::CollapsingHeader::new("Scatter and sea").show(ui, |ui| {
         ui.checkbox(&mut p.sea, "sea at the water level");
         ui.label("Things on the ground by height (0 shore, 1 top) and slope (degrees).");

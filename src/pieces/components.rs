@@ -8,32 +8,32 @@ use noise_terrain_core::advanced::Stitch;
 use noise_terrain_core::{Clamped, HeightStats, Heightmap};
 
 use crate::build::{HookSet, PieceGeometry, PieceSpec};
-use crate::params::TerrainParams;
+use crate::params::{TerrainPreset, TerrainPresetReflect};
 use crate::pieces::jobs::{FinishedBuild, PieceJob, TerrainJobs};
 
 /// A terrain: the entity its pieces hang from (move it to move the terrain). Spawn it with a
 /// [`TerrainSettings`] for a terrain of its own; without one it is a [`DefaultTerrain`] and
-/// follows the [`TerrainParams`] resource. The plugin spawns one default terrain (see
-/// [`TerrainPlugin::spawn_terrain`](crate::TerrainPlugin)).
+/// follows the [`TerrainParams`](crate::TerrainParams) resource. The plugin spawns one default
+/// terrain (see [`TerrainPlugin::spawn_terrain`](crate::TerrainPlugin)).
 #[derive(Component, Debug, Default, Clone, Copy, Reflect)]
 #[reflect(Component, Default)]
 #[require(Transform, Visibility, TerrainStatus, TerrainJobs)]
 pub struct Terrain;
 
-/// Marks a terrain that follows the [`TerrainParams`] resource. Added by the plugin to every
-/// [`Terrain`] spawned without [`TerrainSettings`]; the [`TerrainStats`] and
+/// Marks a terrain that follows the [`TerrainParams`](crate::TerrainParams) resource. Added by
+/// the plugin to every [`Terrain`] spawned without [`TerrainSettings`]; the [`TerrainStats`] and
 /// [`TerrainValidation`] resources show the status of the default terrain with the lowest entity
 /// (all default terrains follow the same parameters).
 #[derive(Component, Debug, Default, Clone, Copy, Reflect)]
 #[reflect(Component, Default)]
 pub struct DefaultTerrain;
 
-/// The parameters of a terrain of its own: change them to regenerate that terrain (and only it).
-/// A terrain without them is a [`DefaultTerrain`], which follows the [`TerrainParams`]
-/// resource: each terrain's parameters live in one place.
+/// The settings of a terrain of its own, a [`TerrainPreset`]: change them to regenerate that
+/// terrain (and only it). A terrain without them is a [`DefaultTerrain`], which follows the
+/// [`TerrainParams`](crate::TerrainParams) resource: each terrain's settings live in one place.
 #[derive(Component, Debug, Default, Clone, PartialEq, Deref, DerefMut, Reflect)]
 #[reflect(Component, Default)]
-pub struct TerrainSettings(pub TerrainParams);
+pub struct TerrainSettings(#[reflect(remote = TerrainPresetReflect)] pub TerrainPreset);
 
 /// What a terrain shows, the parameters it is built from, and what validation changed in them.
 #[derive(Component, Debug, Default, Clone, PartialEq)]
@@ -44,7 +44,7 @@ pub struct TerrainStatus {
     pub validation: TerrainValidation,
     /// The latest parameters after validation (`None` before the terrain took any): what the
     /// terrain is being built from, with every value in range.
-    pub params: Option<Arc<TerrainParams>>,
+    pub params: Option<Arc<TerrainPreset>>,
 }
 
 /// Figures of a terrain on screen: a component part of [`TerrainStatus`], and a resource for the
@@ -190,5 +190,5 @@ pub struct PieceHeights {
     /// Share of heights above 1.
     pub overflow_fraction: f32,
     /// The parameters (validated) it was built from.
-    pub params: Arc<TerrainParams>,
+    pub params: Arc<TerrainPreset>,
 }

@@ -9,12 +9,12 @@ use bevy::prelude::*;
 
 use crate::build::{HookSet, PieceBuild, PieceKey};
 use crate::layout::DesiredPiece;
-use crate::params::TerrainParams;
+use crate::params::TerrainPreset;
 
 pub use crate::build::HookOutput;
 
 /// A hook's build, its output bound to its apply.
-type HookBuild = dyn Fn(&PieceBuild, &TerrainParams) -> HookOutput + Send + Sync;
+type HookBuild = dyn Fn(&PieceBuild, &TerrainPreset) -> HookOutput + Send + Sync;
 
 /// A hook's apply without an output: takes the old one away.
 type HookClear = dyn Fn(&mut Commands, Entity) + Send + Sync;
@@ -37,7 +37,7 @@ impl PieceHook {
     /// hook's distance) and the one shown before had.
     pub fn new<T: Send + Sync + 'static>(
         within: f32,
-        build: impl Fn(&PieceBuild, &TerrainParams) -> T + Send + Sync + 'static,
+        build: impl Fn(&PieceBuild, &TerrainPreset) -> T + Send + Sync + 'static,
         apply: impl Fn(&mut Commands, Entity, Option<T>) + Send + Sync + 'static,
     ) -> Self {
         let apply = Arc::new(apply);
@@ -94,7 +94,7 @@ impl PieceHooks {
     }
 
     /// Runs the hooks of `set` on a finished build (in its job).
-    pub(crate) fn run(&self, build: &mut PieceBuild, params: &TerrainParams, set: HookSet) {
+    pub(crate) fn run(&self, build: &mut PieceBuild, params: &TerrainPreset, set: HookSet) {
         build.hooks = set;
         build.hook_outputs = self
             .0

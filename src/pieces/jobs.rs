@@ -11,7 +11,7 @@ use noise_terrain_core::advanced::{ChunkSelector, Stitch};
 
 use crate::build::{BuildControl, BuildError, PieceBuild, PieceKey, TerrainBuffers, build_piece};
 use crate::layout::DesiredPiece;
-use crate::params::TerrainParams;
+use crate::params::TerrainPreset;
 use crate::pieces::components::{Shown, TerrainPiece};
 use crate::pieces::hooks::PieceHooks;
 use crate::pieces::pool::PiecePool;
@@ -23,7 +23,7 @@ pub const MAX_JOBS_IN_FLIGHT: usize = 16;
 /// A terrain's validated parameters and their generation (one per effective change).
 #[derive(Clone, Debug)]
 pub(crate) struct CurrentParams {
-    pub params: Arc<TerrainParams>,
+    pub params: Arc<TerrainPreset>,
     pub generation: u64,
 }
 
@@ -106,7 +106,7 @@ impl TerrainJobs {
     }
 
     /// The validated parameters being shown or built.
-    pub fn params(&self) -> Option<&TerrainParams> {
+    pub fn params(&self) -> Option<&TerrainPreset> {
         self.current.as_ref().map(|c| &*c.params)
     }
 
@@ -132,7 +132,7 @@ impl TerrainJobs {
 #[derive(Debug)]
 pub(crate) struct PieceJob {
     pending: PendingBuild,
-    params: Arc<TerrainParams>,
+    params: Arc<TerrainPreset>,
     generation: u64,
     pub control: Arc<BuildControl>,
 }
@@ -141,7 +141,7 @@ pub(crate) struct PieceJob {
 #[derive(Debug)]
 pub(crate) struct FinishedBuild {
     pub build: PieceBuild,
-    pub params: Arc<TerrainParams>,
+    pub params: Arc<TerrainPreset>,
     pub generation: u64,
 }
 

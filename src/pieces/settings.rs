@@ -43,7 +43,7 @@ pub(crate) fn take_in_settings(params: Res<TerrainParams>, mut terrains: Query<S
         let new = jobs.current.is_none();
         let taken = match &settings {
             Some(settings) => (settings.is_changed() || new).then_some(&settings.0),
-            None if default => (params.is_changed() || new).then_some(&*params),
+            None if default => (params.is_changed() || new).then_some(&params.0),
             None => None,
         };
         let Some(taken) = taken else { continue };

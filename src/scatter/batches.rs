@@ -17,7 +17,7 @@ use bevy::prelude::*;
 use noise_terrain_core::ScatterShape;
 
 use crate::build::PieceBuild;
-use crate::params::TerrainParams;
+use crate::params::TerrainPreset;
 use crate::pieces::workers::drop_on_workers;
 use crate::pieces::{BuildPriority, PieceHooks, PieceOf, TerrainPiece};
 use crate::scatter::cache::PointCache;
@@ -67,7 +67,7 @@ impl Default for ScatterEntities {
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Reflect)]
 #[reflect(Component)]
 pub struct ScatterBatch {
-    /// The layer's index in [`TerrainParams::scatter`].
+    /// The layer's index in [`TerrainPreset::scatter`].
     pub layer: u8,
     /// The piece it stands on.
     pub piece: Entity,
@@ -149,7 +149,7 @@ pub(crate) fn batch_build(
     entity_hook: usize,
     shapes: BatchShapes,
     cache: PointCache,
-) -> impl Fn(&PieceBuild, &TerrainParams) -> PieceBatches + Send + Sync + 'static {
+) -> impl Fn(&PieceBuild, &TerrainPreset) -> PieceBatches + Send + Sync + 'static {
     move |build, params| {
         if build.hooks.contains(entity_hook) {
             return PieceBatches { near: true, layers: Vec::new() };

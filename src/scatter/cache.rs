@@ -11,7 +11,7 @@ use bevy::platform::collections::HashMap;
 use noise_terrain_core::{ChunkKey, ScatterPoint};
 
 use crate::build::PieceKey;
-use crate::params::TerrainParams;
+use crate::params::TerrainPreset;
 
 /// Each layer's points on one piece.
 pub(crate) type PiecePoints = Arc<[Vec<ScatterPoint>]>;
@@ -23,7 +23,7 @@ const PARAMETER_SETS: usize = 4;
 const PIECES: usize = 4096;
 
 /// The points of pieces built with one parameter set, by piece.
-type ParameterSet = (TerrainParams, HashMap<PieceKey, PiecePoints>);
+type ParameterSet = (TerrainPreset, HashMap<PieceKey, PiecePoints>);
 
 /// The points of recently built chunks, by their (validated) parameters and key; shared by the
 /// scatter hooks' builds.
@@ -36,7 +36,7 @@ impl PointCache {
     pub(crate) fn points(
         &self,
         key: PieceKey,
-        params: &TerrainParams,
+        params: &TerrainPreset,
         make: impl FnOnce(Kept) -> Vec<Vec<ScatterPoint>>,
     ) -> PiecePoints {
         let kept =
@@ -51,7 +51,7 @@ impl PointCache {
     }
 
     /// Keeps `points` as piece `key`'s with `params`.
-    fn keep(&self, key: PieceKey, params: &TerrainParams, points: Vec<Vec<ScatterPoint>>) -> PiecePoints {
+    fn keep(&self, key: PieceKey, params: &TerrainPreset, points: Vec<Vec<ScatterPoint>>) -> PiecePoints {
         let points: PiecePoints = points.into();
         let mut sets = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         let index = match sets.iter().position(|(p, _)| p == params) {
@@ -114,9 +114,9 @@ mod tests {
             rotation: 0.0,
             rank: 0.5,
         };
-        let (a, b) = (TerrainParams::default(), TerrainParams { height_scale: 7.0, ..Default::default() });
+        let (a, b) = (TerrainPreset::default(), TerrainPreset { height_scale: 7.0, ..Default::default() });
         let made = std::cell::Cell::new(0);
-        let get = |key, params: &TerrainParams| {
+        let get = |key, params: &TerrainPreset| {
             cache.points(key, params, |_| {
                 made.set(made.get() + 1);
                 vec![vec![point]]
@@ -130,7 +130,7 @@ mod tests {
         assert_eq!(again[0], vec![point]);
         // Older parameter sets give way to newer ones.
         for scale in 0..PARAMETER_SETS {
-            get(PieceKey::Patch, &TerrainParams { height_scale: 10.0 + scale as f32, ..Default::default() });
+            get(PieceKey::Patch, &TerrainPreset { height_scale: 10.0 + scale as f32, ..Default::default() });
         }
         get(PieceKey::Patch, &a);
         assert_eq!(made.get(), 2 + PARAMETER_SETS + 1);

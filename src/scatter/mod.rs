@@ -1,5 +1,5 @@
 //! Things on the ground: each [`ScatterLayer`](noise_terrain_core::ScatterLayer) of
-//! [`TerrainParams::scatter`](crate::TerrainParams::scatter) places trees, rocks or reeds on
+//! [`TerrainPreset::scatter`](crate::TerrainPreset::scatter) places trees, rocks or reeds on
 //! every piece within its view distance.
 //!
 //! Where things stand comes from the core's [`scatter_points`](noise_terrain_core::scatter_points):
@@ -42,7 +42,7 @@ pub use query::{ScatterQuery, ScatterQueryError};
 
 use crate::pieces::{PieceHook, PieceHooks, Terrain};
 
-/// Things on the terrain's pieces by the rules of [`TerrainParams::scatter`](crate::TerrainParams::scatter)
+/// Things on the terrain's pieces by the rules of [`TerrainPreset::scatter`](crate::TerrainPreset::scatter)
 /// (part of [`TerrainPlugins`](crate::TerrainPlugins)).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TerrainScatterPlugin;

@@ -14,7 +14,7 @@ use noise_terrain_core::{
 };
 
 use crate::build::{PieceBuild, PieceGeometry, PieceKey};
-use crate::params::{TerrainLayout, TerrainParams};
+use crate::params::{TerrainLayout, TerrainPreset};
 use crate::pieces::{PieceOf, Terrain, TerrainJobs, TerrainPiece, TerrainPieces};
 use crate::scatter::batches::{BatchesOnPiece, ScatterBatch};
 use crate::scatter::cache::{Kept, PointCache};
@@ -28,7 +28,7 @@ use crate::scatter::looks::ScatterLooks;
 #[derive(Component, Debug, Clone, Copy, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct ScatterInstance {
-    /// Its layer's index in [`TerrainParams::scatter`].
+    /// Its layer's index in [`TerrainPreset::scatter`].
     pub layer: u8,
     /// Its layer's shape.
     #[reflect(ignore)]
@@ -113,7 +113,7 @@ pub(crate) enum TerrainGround<'a> {
 
 impl<'a> TerrainGround<'a> {
     /// The ground of `params` (validated); `patch`: the patch's heights and where they lie.
-    pub(crate) fn new(params: &TerrainParams, patch: Option<(&'a Heightmap, PieceGeometry)>) -> Option<Self> {
+    pub(crate) fn new(params: &TerrainPreset, patch: Option<(&'a Heightmap, PieceGeometry)>) -> Option<Self> {
         match (params.layout, patch) {
             (TerrainLayout::Endless { .. }, _) => Some(Self::World(Box::new(WorldGround::new(
                 &params.noise,
@@ -147,7 +147,7 @@ impl<'a> TerrainGround<'a> {
 /// (`[lowest, share)`).
 pub(crate) fn layer_points(
     layer: &ScatterLayer,
-    params: &TerrainParams,
+    params: &TerrainPreset,
     ground: &TerrainGround,
     rect: [f64; 4],
     ranks: [f32; 2],
@@ -170,7 +170,7 @@ pub(crate) fn layer_points(
 /// The hook's build: every layer's instances on the piece, standing on its mesh.
 pub(crate) fn place_on_piece(
     cache: PointCache,
-) -> impl Fn(&PieceBuild, &TerrainParams) -> PieceScatter + Send + Sync + 'static {
+) -> impl Fn(&PieceBuild, &TerrainPreset) -> PieceScatter + Send + Sync + 'static {
     move |build, params| PieceScatter { layers: placed_layers(build, params, &cache) }
 }
 
@@ -179,7 +179,7 @@ pub(crate) fn place_on_piece(
 /// `cache` when it was built before with the same parameters.
 pub(super) fn placed_layers(
     build: &PieceBuild,
-    params: &TerrainParams,
+    params: &TerrainPreset,
     cache: &PointCache,
 ) -> Vec<PlacedLayer> {
     if params.scatter.is_empty() {
@@ -216,7 +216,7 @@ pub(super) fn placed_layers(
 /// Each layer's points on the piece (validated `params`), thinned for its level of detail;
 /// those that `kept` (its children's or parent's points) holds are taken from there, so the
 /// ground is asked only for the others.
-fn piece_points(build: &PieceBuild, params: &TerrainParams, kept: Kept) -> Vec<Vec<ScatterPoint>> {
+fn piece_points(build: &PieceBuild, params: &TerrainPreset, kept: Kept) -> Vec<Vec<ScatterPoint>> {
     let g = build.geometry;
     let Some(ground) = TerrainGround::new(params, Some((&build.heights, g))) else {
         return vec![Vec::new(); params.scatter.len()];
@@ -271,7 +271,7 @@ fn piece_points(build: &PieceBuild, params: &TerrainParams, kept: Kept) -> Vec<V
 
 /// Whether the rectangles of `chunk`'s children tile `bounds` (the chunk's) exactly, edge on
 /// edge in `f64`.
-fn tiled_by_children(chunk: ChunkKey, params: &TerrainParams, bounds: [f64; 4]) -> bool {
+fn tiled_by_children(chunk: ChunkKey, params: &TerrainPreset, bounds: [f64; 4]) -> bool {
     let children: Vec<[f64; 4]> =
         chunk.children().map(|child| PieceKey::Chunk(child).geometry(params).bounds()).collect();
     let [x0, z0, x1, z1] = bounds;
@@ -793,7 +793,7 @@ mod tests {
     use noise_terrain_core::advanced::Stitch;
 
     /// The endless example's world and layers, five times as dense, on chunks of `chunk_size`.
-    fn world(chunk_size: f32) -> TerrainParams {
+    fn world(chunk_size: f32) -> TerrainPreset {
         let mut scatter = ScatterLayer::landscape();
         for layer in &mut scatter {
             layer.rule.density *= 5.0;
@@ -804,7 +804,7 @@ mod tests {
         let mut noise =
             noise_terrain_core::NoiseSettings { octaves: 5, frequency: 3.0, seed: 11, ..default() };
         noise.erosion_filter.enabled = true;
-        TerrainParams {
+        TerrainPreset {
             layout,
             noise,
             world_size: 2000.0,
@@ -816,13 +816,13 @@ mod tests {
         .clamped()
     }
 
-    fn build(params: &TerrainParams, key: ChunkKey) -> PieceBuild {
+    fn build(params: &TerrainPreset, key: ChunkKey) -> PieceBuild {
         let spec = PieceSpec { key: PieceKey::Chunk(key), stitch: Stitch::NONE };
         build_piece(params, spec, default(), &BuildControl::new()).unwrap()
     }
 
     /// Each layer's points, sorted (kept points come in another order than cell order).
-    fn points(params: &TerrainParams, key: ChunkKey, kept: Kept) -> Vec<Vec<[u64; 3]>> {
+    fn points(params: &TerrainPreset, key: ChunkKey, kept: Kept) -> Vec<Vec<[u64; 3]>> {
         let layers = piece_points(&build(params, key), params, kept);
         let bits = |p: &ScatterPoint| p.position.map(f64::to_bits);
         layers
@@ -872,7 +872,7 @@ mod tests {
         let params = world(64.0);
         let cache = PointCache::default();
         let made = std::cell::RefCell::new(Vec::new());
-        let get = |key: ChunkKey, params: &TerrainParams| {
+        let get = |key: ChunkKey, params: &TerrainPreset| {
             cache.points(PieceKey::Chunk(key), params, |kept| {
                 made.borrow_mut().push((key, kept));
                 Vec::new()
@@ -886,7 +886,7 @@ mod tests {
         get(a, &params);
         get(b, &params);
         get(a, &params);
-        get(a, &TerrainParams { height_scale: 400.0, ..params.clone() });
+        get(a, &TerrainPreset { height_scale: 400.0, ..params.clone() });
         let made = made.into_inner();
         assert_eq!(made.len(), 1 + 7 + 3, "each chunk made once per parameter set");
         assert!(made[..8].iter().all(|(_, kept)| matches!(kept, Kept::Nothing)), "neither kept yet");

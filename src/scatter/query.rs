@@ -46,7 +46,7 @@ pub struct ScatterQuery<'w, 's> {
 
 impl ScatterQuery<'_, '_> {
     /// The points of `terrain`'s layer `layer` (its index in
-    /// [`TerrainParams::scatter`](crate::TerrainParams::scatter)) whose world `(x, z)` lie in
+    /// [`TerrainPreset::scatter`](crate::TerrainPreset::scatter)) whose world `(x, z)` lie in
     /// `rect` (`[min x, min z, max x, max z]`, half-open), with world positions and normals.
     pub fn points(
         &self,

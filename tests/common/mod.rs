@@ -32,18 +32,18 @@ pub fn resident_bytes() -> u64 {
 
 /// A headless app (`MinimalPlugins`, transforms, mesh and image assets; no window, no GPU) with
 /// the plugin and `params` in the resource.
-pub fn app(params: TerrainParams) -> App {
+pub fn app(params: TerrainPreset) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, TransformPlugin, AssetPlugin::default()))
         .init_asset::<Mesh>()
         .init_asset::<Image>()
-        .insert_resource(params)
+        .insert_resource(TerrainParams(params))
         .add_plugins((TerrainPlugin::default(), TerrainScatterPlugin, TerrainSeaPlugin, TerrainRiversPlugin));
     app
 }
 
 /// The same with a [`TerrainFocus`] at the origin, for the endless layout.
-pub fn app_with_focus(params: TerrainParams) -> App {
+pub fn app_with_focus(params: TerrainPreset) -> App {
     let mut app = app(params);
     app.world_mut().spawn((TerrainFocus::default(), Transform::default()));
     app

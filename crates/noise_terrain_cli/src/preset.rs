@@ -6,8 +6,8 @@ use noise_terrain_core::advanced::read_preset_bytes;
 use noise_terrain_core::{NoiseSettings, TerrainPreset};
 
 /// A preset: the core's [`TerrainPreset`], the very settings (and defaults) the plugin and its
-/// inspector use. The plugin's files also hold a `layout`; fields the tool has no use for are
-/// accepted and ignored, so every preset the plugin saves loads here.
+/// inspector use, so every preset the plugin saves loads here. The tool builds one map whatever
+/// the preset's `layout` (the patch it describes); unknown fields are ignored.
 pub type Preset = TerrainPreset;
 
 /// What the tool uses without a preset: the core's default field (as `--help` lists it) and the

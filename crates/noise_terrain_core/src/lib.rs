@@ -114,6 +114,7 @@ pub use scatter::ground::WorldGround;
 pub use scatter::layer::{ScatterLayer, ScatterShape};
 pub use scatter::points::{ScatterError, ScatterLevels, ScatterPoint, scatter_points};
 pub use scatter::rule::{Ground, ScatterRule};
+pub use world::layout::TerrainLayout;
 pub use world::lod::{ChunkKey, LodSettings, SelectedChunk, chunk_window, select_chunks};
 
 /// Single layers of each basis, the building blocks of every field: one octave of value,
@@ -179,6 +180,7 @@ pub mod limits {
     pub use crate::scatter::rule::{
         SCATTER_DENSITY_RANGE, SCATTER_HEIGHT_RANGE, SCATTER_SCALE_RANGE, SCATTER_SPACING_RANGE,
     };
+    pub use crate::world::layout::{CHUNK_SIZE_RANGE, CHUNK_VERTICES_RANGE};
     pub use crate::world::lod::{MAX_LOD_LEVELS, MAX_ROOTS_ACROSS};
 }
 

@@ -1,9 +1,11 @@
-//! [`TerrainPreset`]: the settings of a terrain that the plugin, its inspector and the
-//! `noise-terrain` tool share (the plugin's `TerrainParams` adds only its layout), with their
-//! defaults and ranges written once.
+//! [`TerrainPreset`]: the settings of a terrain that the plugin (its `TerrainParams` resource
+//! and `TerrainSettings` component hold one), its inspector and the `noise-terrain` tool share,
+//! with their defaults and ranges written once.
 
 use crate::clamp::clamp_or;
+use crate::field::fractal::MAX_OCTAVES;
 use crate::scatter::layer::clamped_layers;
+use crate::world::layout::TerrainLayout;
 use crate::{Clamped, ColorRamp, ColorRules, Erosion, NoiseSettings, PostProcess, ScatterLayer};
 
 /// Vertices per side of a patch: at least 2; at most 2048 (2048² vertices is about 170 MB of
@@ -16,9 +18,9 @@ pub const HEIGHT_SCALE_RANGE: (f32, f32) = (0.0, 1e5);
 /// Noise height of the shoreline.
 pub const WATER_LEVEL_RANGE: (f32, f32) = (0.0, 1.0);
 
-/// A terrain's settings: the field, what is done with its map, and how it is shown. What a
-/// preset file holds (the plugin's files add a `layout`, which the tool ignores); a field a file
-/// leaves out takes its default here.
+/// A terrain's settings: the field, what is done with its map, which pieces it is made of, and
+/// how it is shown. What a preset file holds (the tool builds one map whatever the `layout`); a
+/// field a file leaves out takes its default here.
 ///
 /// ```
 /// use noise_terrain_core::TerrainPreset;
@@ -37,8 +39,11 @@ pub struct TerrainPreset {
     pub post: PostProcess,
     /// Stream power, droplet and thermal erosion after post-processing (off by default);
     /// droplets and scree for a map 512 cells across ([`Erosion::for_map`] scales them), stream
-    /// power in world units.
+    /// power in world units. The patch only: erosion needs the whole map, so the endless
+    /// layout ignores it.
     pub erosion: Erosion,
+    /// Which pieces of terrain exist: one patch (the default) or endless chunks.
+    pub layout: TerrainLayout,
     /// Vertices per side of a patch (and texels of its texture), [`RESOLUTION_RANGE`].
     pub resolution: u32,
     /// Side length of a patch in world units, [`WORLD_SIZE_RANGE`].
@@ -69,6 +74,7 @@ impl Default for TerrainPreset {
             noise: NoiseSettings { octaves: 6, frequency: 3.0, ..NoiseSettings::default() },
             post: PostProcess::default(),
             erosion: Erosion::default(),
+            layout: TerrainLayout::Patch,
             resolution: 256,
             world_size: 100.0,
             height_scale: 24.0,
@@ -102,6 +108,7 @@ impl TerrainPreset {
         note("world_size", self.world_size.to_string(), used.world_size.to_string());
         note("height_scale", self.height_scale.to_string(), used.height_scale.to_string());
         note("water_level", self.water_level.to_string(), used.water_level.to_string());
+        note("layout", format!("{:?}", self.layout), format!("{:?}", used.layout));
         (used, changes)
     }
 
@@ -114,6 +121,7 @@ impl TerrainPreset {
             noise: self.noise.clamped(),
             post: self.post.clamped(),
             erosion: self.erosion.clamped(),
+            layout: self.layout.clamped(),
             colors: self.colors.clamped(),
             ramp: self.ramp.clamped(),
             resolution: self.resolution.clamp(RESOLUTION_RANGE.0, RESOLUTION_RANGE.1),
@@ -123,6 +131,28 @@ impl TerrainPreset {
             scatter: clamped_layers(&self.scatter),
             ..self.clone()
         }
+    }
+
+    /// Mesh vertices per map unit of the finest piece: the patch's resolution, or the finest
+    /// chunks' vertex spacing in the endless layout. An octave whose lattice cells are narrower
+    /// than two vertices (a frequency above half of this) adds only flicker to the mesh.
+    pub fn vertices_per_unit(&self) -> f64 {
+        let p = self.clamped();
+        match p.layout {
+            TerrainLayout::Patch => f64::from(p.resolution),
+            TerrainLayout::Endless { chunk_size, chunk_vertices, .. } => {
+                f64::from(chunk_vertices - 1) * f64::from(p.world_size) / f64::from(chunk_size)
+            }
+        }
+    }
+
+    /// How many octaves, from the first, the mesh can show, whatever the octave count: those
+    /// whose frequency is at most half of [`vertices_per_unit`](Self::vertices_per_unit) (1 to
+    /// [`MAX_OCTAVES`]).
+    pub fn octaves_the_mesh_resolves(&self) -> u32 {
+        let limit = self.vertices_per_unit() / 2.0;
+        let n = &self.noise;
+        (0..MAX_OCTAVES).take_while(|&i| n.octave_frequency(i) <= limit).count().max(1) as u32
     }
 }
 
@@ -151,5 +181,104 @@ mod tests {
         );
         assert_eq!(bad.clamped(), used, "clamped is validated without the notes");
         assert!(used.validated().1.is_empty(), "clamped settings stay as they are");
+    }
+
+    proptest::proptest! {
+        /// Whatever the fields hold (NaN, infinities, zero, huge), validation gives settings
+        /// that validate to themselves with nothing to report, and a finite vertex density.
+        #[test]
+        fn validation_is_a_fixed_point(
+            resolution in proptest::num::u32::ANY,
+            world_size in proptest::num::f32::ANY,
+            height_scale in proptest::num::f32::ANY,
+            water_level in proptest::num::f32::ANY,
+            chunk_size in proptest::num::f32::ANY,
+            chunk_vertices in proptest::num::u32::ANY,
+            view_distance in proptest::num::f32::ANY,
+            lod_levels in proptest::num::u32::ANY,
+            endless in proptest::bool::ANY,
+        ) {
+            let layout = match endless {
+                true => TerrainLayout::Endless { chunk_size, chunk_vertices, view_distance, lod_levels },
+                false => TerrainLayout::Patch,
+            };
+            let given = TerrainPreset { resolution, world_size, height_scale, water_level, layout, ..TerrainPreset::default() };
+            let (used, _) = given.validated();
+            proptest::prop_assert_eq!(&given.clamped(), &used, "clamped is validated without the notes");
+            let (again, changes) = used.validated();
+            proptest::prop_assert_eq!(&again, &used);
+            proptest::prop_assert!(changes.is_empty(), "{:?}", changes);
+            let density = used.vertices_per_unit();
+            proptest::prop_assert!(density.is_finite() && density > 0.0, "{}", density);
+            proptest::prop_assert!((1..=MAX_OCTAVES).contains(&used.octaves_the_mesh_resolves()));
+        }
+    }
+
+    #[test]
+    fn the_mesh_resolves_octaves_up_to_half_its_vertex_density() {
+        // Frequency 3, lacunarity 2: octaves at 3, 6, 12, 24, 48, 96, ...
+        let patch = |resolution| TerrainPreset { resolution, ..TerrainPreset::default() };
+        assert_eq!(patch(256).vertices_per_unit(), 256.0);
+        assert_eq!(patch(256).octaves_the_mesh_resolves(), 6, "96 <= 128 < 192");
+        assert_eq!(patch(2).octaves_the_mesh_resolves(), 1, "always at least the first");
+        // Endless: 64 vertex spacings per 64-unit chunk, 100 units per map unit: 100 per unit.
+        let endless = TerrainPreset { layout: TerrainLayout::ENDLESS, ..TerrainPreset::default() };
+        assert_eq!(endless.vertices_per_unit(), 100.0);
+        assert_eq!(endless.octaves_the_mesh_resolves(), 5, "48 <= 50 < 96");
+    }
+
+    #[test]
+    fn bad_layout_values_are_clamped_and_named() {
+        use crate::world::layout::CHUNK_SIZE_RANGE;
+        for (bad, check) in [
+            (
+                TerrainLayout::Endless {
+                    chunk_size: 0.0,
+                    chunk_vertices: 1,
+                    view_distance: 1e9,
+                    lod_levels: 100,
+                },
+                (CHUNK_SIZE_RANGE.0, 3, 16),
+            ),
+            (
+                TerrainLayout::Endless {
+                    chunk_size: f32::NAN,
+                    chunk_vertices: 64,
+                    view_distance: f32::NAN,
+                    lod_levels: 0,
+                },
+                (64.0, 65, 1),
+            ),
+        ] {
+            let (used, changes) = TerrainPreset { layout: bad, ..TerrainPreset::default() }.validated();
+            assert!(changes.iter().any(|c| c.field == "layout"), "{changes:?}");
+            let TerrainLayout::Endless { chunk_size, chunk_vertices, view_distance, lod_levels } =
+                used.layout
+            else {
+                panic!("the layout stays endless")
+            };
+            assert_eq!((chunk_size, chunk_vertices, lod_levels), check);
+            assert!(view_distance.is_finite() && view_distance >= chunk_size);
+            assert_eq!(used.layout.clamped(), used.layout, "clamping is idempotent");
+        }
+        let (_, changes) =
+            TerrainPreset { layout: TerrainLayout::ENDLESS, ..TerrainPreset::default() }.validated();
+        assert!(changes.is_empty(), "{changes:?}");
+    }
+
+    #[test]
+    fn out_of_range_values_are_clamped_and_named() {
+        let mut p = TerrainPreset::default();
+        p.noise.octaves = 1000;
+        p.noise.frequency = f32::NAN;
+        p.resolution = 0;
+        p.height_scale = f32::INFINITY;
+        let (used, changes) = p.validated();
+        assert_eq!(used.noise.octaves, MAX_OCTAVES);
+        assert_eq!(used.noise.frequency, NoiseSettings::default().frequency);
+        assert_eq!(used.resolution, RESOLUTION_RANGE.0);
+        assert_eq!(used.height_scale, HEIGHT_SCALE_RANGE.1);
+        let fields: Vec<_> = changes.iter().map(|c| c.field).collect();
+        assert_eq!(fields, ["octaves", "frequency", "resolution", "height_scale"]);
     }
 }

@@ -2,4 +2,5 @@
 //! edges meet, and where each samples the field.
 
 pub(crate) mod chunks;
+pub(crate) mod layout;
 pub(crate) mod lod;
