@@ -62,6 +62,15 @@ run)
   for t in .device/tests/*; do
     (cd crates/noise_terrain_core && "../../$t" -q 2>&1 | grep -E "^test result|FAILED|panicked") || failed=1
   done
+  # The kernels' own tests (ignored by default: they need the level's instructions).
+  for t in .device/tests/noise_terrain_core-*; do
+    for level in avx2 avx512; do
+      feature=$([ "$level" = avx512 ] && echo avx512f || echo avx2)
+      grep -q -w "$feature" /proc/cpuinfo || { echo "skipped: the $level kernels' tests (no $feature)"; continue; }
+      (cd crates/noise_terrain_core && "../../$t" -q --ignored "grid::${level}::tests" 2>&1 |
+        grep -E "^test result|FAILED|panicked") || failed=1
+    done
+  done
   [ "$failed" = 0 ] && echo "tests: every binary passed" || echo "tests: SOME FAILED"
   cpu=$(($(nproc) > 3 ? 3 : 0))
   # The chunk path at the level measured at start-up ("measured") and at each level pinned.

@@ -17,7 +17,7 @@ fn main() {
 /// the copy depends on is missing, so that a change to the kernels' source cannot leave the copy
 /// silently running something else.
 fn emulated(source: &str) -> String {
-    let mut changed = [0usize; 3];
+    let mut changed = [0usize; 4];
     let lines = source.lines().filter_map(|line| {
         let trimmed = line.trim();
         if trimmed.starts_with("//!") {
@@ -31,6 +31,11 @@ fn emulated(source: &str) -> String {
         if trimmed == "use std::arch::x86_64::*;" {
             changed[1] += 1;
             return Some("use super::lanes::*;".to_string());
+        }
+        if trimmed.starts_with("#[ignore = \"needs AVX-512F") {
+            // The copy's tests run on every CPU.
+            changed[3] += 1;
+            return None;
         }
         if line.contains("std::arch::is_x86_feature_detected!(\"avx512f\")") {
             changed[2] += 1;

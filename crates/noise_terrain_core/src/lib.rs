@@ -66,8 +66,9 @@
 //!   over a grid (`cut_depths.rs`).
 //! - `map/`: whole maps: [`Heightmap`], frames, post-processing, ray casts, [`Surface`], and
 //!   `map/erosion/` (droplets, thermal, diffusion, stream power, drainage and rivers).
-//! - `world/`: the endless world's chunks and levels of detail (`lod.rs`), and work split over a
-//!   buffer's chunks on all cores (`chunks.rs`).
+//! - `world/`: a terrain's layout, one patch or endless chunks ([`TerrainLayout`], `layout.rs`),
+//!   the endless world's chunks and levels of detail (`lod.rs`), and work split over a buffer's
+//!   chunks on all cores (`chunks.rs`).
 //! - `color/`: the height ramp and the colour rules.
 //! - `scatter/`: rules, layers, the points they place and the ground they see.
 //! - `preset/`: [`TerrainPreset`], bounded preset reading and atomic writes.

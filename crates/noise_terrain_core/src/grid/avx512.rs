@@ -702,10 +702,9 @@ mod tests {
     /// and every row of [`ROWS`], 203 pixels long (a last block of 11 lanes): every pixel has the
     /// point path's bits.
     #[test]
+    #[ignore = "needs AVX-512F: run with --ignored on such a CPU (CI and scripts/device_check.sh do); the emulated copy checks the same bits on every CPU"]
     fn value_and_gradient_rows_give_the_point_path_bits() {
-        if !runs_here() {
-            return;
-        }
+        assert!(runs_here(), "this CPU lacks AVX-512F: these tests need it");
         let (n, seed) = (203, 11);
         let kernels = [None, Some(GradientKernel::Perlin), Some(GradientKernel::Rounded)];
         for (pixels_per_cell, (x, step), kernel) in every_triple(&PIXELS_PER_CELL, &ROWS, &kernels) {
@@ -751,10 +750,9 @@ mod tests {
     /// at every width of cell in [`PIXELS_PER_CELL`] and every row of [`ROWS`]: F1, F2 and the
     /// nearest point's hash are the point path's, in its order of cells, bit for bit.
     #[test]
+    #[ignore = "needs AVX-512F: run with --ignored on such a CPU (CI and scripts/device_check.sh do); the emulated copy checks the same bits on every CPU"]
     fn worley_rows_give_the_point_path_bits() {
-        if !runs_here() {
-            return;
-        }
+        assert!(runs_here(), "this CPU lacks AVX-512F: these tests need it");
         let (n, seed) = (203, 4);
         let lattice = Lattice::new(seed, Fade::Quintic);
         let metrics = [
@@ -810,10 +808,9 @@ mod tests {
     /// gives `corners_2d`'s bits for every pixel, and at cells 8 pixels wide or more nearly every
     /// block reads the table (so the table path is what was checked).
     #[test]
+    #[ignore = "needs AVX-512F: run with --ignored on such a CPU (CI and scripts/device_check.sh do); the emulated copy checks the same bits on every CPU"]
     fn simplex_rows_reading_the_kept_table_give_the_point_path_bits() {
-        if !runs_here() {
-            return;
-        }
+        assert!(runs_here(), "this CPU lacks AVX-512F: these tests need it");
         let n = 203;
         for pixels_per_cell in [3.0, 4.5, 8.0, 13.0, 40.0] {
             for (x, step) in [(-3.7, 1.0), (1.0e6 + 0.3, 1.0), (2.9, -1.0), (-2.0e6, -1.0)] {
@@ -854,10 +851,9 @@ mod tests {
     /// A block is read from the table where its right corners fall within the eight entries it
     /// reads per lattice row and its corners within three rows, and not otherwise.
     #[test]
+    #[ignore = "needs AVX-512F: run with --ignored on such a CPU (CI and scripts/device_check.sh do); the emulated copy checks the same bits on every CPU"]
     fn simplex_blocks_read_the_table_only_within_their_entries() {
-        if !runs_here() {
-            return;
-        }
+        assert!(runs_here(), "this CPU lacks AVX-512F: these tests need it");
         let mut table = SimplexTable::default();
         // SAFETY: this CPU has AVX-512F (checked above).
         assert!(unsafe { table.prepare(spread_seed(1), (100, 140), (20, 30), 1000) });
