@@ -1352,11 +1352,18 @@ mod tests {
         assert_eq!(fingerprint(&Heightmap::generate(&perlin, 64, 48).unwrap()), GOLDEN_GRADIENT_PERLIN);
         let worley = NoiseSettings { basis: Basis::Worley, fractal: Fractal::Ridged, ..settings };
         assert_eq!(fingerprint(&Heightmap::generate(&worley, 64, 48).unwrap()), GOLDEN_WORLEY_RIDGED);
+        // Simplex noise near the origin and far from it (recorded 2026-12-06, AVX-512).
+        let simplex = NoiseSettings { basis: Basis::Simplex, ..settings };
+        assert_eq!(fingerprint(&Heightmap::generate(&simplex, 64, 48).unwrap()), GOLDEN_SIMPLEX);
+        let far = NoiseSettings { offset: glam::DVec2::new(3.0e5, -7.1e5), ..simplex };
+        assert_eq!(fingerprint(&Heightmap::generate(&far, 64, 48).unwrap()), GOLDEN_SIMPLEX_FAR);
     }
 
     const GOLDEN_GRADIENT: u64 = 5888358437510064740;
     const GOLDEN_GRADIENT_PERLIN: u64 = 7009021852908192516;
     const GOLDEN_WORLEY_RIDGED: u64 = 13874278698051893065;
+    const GOLDEN_SIMPLEX: u64 = 13598674462197826468;
+    const GOLDEN_SIMPLEX_FAR: u64 = 16206669995065140865;
 
     #[cfg(feature = "parallel")]
     #[test]
