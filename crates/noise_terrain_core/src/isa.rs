@@ -27,8 +27,8 @@ macro_rules! all_detected {
 
 /// Defines `fn $name(isa: Isa, args) -> out` that runs `$kernel(args)` compiled with the target
 /// features of `isa` (the kernel is `#[inline(always)]`, so each level gets its own copy of its
-/// loops): the one place where a level is picked and its features are enabled. A level the CPU
-/// lacks runs the baseline copy.
+/// loops): the one place where a level's features are enabled. An [`Isa`] exists only for a
+/// level this CPU has, so the copy it picks can run.
 macro_rules! dispatch {
     ($(#[$attr:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $out:ty)? => $kernel:path) => {
         $(#[$attr])*
@@ -36,18 +36,17 @@ macro_rules! dispatch {
             use $crate::isa::compiled_for;
             $crate::isa::avx2_features!(compiled_for!(avx2 ($($arg: $ty),*) $(-> $out)? => $kernel));
             $crate::isa::avx512_features!(compiled_for!(avx512 ($($arg: $ty),*) $(-> $out)? => $kernel));
-            let isa = if isa.is_supported() { isa } else { $crate::isa::Isa::Baseline };
-            match isa {
-                $crate::isa::Isa::Baseline => $kernel($($arg),*),
-                // SAFETY: the CPU has every feature of the level (checked just above).
+            match isa.level() {
+                $crate::isa::Level::Baseline => $kernel($($arg),*),
+                // SAFETY: the CPU has every feature of the level: an `Isa` is its proof.
                 #[cfg(target_arch = "x86_64")]
-                $crate::isa::Isa::Avx2 => unsafe { avx2($($arg),*) },
+                $crate::isa::Level::Avx2 => unsafe { avx2($($arg),*) },
                 // SAFETY: as above.
                 #[cfg(target_arch = "x86_64")]
-                $crate::isa::Isa::Avx512 => unsafe { avx512($($arg),*) },
+                $crate::isa::Level::Avx512 => unsafe { avx512($($arg),*) },
                 // The baseline copy: only the kernels it calls are the AVX-512 level's.
                 #[cfg(all(test, target_arch = "x86_64"))]
-                $crate::isa::Isa::Avx512Emulated => $kernel($($arg),*),
+                $crate::isa::Level::Avx512Emulated => $kernel($($arg),*),
             }
         }
     };
@@ -77,7 +76,7 @@ pub const ISA_VARIABLE: &str = "NOISE_TERRAIN_ISA";
 
 /// An instruction-set level the row path is compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Isa {
+pub(crate) enum Level {
     /// The target's baseline (SSE2 on x86-64).
     Baseline,
     /// AVX2 and FMA: 8 `f32` lanes.
@@ -88,31 +87,31 @@ pub(crate) enum Isa {
     Avx512,
     /// Tests only: the AVX-512 level's rows on any CPU, its kernels compiled against portable
     /// lanes (`grid/avx512_emulated`) and the code around them at the baseline. Not in
-    /// [`Isa::ALL`]: nothing picks it; the tests run every level of [`levels_under_test`].
+    /// [`Level::ALL`]: nothing picks it; the tests run every level of [`levels_under_test`].
     #[cfg(all(test, target_arch = "x86_64"))]
     Avx512Emulated,
 }
 
-impl Isa {
+impl Level {
     /// Every level compiled into this build, best first.
-    pub(crate) const ALL: &[Isa] = &[
+    pub(crate) const ALL: &[Level] = &[
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512,
+        Level::Avx512,
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2,
-        Isa::Baseline,
+        Level::Avx2,
+        Level::Baseline,
     ];
 
     /// Whether this CPU can run the level.
     pub(crate) fn is_supported(self) -> bool {
         match self {
-            Isa::Baseline => true,
+            Level::Baseline => true,
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => avx2_features!(all_detected!()),
+            Level::Avx2 => avx2_features!(all_detected!()),
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => avx512_features!(all_detected!()),
+            Level::Avx512 => avx512_features!(all_detected!()),
             #[cfg(all(test, target_arch = "x86_64"))]
-            Isa::Avx512Emulated => true,
+            Level::Avx512Emulated => true,
         }
     }
 
@@ -121,14 +120,54 @@ impl Isa {
     /// lanes, where 16 pixels at a time spill).
     pub(crate) fn wide(self) -> bool {
         match self {
-            Isa::Baseline => false,
+            Level::Baseline => false,
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => false,
+            Level::Avx2 => false,
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => true,
+            Level::Avx512 => true,
             #[cfg(all(test, target_arch = "x86_64"))]
-            Isa::Avx512Emulated => true,
+            Level::Avx512Emulated => true,
         }
+    }
+
+    /// The level called `name` (`baseline`, `avx2`, `avx512`), if this build has it.
+    fn named(name: &str) -> Option<Level> {
+        Level::ALL.iter().copied().find(|isa| isa.name() == name.trim().to_ascii_lowercase())
+    }
+
+    /// The level's name, as [`ISA_VARIABLE`] spells it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Level::Baseline => "baseline",
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx512 => "avx512",
+            #[cfg(all(test, target_arch = "x86_64"))]
+            Level::Avx512Emulated => "avx512 (emulated)",
+        }
+    }
+}
+
+/// A level this CPU runs: the proof a kernel compiled with the level's target features asks for
+/// before it is called. Made only here, from a [`Level`] the CPU was checked for (the baseline
+/// needs no check), so code that holds one never runs instructions the CPU lacks, whatever it
+/// does with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Isa(Level);
+
+impl Isa {
+    /// The target's baseline, which every CPU of the target runs.
+    pub(crate) const BASELINE: Isa = Isa(Level::Baseline);
+
+    /// `level`, if this CPU runs it.
+    pub(crate) fn checked(level: Level) -> Option<Isa> {
+        level.is_supported().then_some(Isa(level))
+    }
+
+    /// Every level this CPU runs, widest first.
+    pub(crate) fn supported() -> impl Iterator<Item = Isa> {
+        Level::ALL.iter().copied().filter_map(Isa::checked)
     }
 
     /// The level kernels run with: the best this CPU supports, unless the environment variable
@@ -136,36 +175,36 @@ impl Isa {
     /// `grid/level.rs`.)
     pub(crate) fn best() -> Isa {
         static BEST: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
-        *BEST.get_or_init(|| Isa::named_in_environment().unwrap_or_else(Isa::best_supported))
+        *BEST.get_or_init(|| {
+            Isa::named_in_environment().unwrap_or_else(|| Isa::supported().next().unwrap_or(Isa::BASELINE))
+        })
     }
 
     /// The supported level [`ISA_VARIABLE`] names, if it is set to one.
     pub(crate) fn named_in_environment() -> Option<Isa> {
-        let named = std::env::var(ISA_VARIABLE).ok().and_then(|name| Isa::named(&name));
-        named.filter(|isa| isa.is_supported())
+        let named = std::env::var(ISA_VARIABLE).ok().and_then(|name| Level::named(&name));
+        named.and_then(Isa::checked)
     }
 
-    /// The best level this CPU supports.
-    fn best_supported() -> Isa {
-        Isa::ALL.iter().copied().find(|isa| isa.is_supported()).unwrap_or(Isa::Baseline)
+    /// The level, to pick a kernel by.
+    pub(crate) fn level(self) -> Level {
+        self.0
     }
 
-    /// The level called `name` (`baseline`, `avx2`, `avx512`), if this build has it.
-    fn named(name: &str) -> Option<Isa> {
-        Isa::ALL.iter().copied().find(|isa| isa.name() == name.trim().to_ascii_lowercase())
+    /// See [`Level::wide`].
+    pub(crate) fn wide(self) -> bool {
+        self.0.wide()
     }
 
-    /// The level's name, as [`ISA_VARIABLE`] spells it.
+    /// See [`Level::name`].
     pub(crate) fn name(self) -> &'static str {
-        match self {
-            Isa::Baseline => "baseline",
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => "avx2",
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => "avx512",
-            #[cfg(all(test, target_arch = "x86_64"))]
-            Isa::Avx512Emulated => "avx512 (emulated)",
-        }
+        self.0.name()
+    }
+
+    /// Tests only: the emulated AVX-512 level, which runs on every x86-64 CPU.
+    #[cfg(all(test, target_arch = "x86_64"))]
+    pub(crate) fn emulated() -> Isa {
+        Isa(Level::Avx512Emulated)
     }
 }
 
@@ -173,12 +212,11 @@ impl Isa {
 /// emulated where it has no AVX-512 (so that they are checked on every x86-64 CPU).
 #[cfg(test)]
 pub(crate) fn levels_under_test() -> Vec<Isa> {
-    let supported = Isa::ALL.iter().copied().filter(|isa| isa.is_supported());
     #[cfg(target_arch = "x86_64")]
-    let emulated = (!Isa::Avx512.is_supported()).then_some(Isa::Avx512Emulated);
+    let emulated = (!Level::Avx512.is_supported()).then(Isa::emulated);
     #[cfg(not(target_arch = "x86_64"))]
     let emulated = None;
-    supported.chain(emulated).collect()
+    Isa::supported().chain(emulated).collect()
 }
 
 #[cfg(test)]
@@ -187,18 +225,22 @@ mod tests {
 
     #[test]
     fn every_level_is_found_by_its_name_and_nothing_else_is() {
-        for &isa in Isa::ALL {
-            assert_eq!(Isa::named(isa.name()), Some(isa));
-            assert_eq!(Isa::named(&format!(" {} ", isa.name().to_uppercase())), Some(isa));
+        for &level in Level::ALL {
+            assert_eq!(Level::named(level.name()), Some(level));
+            assert_eq!(Level::named(&format!(" {} ", level.name().to_uppercase())), Some(level));
         }
-        assert_eq!(Isa::named("sse9"), None);
-        assert_eq!(Isa::named(""), None);
+        assert_eq!(Level::named("sse9"), None);
+        assert_eq!(Level::named(""), None);
     }
 
     #[test]
-    fn the_best_level_is_supported_and_baseline_always_is() {
-        assert!(Isa::best().is_supported());
-        assert!(Isa::Baseline.is_supported());
-        assert_eq!(Isa::ALL.last(), Some(&Isa::Baseline));
+    fn only_levels_this_cpu_runs_are_made_and_the_baseline_always_is() {
+        assert!(Isa::best().level().is_supported());
+        assert_eq!(Isa::checked(Level::Baseline), Some(Isa::BASELINE));
+        assert_eq!(Level::ALL.last(), Some(&Level::Baseline));
+        for &level in Level::ALL {
+            assert_eq!(Isa::checked(level).is_some(), level.is_supported(), "{level:?}");
+        }
+        assert!(Isa::supported().all(|isa| isa.level().is_supported()));
     }
 }

@@ -24,7 +24,7 @@ use crate::field::basis::gradient_table::GRADIENTS_2D_BY_COMPONENT;
 use crate::field::basis::simplex;
 use crate::field::coord::AxisCell;
 use crate::field::hash::{PRIME_X, spread_seed, spread_x, spread_y};
-use crate::grid::column_table::{ColumnTable, Row};
+use crate::grid::column_table::{ColumnTable, Row, plane_offset};
 
 /// Lanes of a register.
 const LANES: usize = 8;
@@ -184,9 +184,10 @@ fn lattice_row<const Q: usize, const P: usize, const O: usize>(
         let value = if tabled && registers <= MOST_REGISTERS as u64 {
             let index = _mm256_sub_epi32(cell, _mm256_set1_epi32(base));
             let next = _mm256_add_epi32(index, one);
-            // SAFETY: `base - first + 32 <= count - 2 + 32 <= ColumnTable::stride(count)`: each
-            // plane's reads stay within it.
-            let reads = starts.map(|start| unsafe { planes.as_ptr().add(start + (base - first) as usize) });
+            let offset = plane_offset(base, first, count - 2);
+            // SAFETY: `offset + 32 <= count - 2 + 32 <= ColumnTable::stride(count)`: each plane's
+            // reads stay within it.
+            let reads = starts.map(|start| unsafe { planes.as_ptr().add(start + offset) });
             // SAFETY: as just above.
             let (left, right) = unsafe {
                 match registers {
@@ -521,7 +522,7 @@ fn worley_near_with(
         let registers = (i64::from(a.max(b)) - i64::from(base) + 3).unsigned_abs().div_ceil(LANES as u64);
         let tabled_block = tabled && registers <= MOST_REGISTERS as u64;
         let registers = registers as usize;
-        let offset = (i64::from(base) - 1 - i64::from(first)) as usize;
+        let offset = plane_offset(base.wrapping_sub(1), first, count);
         let sx = _mm256_mullo_epi32(cell, prime_x);
         // The point of cell (dx, dy) from each pixel's: from the table's registers at the
         // block's first cell's left neighbour, or hashed.

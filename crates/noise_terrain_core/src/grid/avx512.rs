@@ -32,7 +32,7 @@ use crate::field::basis::gradient_table::GRADIENTS_2D_BY_COMPONENT;
 use crate::field::basis::simplex;
 use crate::field::coord::AxisCell;
 use crate::field::hash::{PRIME_X, spread_seed, spread_x, spread_y};
-use crate::grid::column_table::{ColumnTable, Row};
+use crate::grid::column_table::{ColumnTable, Row, plane_offset};
 
 /// One octave's row of gradient noise into `out[k]` for every `k < out.len()` (the row's inputs
 /// at least as long); `columns` is scratch.
@@ -398,7 +398,7 @@ fn worley_near_with(
         // The points of cell (dx, dy) from each pixel's: from the 16 (or 32) columns of the table
         // at the block's first cell's left neighbour, or hashed.
         let (one_register, two_registers) = (tabled && span <= 13, tabled && span <= 29);
-        let offset = (i64::from(base) - 1 - i64::from(first)) as usize;
+        let offset = plane_offset(base.wrapping_sub(1), first, count);
         let sx = _mm512_mullo_epi32(cell, prime_x);
         let cell_point = |dx: i32, dy: usize| {
             let index = || {
@@ -515,7 +515,7 @@ fn lattice_row<const Q: usize, const P: usize>(
         let span = i64::from(a.max(b)) - i64::from(base);
         let index = _mm512_sub_epi32(cell, _mm512_set1_epi32(base));
         let next = _mm512_add_epi32(index, one);
-        let offset = (base - first) as usize;
+        let offset = plane_offset(base, first, count - 1);
         // SAFETY: `offset + 32 <= count - 1 + 32 <= ColumnTable::stride(count)` in each plane.
         let plane = |k: usize, half: usize| unsafe {
             _mm512_loadu_ps(columns.as_ptr().add(starts[k] + offset + 16 * half))

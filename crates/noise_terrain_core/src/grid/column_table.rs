@@ -75,6 +75,18 @@ impl ColumnTable {
     }
 }
 
+/// Where a block whose first column is `column` reads a plane of a table that starts at column
+/// `first`: `column - first`, in `0..=last` (`last` the furthest offset whose reads stay in the
+/// plane) whatever the inputs. A block's columns lie within its row's, so the clamp changes
+/// nothing where the rows are monotone (the argument is in `rows.rs`; a debug assertion checks
+/// it), and the kernels' reads stay in the table even if that argument broke.
+#[inline(always)]
+pub(crate) fn plane_offset(column: i32, first: i32, last: usize) -> usize {
+    let offset = i64::from(column) - i64::from(first);
+    debug_assert!((0..=last as i64).contains(&offset), "column {column} outside the table from {first}");
+    offset.clamp(0, last as i64) as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,5 +103,17 @@ mod tests {
         assert_eq!(table.prepare(3, (10, 20), 2), 0..2, "a row of cells above: both");
         assert_eq!(table.prepare(3, (11, 20), 2), 0..2, "other columns: both");
         assert!(table.planes.len() >= 4 * ColumnTable::stride(20));
+    }
+
+    #[test]
+    fn plane_offsets_stay_in_the_plane() {
+        assert_eq!(plane_offset(7, 3, 10), 4);
+        assert_eq!(plane_offset(3, 3, 10), 0);
+        assert_eq!(plane_offset(13, 3, 10), 10);
+        if !cfg!(debug_assertions) {
+            // Only where the debug assertion is off: past either end, the nearest end.
+            assert_eq!(plane_offset(2, 3, 10), 0);
+            assert_eq!(plane_offset(i32::MAX, i32::MIN, 10), 10);
+        }
     }
 }

@@ -26,7 +26,7 @@ use crate::field::dual::Jet;
 use crate::field::erosion_filter::{GullyPlan, GullyState};
 use crate::field::fractal::{Fractal, OctaveJet, Sloped, damped_step};
 use crate::grid::rows::{GridWindow, SkewXs, XCells, run_end, split_row};
-use crate::isa::Isa;
+use crate::isa::{Isa, Level};
 
 /// Rebinds each named slice (or vector) to its first `width` elements, one by one: cut through
 /// `array::map`, which LLVM left out of line, the lengths were lost and every access kept a
@@ -70,7 +70,6 @@ pub(super) fn fill_with_gradients_at(
     gradients: &mut [[f32; 2]],
 ) {
     // The simplex rows call the level's kernels on this alone (see `octave_layer`).
-    assert!(isa.is_supported(), "{isa:?} is not supported by this CPU");
     let width = window.width as usize;
     let len = width as u64 * u64::from(window.height);
     assert!(heights.len() as u64 == len && gradients.len() as u64 == len, "outputs do not match the window");
@@ -965,9 +964,9 @@ fn octave_layer(
         let per = per_cell * per_unit;
         let width = n * ys.len();
         #[cfg(target_arch = "x86_64")]
-        if level == Isa::Avx2 {
+        if level.level() == Level::Avx2 {
             let (points, offsets) = ((&i[..width], &j[..width]), (&x0[..width], &y0[..width]));
-            // SAFETY: a level is only passed where the CPU has it (`fill_with_gradients_at`).
+            // SAFETY: the CPU has the level's features: `level` is the proof (`crate::isa::Isa`).
             return unsafe {
                 super::avx2::simplex_row_with_gradient(lattice.seed, points, offsets, per, [values, dx, dy])
             };
@@ -996,7 +995,7 @@ fn octave_layer(
     // Per lattice unit of the octave to per map unit, as `sample_with_gradient` does unwarped.
     let per = per_cell * per_unit;
     #[cfg(target_arch = "x86_64")]
-    if level == Isa::Avx2
+    if level.level() == Level::Avx2
         && lattice.period.is_none()
         && super::runs_shorter_than(&cells.i0[..width], AVX2_ROWS_BELOW)
     {
@@ -1007,7 +1006,7 @@ fn octave_layer(
         let row = super::column_table::Row { x0: &i0[..width], fx: &fx[..width], u: &u[..width], cy, v };
         let (at, columns) = ((row, &du[..width], dv), &mut columns[octave]);
         let out = [&mut values[..width], &mut dx[..width], &mut dy[..width]];
-        // SAFETY: a level is only passed where the CPU has it (`fill_with_gradients_at`).
+        // SAFETY: the CPU has the level's features: `level` is the proof (`crate::isa::Isa`).
         unsafe {
             match basis {
                 Basis::Gradient => super::avx2::gradient_row_with_gradient(

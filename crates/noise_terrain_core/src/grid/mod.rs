@@ -64,7 +64,7 @@ use crate::field::basis::{DistanceMetric, WorleyReturn};
 use crate::field::coord::{AxisCell, split};
 use crate::field::fractal::{Fractal, MAX_OCTAVES};
 use crate::field::hash::{hash2_spread, spread_x, spread_y};
-use crate::isa::Isa;
+use crate::isa::{Isa, Level};
 
 /// Per-thread buffers for one row segment, or a batch of whole rows, of up to `width` pixels.
 struct RowScratch {
@@ -186,7 +186,6 @@ fn rows_at_once(sampler: &FieldSampler, width: usize, height: usize) -> usize {
 
 /// [`fill_grid_uninit`] with the row path compiled for `isa`, which the CPU must support.
 fn fill_uninit_with(isa: Isa, sampler: &FieldSampler, window: GridWindow, out: &mut [MaybeUninit<f32>]) {
-    assert!(isa.is_supported(), "{isa:?} is not supported by this CPU");
     let width = window.width as usize;
     assert_eq!(out.len() as u64, width as u64 * u64::from(window.height), "output does not match the window");
     if out.is_empty() {
@@ -352,7 +351,7 @@ fn simplex_layer(
     skews[octave].skew_rows(pys, [i0, i1], [fx, u]);
     let n = xs.len();
     #[cfg(target_arch = "x86_64")]
-    if isa != Isa::Baseline {
+    if isa != Isa::BASELINE {
         let width = layer.len();
         let (i, j) = (&scratch.i0[..width], &scratch.i1[..width]);
         let offsets = (&scratch.fx[..width], &scratch.u[..width]);
@@ -375,14 +374,14 @@ fn simplex_layer(
                 }
             }};
         }
-        // SAFETY: as in `cell_layer`: a level runs only where the CPU has it.
+        // SAFETY: the CPU has the level's features: `isa` is the proof (`crate::isa::Isa`).
         return unsafe {
-            match isa {
-                Isa::Avx512 => avx512_rows!(avx512, simplex_tables),
-                Isa::Avx2 => avx2::simplex_row(lattice.seed, (i, j), offsets, layer),
+            match isa.level() {
+                Level::Avx512 => avx512_rows!(avx512, simplex_tables),
+                Level::Avx2 => avx2::simplex_row(lattice.seed, (i, j), offsets, layer),
                 #[cfg(test)]
-                Isa::Avx512Emulated => avx512_rows!(avx512_emulated::kernels, emulated_simplex_tables),
-                Isa::Baseline => unreachable!("a SIMD level"),
+                Level::Avx512Emulated => avx512_rows!(avx512_emulated::kernels, emulated_simplex_tables),
+                Level::Baseline => unreachable!("a SIMD level"),
             }
         };
     }
@@ -433,7 +432,7 @@ fn lattice_layer(
     }
     // Cells a few pixels wide: every pixel searches on its own. With AVX2 and AVX-512 the
     // per-pixel search reads a table of the row's feature points, and pays at wider cells.
-    let worley_below = if isa == Isa::Baseline { WORLEY_PER_PIXEL_BELOW } else { WORLEY_TABLE_BELOW };
+    let worley_below = if isa == Isa::BASELINE { WORLEY_PER_PIXEL_BELOW } else { WORLEY_TABLE_BELOW };
     let short =
         lattice.period.is_none() && runs_shorter_than(&scratch.x_cells[octave].i0[..width], worley_below);
     if s.basis == Basis::Worley && short {
@@ -461,7 +460,7 @@ fn lattice_layer(
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn takes_simd_rows(basis: Basis, lattice: &Lattice, isa: Isa) -> bool {
-    isa != Isa::Baseline && lattice.period.is_none() && matches!(basis, Basis::Value | Basis::Gradient)
+    isa != Isa::BASELINE && lattice.period.is_none() && matches!(basis, Basis::Value | Basis::Gradient)
 }
 
 /// One octave of value or gradient noise over the row (the octave's y `py`) with the level's
@@ -482,23 +481,23 @@ fn simd_lattice_layer(
     let (x0, fx, u) = (&cells.i0[..width], &cells.fx[..width], &cells.u[..width]);
     let row = column_table::Row { x0, fx, u, cy, v };
     let (seed, kernel) = (lattice.seed, lattice.kernel);
-    // SAFETY: the row path runs at a level only where the CPU has it (`fill_uninit_with`
-    // asserts it): AVX2 at the AVX2 level, AVX-512F at the AVX-512 level.
+    // SAFETY: the CPU has the level's features (`isa` is the proof: `crate::isa::Isa`): AVX2 at
+    // the AVX2 level, AVX-512F at the AVX-512 level.
     unsafe {
-        match (basis, isa) {
-            (Basis::Gradient, Isa::Avx512) => avx512::gradient_row(seed, kernel, row, columns, layer),
-            (Basis::Value, Isa::Avx512) => avx512::value_row(seed, row, columns, layer),
-            (Basis::Gradient, Isa::Avx2) => avx2::gradient_row(seed, kernel, row, columns, layer),
-            (Basis::Value, Isa::Avx2) => avx2::value_row(seed, row, columns, layer),
+        match (basis, isa.level()) {
+            (Basis::Gradient, Level::Avx512) => avx512::gradient_row(seed, kernel, row, columns, layer),
+            (Basis::Value, Level::Avx512) => avx512::value_row(seed, row, columns, layer),
+            (Basis::Gradient, Level::Avx2) => avx2::gradient_row(seed, kernel, row, columns, layer),
+            (Basis::Value, Level::Avx2) => avx2::value_row(seed, row, columns, layer),
             #[cfg(test)]
-            (Basis::Gradient, Isa::Avx512Emulated) => {
+            (Basis::Gradient, Level::Avx512Emulated) => {
                 avx512_emulated::kernels::gradient_row(seed, kernel, row, columns, layer)
             }
             #[cfg(test)]
-            (Basis::Value, Isa::Avx512Emulated) => {
+            (Basis::Value, Level::Avx512Emulated) => {
                 avx512_emulated::kernels::value_row(seed, row, columns, layer)
             }
-            (Basis::Simplex | Basis::Worley, _) | (_, Isa::Baseline) => {
+            (Basis::Simplex | Basis::Worley, _) | (_, Level::Baseline) => {
                 unreachable!("value and gradient noise at a SIMD level only")
             }
         }
@@ -688,19 +687,19 @@ fn worley_per_pixel(
 ) {
     // With AVX2 and AVX-512 the 3×3 blocks are searched from a table of the row's feature points.
     #[cfg(target_arch = "x86_64")]
-    let near_done = isa != Isa::Baseline && {
+    let near_done = isa != Isa::BASELINE && {
         let worley = (lattice.seed, search.jitter, search.worley.metric);
         let out = (&mut *out.0, &mut *out.1, &mut *out.2);
-        // SAFETY: as in `cell_layer`: a level runs only where the CPU has it.
+        // SAFETY: the CPU has the level's features: `isa` is the proof (`crate::isa::Isa`).
         unsafe {
-            match isa {
-                Isa::Avx512 => avx512::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out),
-                Isa::Avx2 => avx2::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out),
+            match isa.level() {
+                Level::Avx512 => avx512::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out),
+                Level::Avx2 => avx2::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out),
                 #[cfg(test)]
-                Isa::Avx512Emulated => {
+                Level::Avx512Emulated => {
                     avx512_emulated::kernels::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out)
                 }
-                Isa::Baseline => unreachable!("a SIMD level"),
+                Level::Baseline => unreachable!("a SIMD level"),
             }
         };
         true
