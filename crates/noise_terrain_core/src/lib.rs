@@ -55,15 +55,18 @@
 //! # The source
 //! Each folder is a private module whose public items the root and the three modules above
 //! re-export:
-//! - `field/`: one noise field: the bases (`field/basis/`: value, gradient and its kernels,
-//!   simplex, Worley, the lattice), fade curves, fractal sums, domain warp, the erosion filter,
-//!   exact derivatives (`dual.rs`), hashing and coordinates.
-//! - `grid/`: filling a whole grid at once: the heights' row paths (`mod.rs`, `rows.rs`), heights
-//!   with gradients (`gradients.rs`), the SIMD rows (`avx2.rs`, `avx512.rs`, and
-//!   `avx512_emulated/`, the AVX-512 rows on portable lanes so every CPU checks their bits),
-//!   the lattice columns they share (`column_table.rs`), which level runs (`level.rs`, with
-//!   `isa.rs` at the root compiling each path per level), and the erosion filter's cut depths
-//!   over a grid (`cut_depths.rs`).
+//! - `field/`: one noise field: its settings and their validation (`settings.rs`), sampling it
+//!   (`sampler.rs`), the bases (`field/basis/`: value, gradient and its kernels, simplex, Worley,
+//!   the lattice), fade curves, fractal sums, domain warp, the erosion filter, exact derivatives
+//!   (`dual.rs`), hashing and coordinates.
+//! - `grid/`: filling a whole grid at once: the heights' row paths (`mod.rs`, by basis in
+//!   `simplex_rows.rs`, `lattice_rows.rs` for value and gradient noise, `worley_rows.rs`, and the
+//!   cells they share in `rows.rs`), heights with gradients (`gradients/`: the rows, the octaves'
+//!   jets, the erosion filter's gully octaves, the damped fractal), the SIMD rows (`avx2.rs`,
+//!   `avx512.rs`, and `avx512_emulated/`, the AVX-512 rows on portable lanes so every CPU checks
+//!   their bits), the lattice columns they share (`column_table.rs`), which level runs
+//!   (`level.rs`, with `isa.rs` at the root compiling each path per level and making the proof of
+//!   a level, `Isa`), and the erosion filter's cut depths over a grid (`cut_depths.rs`).
 //! - `map/`: whole maps: [`Heightmap`], frames, post-processing, ray casts, [`Surface`], and
 //!   `map/erosion/` (droplets, thermal, diffusion, stream power, drainage and rivers).
 //! - `world/`: a terrain's layout, one patch or endless chunks ([`TerrainLayout`], `layout.rs`),
