@@ -72,7 +72,7 @@
 //! - `world/`: a terrain's layout, one patch or endless chunks ([`TerrainLayout`], `layout.rs`),
 //!   the endless world's chunks and levels of detail (`lod.rs`), and work split over a buffer's
 //!   chunks on all cores (`chunks.rs`).
-//! - `color/`: the height ramp and the colour rules.
+//! - `color/`: the height ramp, the colour rules, and the colours erosion leaves (`erosion_tint.rs`).
 //! - `scatter/`: rules, layers, the points they place and the ground they see.
 //! - `preset/`: [`TerrainPreset`], bounded preset reading and atomic writes.
 #![warn(missing_docs)]
@@ -195,6 +195,7 @@ pub mod limits {
 /// files with a bound and writing files atomically, the post-processing frame, and the numbers
 /// these use.
 pub mod advanced {
+    pub use crate::color::erosion_tint::RIVER_WATER;
     pub use crate::color::ramp::OVERFLOW_COLOR;
     pub use crate::color::rules::slope_degrees;
     pub use crate::field::OCTAVE_ROTATION;
@@ -204,9 +205,7 @@ pub mod advanced {
     pub use crate::grid::fill_grid_uninit;
     pub use crate::grid::level::{gradients_grid_level, grid_level};
     pub use crate::isa::ISA_VARIABLE;
-    pub use crate::map::erosion::{
-        EROSION_REFERENCE_CELLS, ErosionTotals, LandscapeBudget, RIVER_WATER, drainage_of,
-    };
+    pub use crate::map::erosion::{EROSION_REFERENCE_CELLS, ErosionTotals, LandscapeBudget, drainage_of};
     pub use crate::map::frame::Frame;
     pub use crate::map::surface::{SurfaceLayout, fold_stitched_edges};
     pub use crate::preset::file::{

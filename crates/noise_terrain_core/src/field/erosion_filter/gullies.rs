@@ -1,228 +1,38 @@
-//! The erosion filter: gullies that run downhill, cut into a field from its height and exact
-//! gradient at each point alone.
-//!
-//! Water runs against the gradient, so an eroded slope is striped along its downhill direction.
-//! Each octave of the filter lays a lattice of cells over the map (`scale · 2ᵏ` cells per lattice
-//! cell of the field's base frequency); every cell has a pivot (its centre, jittered by a hash)
-//! and a pattern of parallel gullies through that pivot, running along the downhill direction of
-//! the field's coarse octaves (those at most half as fine as the first gully octave: finer bumps
-//! would turn the gullies at every step). The four cells around a point are blended with smooth weights, so the pattern is
-//! continuous (no seams between cells) and local (it does not depend on how far the point is
-//! from the origin). Octave `k` follows the slope of the field plus the gullies of the octaves
-//! before it (by [`bend`](ErosionFilter::bend)), so finer gullies on a coarse gully's flanks turn
-//! toward its bottom and join it: the pattern branches downhill. Gullies fade where the ground
-//! is flat and, by choice, on peaks and valley floors.
-//!
-//! This is a look, not a simulation: no water flows and nothing is deposited, so the result is
-//! the same for any window of the map (chunk by chunk, at any level of detail), at a fixed
-//! cost per point. A gully is as deep as the ground drops across its cell (times the strength),
-//! so flats stay flat and steep flanks are cut deep; the profile across a gully averages zero
-//! (gullies take away as much ground as the ridges between them add, so the ground keeps its mean
-//! height and the shore stays where it was), and a smooth minimum with the room left keeps heights
-//! within the field's own bounds. Where the gullies of one octave cancel the slope that the next
-//! follows, the next one's gullies fade, and deep gullies bend the slope less: the filtered
-//! field's gradient stays within a small multiple of the field's own plus the gullies' designed
-//! steepness (no needles where gullies turn). The filter carries the exact gradient through every step (including the
-//! direction's dependence on the position, which takes the coarse octaves' second derivatives),
-//! so mesh normals stay exact.
-//!
-//! The formulation: two-by-two blended cells, a polynomial gully profile with a ridge-sharpness
-//! blend, depths from the coarse slope, a smooth minimum with the field's bounds.
+//! The gullies the filter carves: the plan made once per field ([`GullyPlan`]), each
+//! octave's cells and their pivots, the state a point carries through the octaves, and the
+//! profile, with exact first and second derivatives.
 
-use crate::clamp::{UNIT_RANGE, clamp_or};
-use crate::field::coord::split;
-use crate::field::dual::{Dual, Octave, Varying};
-use crate::field::hash::{spread_seed, spread_x, spread_y};
-
-/// [`ErosionFilter::strength`] is clamped to this range.
-pub const FILTER_STRENGTH_RANGE: (f32, f32) = (0.0, 4.0);
-/// [`ErosionFilter::scale`] is clamped to this range.
-pub const FILTER_SCALE_RANGE: (f32, f32) = (0.25, 64.0);
-/// The most octaves of gullies: at `scale` 4 the eighth is 512 times finer than the field's base
-/// lattice, finer than any map shows.
-pub const MAX_FILTER_OCTAVES: u32 = 8;
-/// [`ErosionFilter::gain`] is clamped to this range.
-pub const FILTER_GAIN_RANGE: (f32, f32) = (0.0, 1.0);
-
-/// How far a cell's pivot may sit from the cell's centre, as a share of the cell (each axis).
-const PIVOT_JITTER: f32 = 0.7;
-/// The slope (of heights scaled to a range of 1, per lattice cell of the base frequency) below
-/// which ground counts as flat: gullies fade out there, as their direction is undefined.
-const FLAT_SLOPE: f32 = 0.04;
-/// How much the seed moves per octave of gullies.
-const FILTER_SEED_STEP: u32 = 7919;
-/// How short the slope an octave follows (the field's, bent by the gullies before) may get, as a
-/// share of the field's own steepness, before the octave's gullies fade. Where the bends cancel
-/// the slope, its direction turns through a half circle within a fraction of a cell, and gullies
-/// that followed it would stand as needles; they keep `q³ / (1 + q³)` of their depth, for `q` the
-/// bent slope's square over this share of the steepness, squared (where nothing bends the slope,
-/// `q` is at least 4 and nearly all of the depth is kept).
-const TURNING_SLOPE: f32 = 0.5;
-/// The most `bend × strength` the filter applies (a deeper filter bends the slope less): how
-/// fast a gully's walls turn the slope that the next octave follows grows with both, and past
-/// this the next octave's direction turns through more than a radian within one of its cells,
-/// which compresses its gullies into steps.
-const MOST_BEND: f32 = 0.2;
-
-/// Settings of the erosion filter: plain data, off by default.
-///
-/// Each octave of the filter lays cells over the map (`scale · 2ᵏ` per lattice cell of the base
-/// frequency), each with a jittered pivot and parallel gullies through it along the downhill
-/// direction of the field's coarse octaves; the four cells around a point are blended smoothly, and
-/// octave `k` follows the slope of the field plus the gullies before it, so finer gullies branch
-/// into coarser ones. A look, not a simulation: evaluated at each point alone, so any window of the
-/// map (a chunk, a patch) gives the same heights, with the exact gradient.
-///
-/// Heights and depths are shares of the field's height range (its
-/// [`value_bounds`](crate::NoiseSettings::value_bounds), 0 to 1 for a normalised field);
-/// distances are in lattice cells of the field's base frequency.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serialize", serde(default))]
-pub struct ErosionFilter {
-    /// Whether the filter is applied. It applies to fBm, billow and a single layer, without
-    /// domain warp: [`NoiseSettings::clamped`](crate::NoiseSettings::clamped) turns it off for
-    /// other fields (its exact gradient needs the field's second derivatives, which the
-    /// multifractals' products and the warp do not give here) and
-    /// [`validate`](crate::NoiseSettings::validate) says so.
-    pub enabled: bool,
-    /// How deep gullies cut, `[0, 4]`: a gully's depth is this times the height the ground drops
-    /// across one of its cells (0.5: gully walls about as steep as the slope they cut into; 0 is
-    /// no cut).
-    pub strength: f32,
-    /// Gully cells per lattice cell of the base frequency at the first octave, `[0.25, 64]`: 2
-    /// puts about two gullies across each hill of the first octave.
-    pub scale: f32,
-    /// Octaves of gullies, each twice as fine as the one before, `1..=8`.
-    pub octaves: u32,
-    /// Depth factor per octave beyond the halving of the cell, `[0, 1]` (1: each octave's
-    /// gullies as deep for their cells as the first's, so half as deep; 0.5: a quarter).
-    pub gain: f32,
-    /// How much each octave follows the slope of the gullies so far, `[0, 1]`: 0, every octave
-    /// runs straight down the field's own slope (parallel stripes); 1, finer gullies turn
-    /// toward the bottoms of coarser ones and join them (branching). Deep gullies bend less: the
-    /// bend applied is at most `0.2 / strength`, past which the finer gullies would turn through
-    /// more than a radian within one of their cells and stand as steps.
-    pub bend: f32,
-    /// Shape across a gully, `[0, 1]`: 0, rounded ridges and rounded gullies (a smooth wave); 1,
-    /// sharp ridge crests between parabolic gullies, as water leaves them.
-    pub sharpness: f32,
-    /// How much the peaks are kept, `[0, 1]`: 1 fades the gullies out toward the highest heights
-    /// (from half the range up), 0 cuts peaks like any slope.
-    pub keep_peaks: f32,
-    /// How much the valley floors are kept, `[0, 1]`: 1 fades the gullies out toward the lowest
-    /// heights (from half the range down), so valleys stay smooth; 0 cuts them too.
-    pub keep_floors: f32,
-    /// Seed of the gullies' pivots (independent of the field's seed).
-    pub seed: u32,
-}
-
-impl Default for ErosionFilter {
-    fn default() -> Self {
-        Self {
-            enabled: false,
-            strength: 0.3,
-            scale: 2.0,
-            octaves: 4,
-            gain: 1.0,
-            bend: 1.0,
-            sharpness: 0.6,
-            keep_peaks: 0.3,
-            keep_floors: 0.7,
-            seed: 0,
-        }
-    }
-}
-
-impl ErosionFilter {
-    /// The settings with every parameter inside its documented range; NaN takes the default.
-    pub fn clamped(&self) -> Self {
-        let d = Self::default();
-        Self {
-            enabled: self.enabled,
-            strength: clamp_or(self.strength, FILTER_STRENGTH_RANGE, d.strength),
-            scale: clamp_or(self.scale, FILTER_SCALE_RANGE, d.scale),
-            octaves: self.octaves.clamp(1, MAX_FILTER_OCTAVES),
-            gain: clamp_or(self.gain, FILTER_GAIN_RANGE, d.gain),
-            bend: clamp_or(self.bend, UNIT_RANGE, d.bend),
-            sharpness: clamp_or(self.sharpness, UNIT_RANGE, d.sharpness),
-            keep_peaks: clamp_or(self.keep_peaks, UNIT_RANGE, d.keep_peaks),
-            keep_floors: clamp_or(self.keep_floors, UNIT_RANGE, d.keep_floors),
-            seed: self.seed,
-        }
-    }
-
-    /// The filter prepared for a field with value bounds `(lo, hi)` and base `frequency` (cells
-    /// per map unit); `None` when it is off or cuts nothing.
-    pub(crate) fn plan(&self, (lo, hi): (f32, f32), frequency: f32) -> Option<GullyPlan> {
-        let s = self.clamped();
-        let range = hi - lo;
-        if !s.enabled || s.strength == 0.0 || range <= 0.0 || !range.is_finite() {
-            return None;
-        }
-        let octaves = s.octaves as usize;
-        let mut depth = [0.0f32; MAX_FILTER_OCTAVES as usize];
-        let mut cells = [0.0f64; MAX_FILTER_OCTAVES as usize];
-        let mut seeds = [0u32; MAX_FILTER_OCTAVES as usize];
-        let mut per_unit = [0.0f32; MAX_FILTER_OCTAVES as usize];
-        for k in 0..octaves {
-            cells[k] = s.scale as f64 * f64::from(1u32 << k);
-            per_unit[k] = (cells[k] * frequency as f64) as f32;
-            // Per unit of steepness (range per base lattice cell): the drop across one cell.
-            depth[k] = s.strength * s.gain.powi(k as i32) * range / cells[k] as f32;
-            seeds[k] = spread_seed(s.seed.wrapping_add(FILTER_SEED_STEP.wrapping_mul(k as u32)));
-        }
-        let sigma = s.sharpness;
-        Some(GullyPlan {
-            octaves,
-            depth,
-            cells,
-            per_unit,
-            seeds,
-            // See `MOST_BEND`: deep gullies bend the slope less.
-            bend: s.bend * (MOST_BEND / s.strength).min(1.0),
-            profile: [16.0 - 8.0 * sigma, 32.0 * (1.0 - sigma)],
-            // `-1 + a/12 - b/80`: the profile's mean across a gully.
-            profile_mean: -1.0 + (16.0 - 8.0 * sigma) / 12.0 - 32.0 * (1.0 - sigma) / 80.0,
-            keep: [s.keep_floors, s.keep_peaks],
-            lo,
-            range,
-            inv_range: 1.0 / range,
-            slope_unit: 1.0 / (frequency * range),
-            frequency,
-        })
-    }
-}
+use super::*;
 
 /// An [`ErosionFilter`] prepared for one field: per-octave depths, cell sizes and seeds, and the
 /// constants of the bounds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct GullyPlan {
-    octaves: usize,
+    pub(super) octaves: usize,
     /// Depth of octave `k`'s gullies in height units per unit of steepness (the slope in height
     /// ranges per base lattice cell): `strength · gainᵏ · range / cells`.
-    depth: [f32; MAX_FILTER_OCTAVES as usize],
+    pub(super) depth: [f32; MAX_FILTER_OCTAVES as usize],
     /// Gully cells per base lattice cell of octave `k`.
-    cells: [f64; MAX_FILTER_OCTAVES as usize],
+    pub(super) cells: [f64; MAX_FILTER_OCTAVES as usize],
     /// Octave `k`'s gully cells per map unit: a cell coordinate's derivative by the position.
-    per_unit: [f32; MAX_FILTER_OCTAVES as usize],
-    seeds: [u32; MAX_FILTER_OCTAVES as usize],
-    bend: f32,
+    pub(super) per_unit: [f32; MAX_FILTER_OCTAVES as usize],
+    pub(super) seeds: [u32; MAX_FILTER_OCTAVES as usize],
+    pub(super) bend: f32,
     /// The profile across a gully, `-1 + a·τ² - b·τ⁴` for `τ` in `[-½, ½]` cells from its bottom
     /// line: `[a, b]`, from the rounded `-1 + 16τ² - 32τ⁴` (smooth at the crest) to the sharp
     /// `-1 + 8τ²` (a crease at the crest) by the sharpness.
-    profile: [f32; 2],
+    pub(super) profile: [f32; 2],
     /// The profile's mean across a gully (`-1 + a/12 - b/80`, in `[-0.33, -0.07]`): taken off
     /// the profile, so that gullies take away as much ground as the ridges between them add.
-    profile_mean: f32,
+    pub(super) profile_mean: f32,
     /// `[keep_floors, keep_peaks]`.
-    keep: [f32; 2],
-    lo: f32,
-    range: f32,
-    inv_range: f32,
+    pub(super) keep: [f32; 2],
+    pub(super) lo: f32,
+    pub(super) range: f32,
+    pub(super) inv_range: f32,
     /// From a slope per map unit to one per base lattice cell of a unit height range.
-    slope_unit: f32,
-    frequency: f32,
+    pub(super) slope_unit: f32,
+    pub(super) frequency: f32,
 }
 
 /// The pivots' hash of a cell's spread coordinates and seed (`x ^ y ^ seed`, see
@@ -597,7 +407,11 @@ impl GullyPlan {
 /// Σ ∂w/∂y · v]`, each with its gradient: as a bilinear blend, `v₀ + wx (v₁ - v₀)` along each
 /// row of cells and then along y, which takes a third of the operations of the four products.
 #[inline(always)]
-fn blend_cells(v: [Dual; 4], [wx, dwx, ddwx]: [f32; 3], [wy, dwy, ddwy]: [f32; 3]) -> (Dual, [Dual; 2]) {
+pub(super) fn blend_cells(
+    v: [Dual; 4],
+    [wx, dwx, ddwx]: [f32; 3],
+    [wy, dwy, ddwy]: [f32; 3],
+) -> (Dual, [Dual; 2]) {
     // Along x in each row of cells, then along y.
     let (step_bottom, step_top) = (v[1] - v[0], v[3] - v[2]);
     let (bottom, top) = (lerp_along(0, v[0], step_bottom, wx, dwx), lerp_along(0, v[2], step_top, wx, dwx));
@@ -625,7 +439,7 @@ fn lerp_along(axis: usize, lo: Dual, step: Dual, w: f32, dw: f32) -> Dual {
 /// The quintic fade `6t⁵ - 15t⁴ + 10t³` of a cell fraction `t`, with its slope `30t²(t - 1)²`
 /// and curvature `60t(t - 1)(2t - 1)` per map unit (`d` cells per map unit).
 #[inline(always)]
-fn quintic_jet(t: f32, d: f32) -> [f32; 3] {
+pub(super) fn quintic_jet(t: f32, d: f32) -> [f32; 3] {
     let w = t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
     let u = t * (t - 1.0);
     [w, u * u * (30.0 * d), u * (2.0 * t - 1.0) * (60.0 * d * d)]
@@ -660,206 +474,5 @@ impl GullyNumber for Dual {
     #[inline(always)]
     fn from_dual(d: Dual) -> Self {
         d
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn plan() -> GullyPlan {
-        ErosionFilter { enabled: true, ..ErosionFilter::default() }.plan((0.0, 1.0), 4.0).unwrap()
-    }
-
-    #[test]
-    fn off_or_without_depth_there_is_no_plan() {
-        assert!(ErosionFilter::default().plan((0.0, 1.0), 4.0).is_none());
-        let flat = ErosionFilter { enabled: true, strength: 0.0, ..ErosionFilter::default() };
-        assert!(flat.plan((0.0, 1.0), 4.0).is_none());
-        let on = ErosionFilter { enabled: true, ..ErosionFilter::default() };
-        assert!(on.plan((0.5, 0.5), 4.0).is_none(), "no range to cut into");
-    }
-
-    #[test]
-    fn clamps_every_parameter_and_nan_takes_the_default() {
-        let wild = ErosionFilter {
-            enabled: true,
-            strength: f32::NAN,
-            scale: 1e9,
-            octaves: 99,
-            gain: -3.0,
-            bend: f32::INFINITY,
-            sharpness: -1.0,
-            keep_peaks: 2.0,
-            keep_floors: f32::NAN,
-            seed: 5,
-        }
-        .clamped();
-        let d = ErosionFilter::default();
-        assert_eq!(wild.strength, d.strength);
-        assert_eq!(wild.scale, FILTER_SCALE_RANGE.1);
-        assert_eq!(wild.octaves, MAX_FILTER_OCTAVES);
-        assert_eq!((wild.gain, wild.bend, wild.sharpness, wild.keep_peaks), (0.0, 1.0, 0.0, 1.0));
-        assert_eq!(wild.keep_floors, d.keep_floors);
-    }
-
-    #[test]
-    fn heights_stay_in_the_bounds_and_flat_ground_is_kept() {
-        let p = plan();
-        let mut state = 1u64;
-        let (mut cut, mut raised) = (0, 0);
-        for _ in 0..20_000 {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let r = |k: u32| ((state >> k) & 0xFFFF) as f64 / 65535.0;
-            let q = [r(0) * 200.0 - 100.0, r(16) * 200.0 - 100.0];
-            let h = r(32) as f32;
-            // Slopes up to 40 height ranges per map unit: 10 per base lattice cell.
-            let s = [(r(48) as f32 - 0.5) * 80.0, (r(8) as f32 - 0.5) * 80.0];
-            let (out, depth) = p.apply(q, h, s);
-            assert!((0.0..=1.0).contains(&out), "{out} from {h}");
-            assert!((0.0..=1.0).contains(&depth) && (depth - (h - out).max(0.0)).abs() < 1e-6);
-            cut += (depth > 0.01) as u32;
-            raised += (out > h + 0.01) as u32;
-        }
-        assert!(cut > 5_000 && raised > 2_000, "{cut} {raised}");
-        // No slope: no gullies, the same height.
-        assert_eq!(p.apply([3.3, 4.4], 0.5f32, [0.0, 0.0]), (0.5, 0.0));
-    }
-
-    #[test]
-    fn the_quintic_weights_slope_and_curvature_are_its_derivatives_per_map_unit() {
-        let w = |t: f64| t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
-        let h = 1e-4;
-        for k in 1..20 {
-            let (t, d) = (k as f64 / 20.0, 0.5 + k as f64 * 0.4);
-            let [value, slope, curvature] = quintic_jet(t as f32, d as f32).map(f64::from);
-            let (first, second) =
-                ((w(t + h) - w(t - h)) / (2.0 * h), (w(t + h) - 2.0 * w(t) + w(t - h)) / (h * h));
-            assert!((value - w(t)).abs() < 1e-6, "{t}");
-            assert!((slope - first * d).abs() < 1e-5 * d, "{t} {d}: {slope} against {}", first * d);
-            assert!(
-                (curvature - second * d * d).abs() < 1e-3 * d * d,
-                "{t} {d}: {curvature} against {}",
-                second * d * d
-            );
-        }
-    }
-
-    #[test]
-    fn the_cells_blend_is_the_weighted_sum_of_the_four_with_its_derivatives() {
-        // Against the four products `w = wx·wy` written out, with the product rule.
-        let mut state = 5u64;
-        let mut next = || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((state >> 40) as f32) / (1u64 << 24) as f32
-        };
-        for _ in 0..2000 {
-            let (fx, fy, d) = (next(), next(), 0.5 + 8.0 * next());
-            let v: [Dual; 4] = std::array::from_fn(|_| {
-                Dual::new(4.0 * next() - 2.0, [40.0 * next() - 20.0, 40.0 * next() - 20.0])
-            });
-            let (x, y) = (quintic_jet(fx, d), quintic_jet(fy, d));
-            let (blend, [toward_x, toward_y]) = blend_cells(v, x, y);
-            let side =
-                |[w, dw, ddw]: [f32; 3], upper: bool| if upper { [w, dw, ddw] } else { [1.0 - w, -dw, -ddw] };
-            let (mut sum, mut sum_x, mut sum_y) = ([0.0f64; 3], [0.0f64; 3], [0.0f64; 3]);
-            for (c, v) in v.iter().enumerate() {
-                let ([wx, dwx, ddwx], [wy, dwy, ddwy]) = (side(x, c & 1 == 1), side(y, c >> 1 == 1));
-                let [p, px, py] = [v.value, v.gradient[0], v.gradient[1]].map(f64::from);
-                let [wx, dwx, ddwx, wy, dwy, ddwy] = [wx, dwx, ddwx, wy, dwy, ddwy].map(f64::from);
-                let (w, w_x, w_y) = (wx * wy, dwx * wy, wx * dwy);
-                for (s, add) in [
-                    (&mut sum, [w * p, w_x * p + w * px, w_y * p + w * py]),
-                    (&mut sum_x, [w_x * p, ddwx * wy * p + w_x * px, dwx * dwy * p + w_x * py]),
-                    (&mut sum_y, [w_y * p, dwx * dwy * p + w_y * px, wx * ddwy * p + w_y * py]),
-                ] {
-                    for k in 0..3 {
-                        s[k] += add[k];
-                    }
-                }
-            }
-            for (got, want) in [(blend, sum), (toward_x, sum_x), (toward_y, sum_y)] {
-                let got = [got.value, got.gradient[0], got.gradient[1]].map(f64::from);
-                for k in 0..3 {
-                    let tolerance = 1e-4 * (1.0 + want[k].abs()) * (1.0 + d as f64 * d as f64);
-                    assert!(
-                        (got[k] - want[k]).abs() < tolerance,
-                        "{k}: {got:?} against {want:?} at {fx} {fy} {d}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn the_gradient_matches_central_differences_of_the_heights() {
-        // Sharp crests are creases, where the gradient is one side's: fewer points qualify.
-        check_gradient(plan(), 200);
-        let rounded = ErosionFilter { enabled: true, sharpness: 0.0, ..ErosionFilter::default() };
-        check_gradient(rounded.plan((0.0, 1.0), 4.0).unwrap(), 200);
-        let parallel = ErosionFilter { enabled: true, bend: 0.0, octaves: 6, ..ErosionFilter::default() };
-        check_gradient(parallel.plan((0.0, 1.0), 4.0).unwrap(), 100);
-    }
-
-    /// Checks the filter's gradient against central differences of its heights on 400 points of
-    /// a smooth test field, at least `min_checked` of them away from creases.
-    fn check_gradient(p: GullyPlan, min_checked: usize) {
-        // A smooth test field h = sin(x)·cos(0.7y)/2 + 0.5 with its exact Hessian, filtered.
-        let field = |x: f64, y: f64| {
-            let (sx, cx) = x.sin_cos();
-            let (sy, cy) = (0.7 * y).sin_cos();
-            let h =
-                Dual::new((sx * cy * 0.5 + 0.5) as f32, [(cx * cy * 0.5) as f32, (-sx * sy * 0.35) as f32]);
-            let hxx = -sx * cy * 0.5;
-            let hxy = -cx * sy * 0.35;
-            let hyy = -sx * cy * 0.245;
-            let s = [
-                Dual::new(h.gradient[0], [hxx as f32, hxy as f32]),
-                Dual::new(h.gradient[1], [hxy as f32, hyy as f32]),
-            ];
-            (h, s)
-        };
-        // The map unit is the field's unit: frequency 4 makes q = 4 (x, y).
-        let at = |x: f64, y: f64| {
-            let (h, s) = field(x, y);
-            p.apply::<Dual>([x * 4.0, y * 4.0], h, s).0
-        };
-        let height = |x: f64, y: f64| {
-            let (h, s) = field(x, y);
-            p.apply::<f32>([x * 4.0, y * 4.0], h.value, [s[0].value, s[1].value]).0 as f64
-        };
-        let (mut checked, step) = (0, 5e-5);
-        for k in 0..400 {
-            let (x, y) = (0.31 + k as f64 * 0.0173, 1.7 - k as f64 * 0.0091);
-            let d = at(x, y);
-            assert_eq!(d.value.to_bits(), (height(x, y) as f32).to_bits(), "the same value either way");
-            // Central differences at two steps, to tell a crease between the samples (the
-            // steps disagree) from a wrong gradient (both disagree with it).
-            let difference = |step: f64| {
-                [
-                    (height(x + step, y) - height(x - step, y)) / (2.0 * step),
-                    (height(x, y + step) - height(x, y - step)) / (2.0 * step),
-                ]
-            };
-            let (coarse, fine) = (difference(step), difference(step / 4.0));
-            let tolerance = 4e-3 * (1.0 + coarse[0].hypot(coarse[1]));
-            // A crease near the point (the ridge crests of sharp gullies, where the gradient is
-            // one side's) shows as differences that change with the step, or as a gradient that
-            // jumps within the step: skip those points.
-            let jumps = [(step, 0.0), (0.0, step)].iter().any(|&(dx, dy)| {
-                let (a, b) = (at(x - dx, y - dy).gradient, at(x + dx, y + dy).gradient);
-                let bend = [0, 1].map(|c| (a[c] + b[c] - 2.0 * d.gradient[c]) as f64);
-                bend[0].hypot(bend[1]) > tolerance
-            });
-            if jumps || (0..2).any(|a| (coarse[a] - fine[a]).abs() > tolerance / 2.0) {
-                continue;
-            }
-            checked += 1;
-            for a in 0..2 {
-                let error = (d.gradient[a] as f64 - fine[a]).abs();
-                assert!(error < tolerance, "{x} {y} axis {a}: {d:?} vs {coarse:?} and {fine:?}");
-            }
-        }
-        assert!(checked >= min_checked, "{checked}");
     }
 }
