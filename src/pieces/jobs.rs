@@ -154,20 +154,22 @@ impl FinishedBuild {
 
 /// Runs starved background builds again at normal priority, takes in finished jobs and starts
 /// new ones (see [`collect_finished`] and [`start_jobs`]); lets kept memory go after a second
-/// without use.
+/// without use, by the app's real-time clock (`Time<Real>`, so an app stepped by hand can
+/// step it too; the system clock where the app has no time).
 pub(crate) fn drive_jobs(
     mut terrains: Query<&mut TerrainJobs>,
     mut pieces: Query<&mut TerrainPiece>,
     mut pool: ResMut<PiecePool>,
-    hooks: Res<PieceHooks>,
-    priority: Res<BuildPriority>,
+    (hooks, priority, time): (Res<PieceHooks>, Res<BuildPriority>, Option<Res<Time<Real>>>),
 ) {
+    let now = time.and_then(|t| t.last_update()).unwrap_or_else(std::time::Instant::now);
+    pool.set_clock(now);
     rescue_starved_builds();
     for mut jobs in &mut terrains {
         collect_finished(&mut jobs, &mut pieces, &mut pool);
         start_jobs(&mut jobs, &mut pieces, &mut pool, &hooks, *priority);
     }
-    pool.expire_buffers(std::time::Instant::now());
+    pool.expire_buffers(now);
 }
 
 /// Takes in a terrain's finished jobs: each waits on its piece (replacing an older waiting

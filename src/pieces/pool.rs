@@ -26,6 +26,9 @@ pub(crate) struct PieceAssets {
 pub struct PiecePool {
     spare: Vec<TerrainBuffers>,
     spare_used: Option<Instant>,
+    /// The app's real-time clock at the frame's job step ([`Time<Real>`]), which the kept
+    /// memory's age is read on (the system clock where the app has no time).
+    clock: Option<Instant>,
     assets: Vec<PieceAssets>,
 }
 
@@ -39,7 +42,7 @@ impl PiecePool {
     pub(crate) fn keep_buffers(&mut self, buffers: TerrainBuffers) {
         if self.spare.len() < MAX_JOBS_IN_FLIGHT {
             self.spare.push(buffers);
-            self.spare_used = Some(Instant::now());
+            self.spare_used = Some(self.now());
         }
     }
 
@@ -47,11 +50,21 @@ impl PiecePool {
     pub(crate) fn take_buffers(&mut self) -> TerrainBuffers {
         match self.spare.pop() {
             Some(buffers) => {
-                self.spare_used = Some(Instant::now());
+                self.spare_used = Some(self.now());
                 buffers
             }
             None => TerrainBuffers::default(),
         }
+    }
+
+    /// Sets the clock the kept memory's age is read on: the app's real time this frame.
+    pub(crate) fn set_clock(&mut self, now: Instant) {
+        self.clock = Some(now);
+    }
+
+    /// The pool's clock, or the system's before it was set.
+    fn now(&self) -> Instant {
+        self.clock.unwrap_or_else(Instant::now)
     }
 
     /// Lets the kept memory go when no job took or left any for [`SPARE_BUFFERS_KEPT_FOR`].
