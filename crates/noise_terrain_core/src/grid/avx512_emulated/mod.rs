@@ -7,7 +7,7 @@
 //! copy is included below. Its tests are `avx512.rs`'s own, run on every CPU: the same assertions
 //! run on the real kernels where the CPU has AVX-512 (ignored by default there, as a CPU without
 //! it cannot run them: `scripts/test_kernels_on_this_cpu.sh` runs them where it can). The
-//! grids' tests also run an emulated AVX-512 level (`Isa::Avx512Emulated`: the row path at the
+//! grids' tests also run an emulated AVX-512 level (`Level::Avx512Emulated`: the row path at the
 //! baseline, calling these kernels, 16 pixels at a time where the AVX-512 level takes 16).
 
 pub(crate) mod lanes;
