@@ -17,7 +17,9 @@
 # `run` prints the CPU, the tests' results, then one table: FastNoise2's time over ours per basis
 # and size (the median of each run's REPS fills; ROUNDS runs per case, default 5, in rounds that
 # go through every case, so that all cases see the same moments of a machine whose speed moves),
-# with the level our grids ran at. Its log and the raw lines land in $OUT when that is set.
+# with the level our grids ran at; then a process's first grid against its later ones per basis
+# (`first_grid`: with nothing done first, and with the fresh pages, the level and the pool done
+# first). Its log and the raw lines land in $OUT when that is set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,6 +49,9 @@ for line in sys.stdin:
         shutil.copy(m["executable"], ".device/benches/gradients")
 '
   cp "$(scripts/peers.sh | tail -1)" .device/peer-export
+  # A process's first grid against its later ones (one process per case).
+  cargo build -q --release -p noise_terrain_core --example first_grid
+  cp "$CARGO_TARGET_DIR/release/examples/first_grid" .device/first_grid
   du -sh .device
   ;;
 run)
@@ -113,6 +118,13 @@ for kind in ["gradient", "value", "simplex", "worley"]:
         each = ", ".join(f"{x:.2f}" for x in ratios)
         print(f"| {kind} | {size}² | {ours:.4g} | {fn2:.4g} | {each} | **{statistics.median(ratios):.2f}x** | {'/'.join(levels)} |")
 PY
+  # A process's first grid: with nothing done first, and with the pages, the level and the pool
+  # done first (see the example's header and docs/performance.md).
+  if [ -x .device/first_grid ]; then
+    for kind in gradient value simplex worley; do
+      for case in cold all; do taskset -c "$cpu" .device/first_grid "$kind" "$case"; done
+    done
+  fi
   ;;
 *)
   echo "usage: scripts/device_check.sh prepare|run" >&2
