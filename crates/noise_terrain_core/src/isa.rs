@@ -85,8 +85,8 @@ pub(crate) enum Level {
     /// AVX-512 (F, VL, DQ, BW) and FMA: 16 `f32` lanes, mask registers, 8-lane `f64` conversions.
     #[cfg(target_arch = "x86_64")]
     Avx512,
-    /// Tests only: the AVX-512 level's rows on any CPU, its kernels compiled against portable
-    /// lanes (`grid/avx512_emulated`) and the code around them at the baseline. Not in
+    /// Tests only: the AVX-512 level's rows on any CPU, its kernels instantiated with portable
+    /// 16-wide lanes (`grid/lanes/portable.rs`) and the code around them at the baseline. Not in
     /// [`Level::ALL`]: nothing picks it; the tests run every level of [`levels_under_test`].
     #[cfg(all(test, target_arch = "x86_64"))]
     Avx512Emulated,

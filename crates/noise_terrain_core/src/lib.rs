@@ -62,9 +62,9 @@
 //! - `grid/`: filling a whole grid at once: the heights' row paths (`mod.rs`, by basis in
 //!   `simplex_rows.rs`, `lattice_rows.rs` for value and gradient noise, `worley_rows.rs`, and the
 //!   cells they share in `rows.rs`), heights with gradients (`gradients/`: the rows, the octaves'
-//!   jets, the erosion filter's gully octaves, the damped fractal), the SIMD rows (`avx2.rs`,
-//!   `avx512.rs`, and `avx512_emulated/`, the AVX-512 rows on portable lanes so every CPU checks
-//!   their bits), the lattice columns they share (`column_table.rs`), which level runs
+//!   jets, the erosion filter's gully octaves, the damped fractal), the SIMD rows
+//!   (`kernels/`, written once over the lanes of `lanes/`: AVX2, AVX-512, and portable lanes on
+//!   which every CPU checks the 16-lane kernels' bits), the lattice columns they share (`column_table.rs`), which level runs
 //!   (`level.rs`, with `isa.rs` at the root compiling each path per level and making the proof of
 //!   a level, `Isa`), and the erosion filter's cut depths over a grid (`cut_depths.rs`).
 //! - `map/`: whole maps: [`Heightmap`], frames, post-processing, ray casts, [`Surface`], and

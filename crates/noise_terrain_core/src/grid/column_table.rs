@@ -1,5 +1,5 @@
-//! What the SIMD rows of value and gradient noise share whatever their width (`avx2.rs`,
-//! `avx512.rs`): a row's cells and weights ([`Row`]) and the table of the corners of its lattice
+//! What the SIMD rows of value and gradient noise share whatever their width
+//! (`kernels/lattice.rs`): a row's cells and weights ([`Row`]) and the table of the corners of its lattice
 //! columns, kept from row to row ([`ColumnTable`]).
 
 use std::ops::Range;

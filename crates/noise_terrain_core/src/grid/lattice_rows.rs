@@ -79,7 +79,7 @@ pub(super) fn takes_simd_rows(basis: Basis, lattice: &Lattice, isa: Isa) -> bool
 }
 
 /// One octave of value or gradient noise over the row (the octave's y `py`) with the level's
-/// own rows (`avx2.rs`, `avx512.rs`), from the octave's cells kept in `cells`, read where they
+/// own rows (`kernels/lattice.rs`), from the octave's cells kept in `cells`, read where they
 /// are, and its table of corners `columns` (not swapped into the row's working buffers: that
 /// copy for every row and octave costs 65² grids 7% to 15%).
 #[cfg(target_arch = "x86_64")]
@@ -96,27 +96,11 @@ pub(super) fn simd_lattice_layer(
     let (x0, fx, u) = (&cells.i0[..width], &cells.fx[..width], &cells.u[..width]);
     let row = column_table::Row { x0, fx, u, cy, v };
     let (seed, kernel) = (lattice.seed, lattice.kernel);
-    // SAFETY: the CPU has the level's features (`isa` is the proof: `crate::isa::Isa`): AVX2 at
-    // the AVX2 level, AVX-512F at the AVX-512 level.
-    unsafe {
-        match (basis, isa.level()) {
-            (Basis::Gradient, Level::Avx512) => avx512::gradient_row(seed, kernel, row, columns, layer),
-            (Basis::Value, Level::Avx512) => avx512::value_row(seed, row, columns, layer),
-            (Basis::Gradient, Level::Avx2) => avx2::gradient_row(seed, kernel, row, columns, layer),
-            (Basis::Value, Level::Avx2) => avx2::value_row(seed, row, columns, layer),
-            #[cfg(test)]
-            (Basis::Gradient, Level::Avx512Emulated) => {
-                avx512_emulated::kernels::gradient_row(seed, kernel, row, columns, layer)
-            }
-            #[cfg(test)]
-            (Basis::Value, Level::Avx512Emulated) => {
-                avx512_emulated::kernels::value_row(seed, row, columns, layer)
-            }
-            (Basis::Simplex | Basis::Worley, _) | (_, Level::Baseline) => {
-                unreachable!("value and gradient noise at a SIMD level only")
-            }
-        }
-    }
+    super::lanes::with_lanes!(isa, |s| match basis {
+        Basis::Gradient => super::kernels::lattice::gradient_row(s, seed, kernel, row, columns, layer),
+        Basis::Value => super::kernels::lattice::value_row(s, seed, row, columns, layer),
+        Basis::Simplex | Basis::Worley => unreachable!("value and gradient noise only"),
+    })
 }
 
 /// One octave of value, gradient or Worley noise over the row, once `scratch` holds the row's

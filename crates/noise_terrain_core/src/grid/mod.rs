@@ -12,7 +12,7 @@
 //! vectorises. Where an octave's cells are only a few pixels wide (a chunk's finest octaves), that
 //! set-up per cell costs more than it saves, and every pixel hashes its own corners in one loop
 //! instead (`VALUE_PER_PIXEL_BELOW` and its siblings). With AVX2 and with AVX-512 every basis has
-//! rows of its own (`avx2.rs`, `avx512.rs`): value and gradient noise skip runs altogether, each
+//! rows of its own (`kernels/`): value and gradient noise skip runs altogether, each
 //! block of 8 or 16 pixels picking its corners with register permutes from a table of the row's
 //! lattice columns kept from row to row (`column_table.rs`); Worley's 3×3 search reads a table of
 //! the row's feature points; simplex picks its gradients from registers. The row path is compiled
@@ -28,22 +28,21 @@
 //! `simplex_rows.rs`; `lattice_rows.rs` (value and gradient noise, and the runs of equal cells
 //! Worley noise shares with them); `worley_rows.rs`. Heights with gradients: `gradients.rs`.
 //! Shared by the paths: a row's cells and shares of the skew (`rows.rs`), the table of a row's
-//! lattice columns (`column_table.rs`), the AVX2 and AVX-512 kernels (`avx2.rs`, `avx512.rs`,
-//! and the tests' emulated copy of the latter), the measured choice of level (`level.rs`), and
+//! lattice columns (`column_table.rs`), the SIMD kernels written once over lanes (`kernels/`) and
+//! the lanes of each level they are instantiated with (`lanes/`: AVX2, AVX-512, and portable
+//! lanes for the tests' emulated AVX-512 level), the measured choice of level (`level.rs`), and
 //! the erosion filter's cut depths (`cut_depths.rs`).
 //!
 //! [`Heightmap::generate`]: crate::Heightmap::generate
 
 #[cfg(target_arch = "x86_64")]
-mod avx2;
-#[cfg(target_arch = "x86_64")]
-mod avx512;
-#[cfg(all(test, target_arch = "x86_64"))]
-mod avx512_emulated;
-#[cfg(target_arch = "x86_64")]
 mod column_table;
 pub(crate) mod cut_depths;
 pub(crate) mod gradients;
+#[cfg(target_arch = "x86_64")]
+mod kernels;
+#[cfg(target_arch = "x86_64")]
+mod lanes;
 mod lattice_rows;
 pub(crate) mod level;
 pub(crate) mod rows;
@@ -80,7 +79,7 @@ use crate::field::basis::{DistanceMetric, WorleyReturn};
 use crate::field::coord::{AxisCell, split};
 use crate::field::fractal::{Fractal, MAX_OCTAVES};
 use crate::field::hash::{hash2_spread, spread_x, spread_y};
-use crate::isa::{Isa, Level};
+use crate::isa::Isa;
 
 /// Per-thread buffers for one row segment, or a batch of whole rows, of up to `width` pixels.
 struct RowScratch {
@@ -105,11 +104,8 @@ struct RowScratch {
     skews: Vec<SkewXs>,
     /// Per octave, the AVX-512 path's table of the simplex lattice points of the last rows.
     #[cfg(target_arch = "x86_64")]
-    simplex_tables: Vec<avx512::SimplexTable>,
-    /// The same for the emulated AVX-512 level (tests only).
-    #[cfg(all(test, target_arch = "x86_64"))]
-    emulated_simplex_tables: Vec<avx512_emulated::kernels::SimplexTable>,
-    /// The AVX-512 Worley search's feature points of the row's lattice columns (`avx512.rs`).
+    simplex_tables: Vec<kernels::SimplexTable>,
+    /// The SIMD Worley search's feature points of the row's lattice columns (`kernels/worley.rs`).
     lattice_columns: Vec<f32>,
     i1: Vec<i32>,
     fx: Vec<f32>,
@@ -144,8 +140,6 @@ impl RowScratch {
             skews: (0..octaves).map(|_| Default::default()).collect(),
             #[cfg(target_arch = "x86_64")]
             simplex_tables: (0..octaves).map(|_| Default::default()).collect(),
-            #[cfg(all(test, target_arch = "x86_64"))]
-            emulated_simplex_tables: (0..octaves).map(|_| Default::default()).collect(),
             lattice_columns: Vec::new(),
             // Sized on first use: simplex noise needs none.
             x_cells: (0..octaves).map(|_| XCells::default()).collect(),

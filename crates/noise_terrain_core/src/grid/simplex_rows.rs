@@ -49,35 +49,31 @@ pub(super) fn simplex_layer(
         let width = layer.len();
         let (i, j) = (&scratch.i0[..width], &scratch.i1[..width]);
         let offsets = (&scratch.fx[..width], &scratch.u[..width]);
-        // The AVX-512 rows (`$kernels`: the real ones, or the tests' emulated ones), with the
-        // octave's table row by row where it serves the octave's cells: it follows rows in order
-        // (a batch's blocks may straddle two rows, not monotone across the seam).
-        macro_rules! avx512_rows {
-            ($kernels:path, $tables:ident) => {{
-                use $kernels as kernels;
-                if kernels::SimplexTable::serves((i[0].min(i[n - 1]), i[0].max(i[n - 1])), n) {
-                    let table = &mut scratch.$tables[octave];
-                    for (r, layer) in layer.chunks_mut(n).enumerate() {
-                        let row = r * n..(r + 1) * n;
-                        let (i, j) = (&i[row.clone()], &j[row.clone()]);
-                        let offsets = (&offsets.0[row.clone()], &offsets.1[row]);
-                        kernels::simplex_row(lattice.seed, (i, j), offsets, Some(table), layer)
-                    }
-                } else {
-                    kernels::simplex_row(lattice.seed, (i, j), offsets, None, layer)
+        // With AVX-512 (and its emulation), the octave's table row by row where it serves the
+        // octave's cells: it follows rows in order (a batch's blocks may straddle two rows, not
+        // monotone across the seam). AVX2 hashes every corner.
+        let tabled =
+            isa.wide() && super::kernels::SimplexTable::serves((i[0].min(i[n - 1]), i[0].max(i[n - 1])), n);
+        let table = &mut scratch.simplex_tables[octave];
+        return super::lanes::with_lanes!(isa, |s| {
+            if tabled {
+                for (r, layer) in layer.chunks_mut(n).enumerate() {
+                    let row = r * n..(r + 1) * n;
+                    let (i, j) = (&i[row.clone()], &j[row.clone()]);
+                    let offsets = (&offsets.0[row.clone()], &offsets.1[row]);
+                    super::kernels::simplex::simplex_row(
+                        s,
+                        lattice.seed,
+                        (i, j),
+                        offsets,
+                        Some(&mut *table),
+                        layer,
+                    )
                 }
-            }};
-        }
-        // SAFETY: the CPU has the level's features: `isa` is the proof (`crate::isa::Isa`).
-        return unsafe {
-            match isa.level() {
-                Level::Avx512 => avx512_rows!(avx512, simplex_tables),
-                Level::Avx2 => avx2::simplex_row(lattice.seed, (i, j), offsets, layer),
-                #[cfg(test)]
-                Level::Avx512Emulated => avx512_rows!(avx512_emulated::kernels, emulated_simplex_tables),
-                Level::Baseline => unreachable!("a SIMD level"),
+            } else {
+                super::kernels::simplex::simplex_row(s, lattice.seed, (i, j), offsets, None, layer)
             }
-        };
+        });
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (isa, octave);

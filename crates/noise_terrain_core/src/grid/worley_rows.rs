@@ -36,18 +36,9 @@ pub(super) fn worley_per_pixel(
     let near_done = isa != Isa::BASELINE && {
         let worley = (lattice.seed, search.jitter, search.worley.metric);
         let out = (&mut *out.0, &mut *out.1, &mut *out.2);
-        // SAFETY: the CPU has the level's features: `isa` is the proof (`crate::isa::Isa`).
-        unsafe {
-            match isa.level() {
-                Level::Avx512 => avx512::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out),
-                Level::Avx2 => avx2::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out),
-                #[cfg(test)]
-                Level::Avx512Emulated => {
-                    avx512_emulated::kernels::worley_near_cells(worley, (iy, fy), cells, lattice_columns, out)
-                }
-                Level::Baseline => unreachable!("a SIMD level"),
-            }
-        };
+        super::lanes::with_lanes!(isa, |s| {
+            super::kernels::worley::worley_near_cells(s, worley, (iy, fy), cells, lattice_columns, out)
+        });
         true
     };
     #[cfg(not(target_arch = "x86_64"))]

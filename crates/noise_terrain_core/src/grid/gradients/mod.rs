@@ -368,10 +368,10 @@ fn octave_layer(
         #[cfg(target_arch = "x86_64")]
         if level.level() == Level::Avx2 {
             let (points, offsets) = ((&i[..width], &j[..width]), (&x0[..width], &y0[..width]));
-            // SAFETY: the CPU has the level's features: `level` is the proof (`crate::isa::Isa`).
-            return unsafe {
-                super::avx2::simplex_row_with_gradient(lattice.seed, points, offsets, per, [values, dx, dy])
-            };
+            let out = [values, dx, dy];
+            return super::lanes::with_lanes!(level, |s| {
+                super::kernels::simplex::simplex_row_with_gradient(s, lattice.seed, points, offsets, per, out)
+            });
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = level;
@@ -408,22 +408,22 @@ fn octave_layer(
         let row = super::column_table::Row { x0: &i0[..width], fx: &fx[..width], u: &u[..width], cy, v };
         let (at, columns) = ((row, &du[..width], dv), &mut columns[octave]);
         let out = [&mut values[..width], &mut dx[..width], &mut dy[..width]];
-        // SAFETY: the CPU has the level's features: `level` is the proof (`crate::isa::Isa`).
-        unsafe {
-            match basis {
-                Basis::Gradient => super::avx2::gradient_row_with_gradient(
+        super::lanes::with_lanes!(level, |s| match basis {
+            Basis::Gradient => {
+                super::kernels::lattice::gradient_row_with_gradient(
+                    s,
                     (lattice.seed, lattice.kernel),
                     at,
                     per,
                     columns,
                     out,
-                ),
-                Basis::Value => super::avx2::value_row_with_gradient(lattice.seed, at, per, columns, out),
-                Basis::Simplex | Basis::Worley => {
-                    unreachable!("simplex returned above; Worley has no row path here")
-                }
+                )
             }
-        }
+            Basis::Value =>
+                super::kernels::lattice::value_row_with_gradient(s, lattice.seed, at, per, columns, out),
+            Basis::Simplex | Basis::Worley =>
+                unreachable!("simplex returned above; Worley has no row path here"),
+        });
         return;
     }
     let mut start = 0;

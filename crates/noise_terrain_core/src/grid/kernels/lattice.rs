@@ -1,0 +1,340 @@
+//! Value and gradient noise over a row, heights alone and with gradients (see the module above).
+
+use super::{clamp_unit, lerp, mix, mix_to_last_step, registers_spanning, unit_value};
+use crate::field::basis::gradient_kernel::{GradientKernel, ROUNDED_SCALE};
+use crate::field::coord::AxisCell;
+use crate::field::hash::{PRIME_X, spread_seed, spread_y};
+use crate::grid::column_table::{ColumnTable, Row, plane_offset};
+use crate::grid::lanes::{Lanes, array, inlined, map};
+
+/// One octave's row of gradient noise into `out[k]` for every `k < out.len()` (the row's inputs
+/// at least as long); `columns` is kept for the next row of the octave.
+pub(crate) fn gradient_row<S: Lanes>(
+    s: S,
+    seed: u32,
+    kernel: GradientKernel,
+    row: Row,
+    columns: &mut ColumnTable,
+    out: &mut [f32],
+) {
+    s.vectorize(inlined!(|| {
+        let blend = Blend::new(s, kernel, row.cy, row.v);
+        let pixel = inlined!(|[x0, y0, x1, y1]: [S::F; 4], [x0n, y0n, x1n, y1n]: [S::F; 4], fx, u, _| {
+            [blend.at([(x0, y0), (x0n, y0n), (x1, y1), (x1n, y1n)], fx, u)]
+        });
+        lattice_row(s, seed, row, (inlined!(|sx, row| gradient(s, sx ^ row)), pixel), columns, [out]);
+    }))
+}
+
+/// [`gradient_row`] with each pixel's gradient: `PerlinRowBlend`'s or `RoundedRowBlend`'s
+/// operations in lanes (the same bits as the point path's), the fade's slope along x `du[k]` and
+/// along y `dv`, the gradient times `per` (per lattice unit of the octave to per map unit), into
+/// `values`, `dx` and `dy` for every `k < values.len()` (the inputs and the other outputs at least
+/// as long).
+pub(crate) fn gradient_row_with_gradient<S: Lanes>(
+    s: S,
+    (seed, kernel): (u32, GradientKernel),
+    (row, du, dv): (Row, &[f32], f32),
+    per: f32,
+    columns: &mut ColumnTable,
+    out: [&mut [f32]; 3],
+) {
+    assert!(du.len() >= out[0].len(), "slopes shorter than the row");
+    s.vectorize(inlined!(|| {
+        let blend = Blend::new(s, kernel, row.cy, row.v);
+        let (dv, per) = (s.splat(dv), s.splat(per));
+        let pixel =
+            inlined!(|[x0, y0, x1, y1]: [S::F; 4], [x0n, y0n, x1n, y1n]: [S::F; 4], fx, u, (at, lanes)| {
+                // SAFETY: lanes `at..at + lanes` are within the row, and `du` is as long (asserted above).
+                let du = unsafe { s.load_first(du, at, lanes) };
+                let [value, gx, gy] =
+                    blend.at_with_gradient([(x0, y0), (x0n, y0n), (x1, y1), (x1n, y1n)], fx, (u, du), dv);
+                [value, gx * per, gy * per]
+            });
+        lattice_row(s, seed, row, (inlined!(|sx, row| gradient(s, sx ^ row)), pixel), columns, out);
+    }))
+}
+
+/// One octave's row of value noise, in `[-1, 1]` as the row path keeps it, into `out[k]` for
+/// every `k < out.len()` (the row's inputs at least as long); `columns` is kept for the next row.
+pub(crate) fn value_row<S: Lanes>(s: S, seed: u32, row: Row, columns: &mut ColumnTable, out: &mut [f32]) {
+    s.vectorize(inlined!(|| {
+        let v = s.splat(row.v);
+        let pixel = inlined!(|[v0, v1]: [S::F; 2], [v0n, v1n]: [S::F; 2], _fx, u, _| {
+            let value = lerp::<S>(lerp::<S>(v0, v0n, u), lerp::<S>(v1, v1n, u), v);
+            [value * s.splat(2.0) - s.splat(1.0)]
+        });
+        lattice_row(s, seed, row, (inlined!(|sx, row| [corner_value(s, sx ^ row)]), pixel), columns, [out]);
+    }))
+}
+
+/// [`value_row`] with each pixel's gradient: `blend_values_2d_with_gradient`'s operations in
+/// lanes, then mapped to `[-1, 1]` as `Basis::signed_2d_with_gradient` maps them, with the fade's
+/// slope along x `du[k]` and along y `dv`, the gradient times `per` (per lattice unit of the
+/// octave to per map unit), into `values`, `dx` and `dy` for every `k < values.len()` (the inputs
+/// and the other outputs at least as long).
+pub(crate) fn value_row_with_gradient<S: Lanes>(
+    s: S,
+    seed: u32,
+    (row, du, dv): (Row, &[f32], f32),
+    per: f32,
+    columns: &mut ColumnTable,
+    out: [&mut [f32]; 3],
+) {
+    assert!(du.len() >= out[0].len(), "slopes shorter than the row");
+    s.vectorize(inlined!(|| {
+        let v = s.splat(row.v);
+        let (dv, per, two) = (s.splat(dv), s.splat(per), s.splat(2.0));
+        let pixel = inlined!(|[c0, c2]: [S::F; 2], [c1, c3]: [S::F; 2], _fx, u, (at, lanes)| {
+            // SAFETY: lanes `at..at + lanes` are within the row, and `du` is as long (asserted above).
+            let du = unsafe { s.load_first(du, at, lanes) };
+            let value = lerp::<S>(lerp::<S>(c0, c1, u), lerp::<S>(c2, c3, u), v);
+            // d/du of the bilinear blend, times du/dx (and the same in y).
+            let twist = c0 - c1 - c2 + c3;
+            let dx = du * (c1 - c0 + twist * v);
+            let dy = dv * (c2 - c0 + twist * u);
+            [value * two - s.splat(1.0), dx * two * per, dy * two * per]
+        });
+        lattice_row(s, seed, row, (inlined!(|sx, row| [corner_value(s, sx ^ row)]), pixel), columns, out);
+    }))
+}
+
+/// The row of a lattice basis with `Q` planes of values per lattice column and row of corners
+/// (`P = 2Q`, the upper row's then the lower row's): `column(spread x, a row's share of the hash)`
+/// gives `LANES` columns' planes of one row of corners, and `pixel(the cell's left column, its
+/// right column, fx, u, (at, lanes))` blends them into `O` outputs for the pixels
+/// `at..at + lanes`, written to `out` for every `k < out[0].len()`.
+#[inline(always)]
+fn lattice_row<S: Lanes, const Q: usize, const P: usize, const O: usize>(
+    s: S,
+    seed: u32,
+    Row { x0, fx, u, cy, .. }: Row,
+    (column, pixel): (
+        impl Fn(S::I, S::I) -> [S::F; Q],
+        impl Fn([S::F; P], [S::F; P], S::F, S::F, (usize, usize)) -> [S::F; O],
+    ),
+    table: &mut ColumnTable,
+    out: [&mut [f32]; O],
+) {
+    const { assert!(P == 2 * Q, "two rows of corners") };
+    let n = out[0].len();
+    assert!(x0.len() >= n && fx.len() >= n && u.len() >= n, "inputs shorter than the row");
+    assert!(out.iter().all(|o| o.len() >= n), "outputs shorter than the row");
+    if n == 0 {
+        return;
+    }
+    let lanes_per_register = S::LANES;
+    // `hash2(x, y, seed)` is `mix(spread_seed ^ spread_x(x) ^ spread_y(y))`: the rows' share of it.
+    let rows = [spread_seed(seed) ^ spread_y(cy.i0), spread_seed(seed) ^ spread_y(cy.i1)];
+    let rows = map(rows, inlined!(|r| s.splat_i(r as i32)));
+    let prime_x = s.splat_i(PRIME_X as i32);
+    // The row's columns: its cells and each one's right neighbour.
+    let first = x0[0].min(x0[n - 1]);
+    let count = (i64::from(x0[0].max(x0[n - 1])) - i64::from(first) + 2) as usize;
+    // A block reads the table where its cells and their right neighbours span at most
+    // `ColumnTable::READ` columns: worth building where cells are at least about `LANES / 30`
+    // pixels wide on average.
+    let tabled = (count - 2) * lanes_per_register <= n * 30;
+    if tabled {
+        for r in table.prepare(cy.i0, (first, count), Q) {
+            for c in (0..count).step_by(lanes_per_register) {
+                let cell = s.splat_i(first.wrapping_add(c as i32)) + s.iota();
+                let planes = column(cell * prime_x, rows[r]);
+                for (q, &plane) in planes.iter().enumerate() {
+                    let at = table.start(r, (q, Q), count) + c;
+                    // SAFETY: the plane starting at `at - c` holds `ColumnTable::stride(count)`
+                    // entries and `c + LANES <= count + 15 < stride`.
+                    unsafe { s.store(table.planes.as_mut_ptr().add(at), plane) };
+                }
+            }
+        }
+    }
+    let starts: [usize; P] = std::array::from_fn(|k| table.start(k / Q, (k % Q, Q), count));
+    let planes = &table.planes;
+    let one = s.splat_i(1);
+    let mut at = 0;
+    while at < n {
+        let lanes = (n - at).min(lanes_per_register);
+        // SAFETY: lanes `at..at + lanes` are within every input (asserted above).
+        let (cell, fx, u) = unsafe {
+            (s.load_first_i(x0, at, lanes), s.load_first(fx, at, lanes), s.load_first(u, at, lanes))
+        };
+        // The block's first cell (its cells are monotone) and how many registers of the table its
+        // cells and their right neighbours span.
+        let (a, b) = (x0[at], x0[at + lanes - 1]);
+        let base = a.min(b);
+        let registers =
+            if tabled { registers_spanning::<S>(i64::from(a.max(b)) - i64::from(base) + 2) } else { 0 };
+        let index = cell - s.splat_i(base);
+        // Where each plane's entries for the block start: `offset + READ <= count - 2 + READ <=
+        // ColumnTable::stride(count)`, so each plane's reads stay within it.
+        let offset = plane_offset(base, first, count - 2);
+        let reads = inlined!(|| (
+            starts.map(|start| planes.as_ptr().wrapping_add(start + offset)),
+            (index, index + one)
+        ));
+        // SAFETY: the picks below read within each plane (above).
+        let (left, right) = unsafe {
+            match registers {
+                1 => pick_columns::<S, 1, P>(s, reads()),
+                2 => pick_columns::<S, 2, P>(s, reads()),
+                3 => pick_columns::<S, 3, P>(s, reads()),
+                4 => pick_columns::<S, 4, P>(s, reads()),
+                _ => {
+                    // `spread_x` of the pixel's cell and of the next one (`spread_x(1)` is the prime).
+                    let sx = cell * prime_x;
+                    let both = inlined!(|sx| {
+                        let (upper, lower) = (column(sx, rows[0]), column(sx, rows[1]));
+                        array(inlined!(|k| if k < Q { upper[k] } else { lower[k - Q] }))
+                    });
+                    (both(sx), both(sx + prime_x))
+                }
+            }
+        };
+        let value = pixel(left, right, fx, u, (at, lanes));
+        for o in 0..O {
+            // SAFETY: lanes `at..at + lanes` are within every output (asserted above).
+            unsafe { s.store_first(out[o], at, lanes, value[o]) };
+        }
+        at += lanes_per_register;
+    }
+}
+
+/// Each lane's entry `index` and `next` of `R` registers of table entries read from each plane's
+/// pointer (`R · LANES` entries).
+///
+/// # Safety
+/// Every pointer must be valid for reading `R · LANES` `f32`.
+#[inline(always)]
+unsafe fn pick_columns<S: Lanes, const R: usize, const P: usize>(
+    s: S,
+    (reads, (index, next)): ([*const f32; P], (S::I, S::I)),
+) -> ([S::F; P], [S::F; P]) {
+    let mut left = [s.splat(0.0); P];
+    let mut right = [s.splat(0.0); P];
+    for k in 0..P {
+        // SAFETY: the caller's contract.
+        let registers: [S::F; R] = array(inlined!(|r| unsafe { s.load(reads[k].add(S::LANES * r)) }));
+        left[k] = s.pick(&registers, index);
+        right[k] = s.pick(&registers, next);
+    }
+    (left, right)
+}
+
+/// [`corner_value_2d`](crate::field::basis::value::corner_value_2d) of each lane's hash input.
+#[inline(always)]
+fn corner_value<S: Lanes>(s: S, h: S::I) -> S::F {
+    unit_value(s, mix(s, h))
+}
+
+/// [`corner_gradient_2d`](crate::field::basis::gradient::corner_gradient_2d) of each lane's hash
+/// input: the 64-entry table's entry at the top six bits of [`mix`], which its last step leaves
+/// as they are.
+#[inline(always)]
+pub(super) fn gradient<S: Lanes>(s: S, h: S::I) -> [S::F; 2] {
+    s.gradient_2d(s.shr::<26>(mix_to_last_step(s, h)))
+}
+
+/// The blend's constants along the row: `blend_gradients_2d` or `blend_rounded_2d` in lanes.
+struct Blend<S: Lanes> {
+    s: S,
+    rounded: bool,
+    scale: S::F,
+    /// `fy`, `fy - 1`, `v`, and `8 fy(1 - fy)` as `envelope_value` computes it.
+    fy: S::F,
+    fy1: S::F,
+    v: S::F,
+    r8: S::F,
+    /// `RoundedRowBlend`'s slopes of the envelope: `[-2 r8, 4 r8, -16 (1 - 2 fy)]`.
+    envelope_slopes: [S::F; 3],
+}
+
+impl<S: Lanes> Blend<S> {
+    #[inline(always)]
+    fn new(s: S, kernel: GradientKernel, cy: AxisCell, v: f32) -> Self {
+        let r8 = 8.0 * (cy.f * (1.0 - cy.f));
+        Self {
+            s,
+            rounded: kernel == GradientKernel::Rounded,
+            scale: s.splat(match kernel {
+                GradientKernel::Perlin => std::f32::consts::SQRT_2,
+                GradientKernel::Rounded => ROUNDED_SCALE,
+            }),
+            fy: s.splat(cy.f),
+            fy1: s.splat(cy.f - 1.0),
+            v: s.splat(v),
+            r8: s.splat(r8),
+            envelope_slopes: map([-2.0 * r8, 4.0 * r8, -16.0 * (1.0 - 2.0 * cy.f)], inlined!(|c| s.splat(c))),
+        }
+    }
+
+    /// The noise at each lane from its corner gradients `[g00, g10, g01, g11]` (x and y), its
+    /// fraction `fx` and faded weight `u`.
+    #[inline(always)]
+    fn at(&self, [g00, g10, g01, g11]: [(S::F, S::F); 4], fx: S::F, u: S::F) -> S::F {
+        let one = self.s.splat(1.0);
+        let dot = inlined!(|g: (S::F, S::F), dx: S::F, dy: S::F| g.0 * dx + g.1 * dy);
+        let fx1 = fx - one;
+        let (n00, n10) = (dot(g00, fx, self.fy), dot(g10, fx1, self.fy));
+        let (n01, n11) = (dot(g01, fx, self.fy1), dot(g11, fx1, self.fy1));
+        let raw = lerp::<S>(lerp::<S>(n00, n10, u), lerp::<S>(n01, n11, u), self.v);
+        let mut value = raw * self.scale;
+        if self.rounded {
+            let w = fx * (one - fx) * self.r8;
+            value = value * (one - w * w);
+        }
+        clamp_unit(self.s, value)
+    }
+
+    /// [`Self::at`] (the same bits) and its gradient per cell, from the faded weight `u` and its
+    /// slope `du` along x and the slope `dv` along y: `PerlinRowBlend::new` and `raw_at` per lane,
+    /// then `PerlinRowBlend::at` or `RoundedRowBlend::at`; flat where the value is clamped.
+    #[inline(always)]
+    fn at_with_gradient(
+        &self,
+        [g00, g10, g01, g11]: [(S::F, S::F); 4],
+        fx: S::F,
+        (u, du): (S::F, S::F),
+        dv: S::F,
+    ) -> [S::F; 3] {
+        let (one, v, s) = (self.s.splat(1.0), self.v, self.scale);
+        let lerp = lerp::<S>;
+        // `PerlinRowBlend::new`.
+        let y_terms = [g00.1 * self.fy, g10.1 * self.fy, g01.1 * self.fy1, g11.1 * self.fy1];
+        let (upper_y, lower_y) = (g10.1 - g00.1, g11.1 - g01.1);
+        let bx = lerp(g10.0 - g00.0, g11.0 - g01.0, v);
+        let x0 = lerp(upper_y * self.fy - g10.0, lower_y * self.fy1 - g11.0, v);
+        let (ay, by) = (lerp(g00.1, g01.1, v), lerp(upper_y, lower_y, v));
+        let [ax, bx_s, x0] = [lerp(g00.0, g01.0, v) * s, bx * s, x0 * s];
+        let [ay, by, dv] = [ay * s, by * s, dv * s];
+        // `raw_at`.
+        let fx1 = fx - one;
+        let n = [
+            g00.0 * fx + y_terms[0],
+            g10.0 * fx1 + y_terms[1],
+            g01.0 * fx + y_terms[2],
+            g11.0 * fx1 + y_terms[3],
+        ];
+        let (top, bottom) = (lerp(n[0], n[1], u), lerp(n[2], n[3], u));
+        let gx = ax + u * bx_s + du * (x0 + bx_s * fx);
+        let gy = ay + u * by + dv * (bottom - top);
+        let raw = lerp(top, bottom, v);
+        let (value, gx, gy) = if self.rounded {
+            // `RoundedRowBlend::at`: the product rule, m ∇(raw·s) + (raw·s) ∇m.
+            let p = fx * (one - fx);
+            let w = p * self.r8;
+            let m = one - w * w;
+            let scaled = raw * s;
+            let q = w * scaled;
+            let [x0s, x1s, ys] = self.envelope_slopes;
+            let gx = m * gx + q * (x0s + x1s * fx);
+            let gy = m * gy + q * (p * ys);
+            (scaled * m, gx, gy)
+        } else {
+            (raw * s, gx, gy)
+        };
+        let value = clamp_unit(self.s, value);
+        let flat = self.s.beyond_unit(value);
+        [value, self.s.zero_where(flat, gx), self.s.zero_where(flat, gy)]
+    }
+}
