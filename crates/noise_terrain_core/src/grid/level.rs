@@ -2,9 +2,9 @@
 //! per basis (and, for heights with gradients, per basis with and without the erosion filter).
 //!
 //! The best level a CPU supports is not always its fastest: Zen 4 runs 512-bit instructions as
-//! two 256-bit halves, some Intel parts lower their clock under 512-bit load, and a level may lack
-//! a kernel another has (heights with gradients have AVX2 rows of their own, while the AVX-512
-//! level runs the portable loops for them), so what pays on one CPU may not on another. The first
+//! two 256-bit halves, some Intel parts lower their clock under 512-bit load, and a level's
+//! kernels may suit one CPU's ports better than another's, so what pays on one CPU may not on
+//! another. The first
 //! grid of each kind therefore times a small grid (256 × 4 pixels of 5-octave fBm, 10 to 40 µs a
 //! level for heights, about twice that with gradients) at every SIMD level the CPU supports
 //! (the portable baseline only where it has none: it is never the fastest beside one), seven

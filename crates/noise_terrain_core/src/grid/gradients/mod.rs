@@ -30,7 +30,7 @@ use crate::field::dual::Jet;
 use crate::field::erosion_filter::{GullyPlan, GullyState};
 use crate::field::fractal::{Fractal, OctaveJet, Sloped, damped_step};
 use crate::grid::rows::{GridWindow, SkewXs, XCells, run_end, split_row};
-use crate::isa::{Isa, Level};
+use crate::isa::Isa;
 
 /// Rebinds each named slice (or vector) to its first `width` elements, one by one: cut through
 /// `array::map`, which LLVM left out of line, the lengths were lost and every access kept a
@@ -175,7 +175,7 @@ struct Cells {
     ddu: Vec<f32>,
     /// Per octave, simplex noise's cells along x with their shares of the skew.
     skews: Vec<SkewXs>,
-    /// Per octave, the AVX2 rows' table of the corners of the row's lattice columns.
+    /// Per octave, the SIMD rows' table of the corners of the row's lattice columns.
     #[cfg(target_arch = "x86_64")]
     columns: Vec<super::column_table::ColumnTable>,
     /// Per octave, value and gradient noise's cells along x, which the grid's rows share (a
@@ -328,21 +328,21 @@ fn lattice_row(
 }
 
 /// Value and gradient noise's octaves whose cells are on average narrower than this many pixels
-/// take the AVX2 rows' kernels at the AVX2 level; wider ones the runs (whose per-cell constants
-/// are then worth making once per run). Measured on a Zen 3 EPYC, one octave over 129² grids with
+/// take the SIMD kernels (`grid/kernels/lattice.rs`) at a SIMD level; wider ones the runs (whose
+/// per-cell constants are then worth making once per run). Measured for AVX2 on a Zen 3 EPYC, one octave over 129² grids with
 /// gradients: the kernels take about 4.7 ns a pixel (gradient noise) or 3.3 ns (value) whatever
 /// the cells, the runs 23, 11, 7.3, 4.7, 4.1 and 3.8 ns (gradient noise at cells of 2, 4, 8, 16,
 /// 32 and 64 pixels) and 10.6, 4.5, 3.4, 3.3, 3.1 and 2.9 ns (value noise at 4, 8, 16, 24, 32
 /// and 64).
-const AVX2_ROWS_BELOW: usize = 20;
+const KERNEL_ROWS_BELOW: usize = 20;
 
 /// One octave of value, gradient or simplex noise over the row (over the rows at base-lattice ys
 /// `ys`, several only for simplex noise; `ys[r] · scale` the octave's y), in `[-1, 1]`, with its
 /// gradient per map unit (`per = (lacunarityⁱ, frequency)`, applied with
 /// `sample_with_gradient`'s operations), into `out`: values, ∂/∂x and ∂/∂y, each [`LANES`]
-/// longer than the rows. At `level` AVX2 (a level the CPU has) simplex noise takes the AVX2 rows'
+/// longer than the rows. At a SIMD `level` (a level the CPU has) simplex noise takes the level's
 /// kernel, and so do value and gradient noise on an unbounded lattice where its cells are
-/// narrower than [`AVX2_ROWS_BELOW`] pixels; the portable loops compiled for the level otherwise.
+/// narrower than [`KERNEL_ROWS_BELOW`] pixels; the portable loops compiled for the level otherwise.
 #[inline(always)]
 fn octave_layer(
     (basis, octave, level): (Basis, usize, Isa),
@@ -366,7 +366,7 @@ fn octave_layer(
         let per = per_cell * per_unit;
         let width = n * ys.len();
         #[cfg(target_arch = "x86_64")]
-        if level.level() == Level::Avx2 {
+        if level != Isa::BASELINE {
             let (points, offsets) = ((&i[..width], &j[..width]), (&x0[..width], &y0[..width]));
             let out = [values, dx, dy];
             return super::lanes::with_lanes!(level, |s| {
@@ -397,9 +397,9 @@ fn octave_layer(
     // Per lattice unit of the octave to per map unit, as `sample_with_gradient` does unwarped.
     let per = per_cell * per_unit;
     #[cfg(target_arch = "x86_64")]
-    if level.level() == Level::Avx2
+    if level != Isa::BASELINE
         && lattice.period.is_none()
-        && super::lattice_rows::runs_shorter_than(&cells.i0[..width], AVX2_ROWS_BELOW)
+        && super::lattice_rows::runs_shorter_than(&cells.i0[..width], KERNEL_ROWS_BELOW)
     {
         let XCells { i0, fx, u, du, .. } = cells;
         if columns.len() <= octave {
