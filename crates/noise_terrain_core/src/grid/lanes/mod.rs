@@ -54,6 +54,8 @@ pub(crate) fn map<T: Copy, U: Copy, const N: usize>(a: [T; N], mut f: impl FnMut
     array(inlined!(|k| f(a[k])))
 }
 
+#[macro_use]
+mod x86;
 mod avx2;
 mod avx512;
 #[cfg(test)]
