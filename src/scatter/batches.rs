@@ -21,8 +21,9 @@ use crate::params::TerrainPreset;
 use crate::pieces::workers::drop_on_workers;
 use crate::pieces::{BuildPriority, PieceHooks, PieceOf, TerrainPiece};
 use crate::scatter::cache::PointCache;
+use crate::scatter::frames::{in_world, outdated, piece_frame};
 use crate::scatter::looks::{BatchShapes, ScatterLooks};
-use crate::scatter::place::{in_world, outdated, piece_frame, placed_layers};
+use crate::scatter::place::placed_layers;
 
 /// Which pieces carry their scatter things as entities: those nearer than `distance` to a focus
 /// (the patch always). Farther pieces draw each layer's things as one mesh ([`ScatterBatch`]):

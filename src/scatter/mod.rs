@@ -25,20 +25,30 @@
 //! colliders need them.
 //!
 //! [`ScatterQuery`] gives game code the points of a layer in a rectangle.
+//!
+//! Here: the placement in a piece's build (`place.rs`, with the points handed over between
+//! levels in `cache.rs`), the frame's swaps of things within the budget (`swaps.rs`), far
+//! pieces' merged batches (`batches.rs`), things and batches following their terrain
+//! (`follow.rs`, over `frames.rs`), the layers' meshes and materials (`looks.rs`), and the query
+//! (`query.rs`).
 
 mod batches;
 mod cache;
+mod follow;
+mod frames;
 mod looks;
 mod place;
 mod query;
+mod swaps;
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 pub use batches::{ScatterBatch, ScatterEntities, ScatterEntitiesAtLeast};
 pub use looks::ScatterLooks;
-pub use place::{ScatterBudget, ScatterInstance, ScatterOf, ScatterOnPiece};
+pub use place::{ScatterInstance, ScatterOf};
 pub use query::{ScatterQuery, ScatterQueryError};
+pub use swaps::{ScatterBudget, ScatterOnPiece};
 
 use crate::pieces::{PieceHook, PieceHooks, Terrain};
 
@@ -56,7 +66,7 @@ impl Plugin for TerrainScatterPlugin {
 /// Adds scatter to the terrain pieces.
 fn add_scatter(app: &mut App) {
     app.init_resource::<ScatterLooks>()
-        .init_resource::<place::ThingSwaps>()
+        .init_resource::<swaps::ThingSwaps>()
         .init_resource::<batches::BatchSwaps>()
         .init_resource::<ScatterBudget>()
         .init_resource::<ScatterEntities>()
@@ -75,7 +85,7 @@ fn add_scatter(app: &mut App) {
         )
         .add_systems(
             Update,
-            place::swap_things
+            swaps::swap_things
                 .run_if(swaps_pending)
                 .in_set(crate::TerrainSystems::Apply)
                 .after(crate::pieces::ApplySteps::Land)
@@ -83,7 +93,7 @@ fn add_scatter(app: &mut App) {
         )
         .add_systems(
             PostUpdate,
-            place::follow_terrains
+            follow::follow_terrains
                 .run_if(terrains_moved_or_shown)
                 .after(bevy::transform::TransformSystems::Propagate)
                 .before(bevy::camera::visibility::VisibilitySystems::VisibilityPropagate),
@@ -93,7 +103,7 @@ fn add_scatter(app: &mut App) {
     // detail in the builds.
     let cache = cache::PointCache::default();
     let within = app.world().resource::<ScatterEntities>().distance;
-    let entities = PieceHook::new(within, place::place_on_piece(cache.clone()), place::apply_to_piece);
+    let entities = PieceHook::new(within, place::place_on_piece(cache.clone()), swaps::apply_to_piece);
     let shapes = app.world().resource::<ScatterLooks>().batch_shapes();
     let mut hooks = app.world_mut().resource_mut::<PieceHooks>();
     let index = hooks.add(entities);
@@ -145,14 +155,14 @@ fn follow_settings(settings: OutsideSettings, hooks: ResMut<PieceHooks>) {
 type MovedOrShownTerrain = (With<Terrain>, Or<(Changed<GlobalTransform>, Changed<Visibility>)>);
 
 /// Whether a terrain entity's world transform or visibility changed, or it is new: its things
-/// and batches follow it (`place::follow_terrains`, which costs the executor no task in the
+/// and batches follow it (`follow::follow_terrains`, which costs the executor no task in the
 /// other frames). A terrain whose `Visibility` was removed is followed at its next change.
 fn terrains_moved_or_shown(terrains: Query<(), MovedOrShownTerrain>) -> bool {
     !terrains.is_empty()
 }
 
-/// Whether things or batches wait to be spawned, moved or despawned (`place::swap_things` has
+/// Whether things or batches wait to be spawned, moved or despawned (`swaps::swap_things` has
 /// nothing to do otherwise).
-fn swaps_pending(things: Res<place::ThingSwaps>, batches: Res<batches::BatchSwaps>) -> bool {
+fn swaps_pending(things: Res<swaps::ThingSwaps>, batches: Res<batches::BatchSwaps>) -> bool {
     things.is_pending() || batches.is_pending()
 }
