@@ -52,7 +52,7 @@ pub(super) fn lattice_layer(
         lattice.period.is_none() && runs_shorter_than(&scratch.x_cells[octave].i0[..width], worley_below);
     if s.basis == Basis::Worley && short {
         let search = &sampler.worley_search;
-        let RowScratch { x_cells, f1, f2, nearest, lattice_columns, .. } = scratch;
+        let RowScratch { x_cells, f1, f2, nearest, .. } = scratch;
         let cells = (&x_cells[octave].i0[..width], &x_cells[octave].fx[..width]);
         let (f1, f2, nearest) = (&mut f1[..width], &mut f2[..width], &mut nearest[..width]);
         worley_per_pixel(
@@ -61,7 +61,8 @@ pub(super) fn lattice_layer(
             split(py),
             cells,
             (&mut *f1, &mut *f2, &mut *nearest),
-            lattice_columns,
+            #[cfg(target_arch = "x86_64")]
+            &mut scratch.worley_columns[octave],
         );
         return finish_worley(search, f1, f2, nearest, layer);
     }

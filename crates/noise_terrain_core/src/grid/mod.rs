@@ -105,8 +105,10 @@ struct RowScratch {
     /// Per octave, the AVX-512 path's table of the simplex lattice points of the last rows.
     #[cfg(target_arch = "x86_64")]
     simplex_tables: Vec<kernels::SimplexTable>,
-    /// The SIMD Worley search's feature points of the row's lattice columns (`kernels/worley.rs`).
-    lattice_columns: Vec<f32>,
+    /// Per octave, the SIMD Worley search's feature points of the row's lattice columns
+    /// (`kernels/worley.rs`).
+    #[cfg(target_arch = "x86_64")]
+    worley_columns: Vec<kernels::worley::WorleyColumns>,
     i1: Vec<i32>,
     fx: Vec<f32>,
     u: Vec<f32>,
@@ -140,7 +142,8 @@ impl RowScratch {
             skews: (0..octaves).map(|_| Default::default()).collect(),
             #[cfg(target_arch = "x86_64")]
             simplex_tables: (0..octaves).map(|_| Default::default()).collect(),
-            lattice_columns: Vec::new(),
+            #[cfg(target_arch = "x86_64")]
+            worley_columns: (0..octaves).map(|_| Default::default()).collect(),
             // Sized on first use: simplex noise needs none.
             x_cells: (0..octaves).map(|_| XCells::default()).collect(),
             i1: vec![0; width],

@@ -29,7 +29,7 @@ pub(super) fn worley_per_pixel(
     (iy, fy): (i32, f32),
     cells: (&[i32], &[f32]),
     out: (&mut [f32], &mut [f32], &mut [u32]),
-    lattice_columns: &mut Vec<f32>,
+    #[cfg(target_arch = "x86_64")] columns: &mut super::kernels::worley::WorleyColumns,
 ) {
     // With AVX2 and AVX-512 the 3×3 blocks are searched from a table of the row's feature points.
     #[cfg(target_arch = "x86_64")]
@@ -37,13 +37,13 @@ pub(super) fn worley_per_pixel(
         let worley = (lattice.seed, search.jitter, search.worley.metric);
         let out = (&mut *out.0, &mut *out.1, &mut *out.2);
         super::lanes::with_lanes!(isa, |s| {
-            super::kernels::worley::worley_near_cells(s, worley, (iy, fy), cells, lattice_columns, out)
+            super::kernels::worley::worley_near_cells(s, worley, (iy, fy), cells, columns, out)
         });
         true
     };
     #[cfg(not(target_arch = "x86_64"))]
     let near_done = {
-        let _ = (isa, lattice_columns);
+        let _ = isa;
         false
     };
     #[inline(always)]

@@ -5,7 +5,7 @@
 
 use super::lattice::{gradient_row, value_row};
 use super::simplex::{SimplexTable, simplex_row};
-use super::worley::worley_near_cells;
+use super::worley::{WorleyColumns, worley_near_cells};
 use crate::field::basis::gradient::corner_gradient_2d;
 use crate::field::basis::gradient_kernel::{GradientKernel, blend_gradients_2d, blend_rounded_2d};
 use crate::field::basis::gradient_table::GRADIENTS_2D;
@@ -115,8 +115,9 @@ fn value_and_gradient_rows_give_the_point_path_bits<S: Lanes>(s: S) {
 }
 
 /// Worley noise's search of the 3×3 cells around each pixel, every metric, jitter 1 and 0.6, at
-/// every width of cell in [`PIXELS_PER_CELL`] and every row of [`ROWS`]: F1, F2 and the nearest
-/// point's hash are the point path's, in its order of cells, bit for bit.
+/// every width of cell in [`PIXELS_PER_CELL`] and every row of [`ROWS`], two rows of pixels in
+/// each row of cells (the second reading the table of feature points the first made): F1, F2 and
+/// the nearest point's hash are the point path's, in its order of cells, bit for bit.
 fn worley_rows_give_the_point_path_bits<S: Lanes>(s: S) {
     let (n, seed) = (203, 4);
     let lattice = Lattice::new(seed, Fade::Quintic);
@@ -126,10 +127,11 @@ fn worley_rows_give_the_point_path_bits<S: Lanes>(s: S) {
         DistanceMetric::Manhattan,
         DistanceMetric::Chebyshev,
     ];
-    let mut columns = Vec::new();
+    let mut columns = WorleyColumns::default();
     for (pixels_per_cell, (x, step), metric) in every_triple(&PIXELS_PER_CELL, &ROWS, &metrics) {
         let (x0, fx, _) = split_cells(x, step / pixels_per_cell, n, lattice.fade);
-        for (jitter, y) in [(1.0, -0.4), (0.6, 7.25)] {
+        // Two rows of pixels in each row of cells: the second reads the table the first made.
+        for (jitter, y) in [(1.0, -0.4), (1.0, -0.15), (0.6, 7.25), (0.6, 7.9)] {
             let cy = AxisCell::new(y, None);
             let (mut f1, mut f2, mut nearest) = (vec![f32::NAN; n], vec![f32::NAN; n], vec![0; n]);
             let out = (&mut f1[..], &mut f2[..], &mut nearest[..]);
@@ -300,7 +302,7 @@ fn operations_per_block() {
             let (x0, fx, u) = split_cells(x, step, WIDTH, Fade::Quintic);
             let mut columns = ColumnTable::default();
             let mut simplex = SimplexTable::default();
-            let mut points = Vec::new();
+            let mut points = WorleyColumns::default();
             let ops = per_block(|r, out| {
                 let cy = AxisCell::new(y(r, pixels_per_cell), None);
                 let row = Row { x0: &x0, fx: &fx, u: &u, cy, v: Fade::Quintic.apply(cy.f) };

@@ -20,7 +20,7 @@ pub(crate) fn worley_near_cells<S: Lanes>(
     (seed, jitter, metric): (u32, f32, DistanceMetric),
     (iy, fy): (i32, f32),
     (x0, fx): (&[i32], &[f32]),
-    columns: &mut Vec<f32>,
+    columns: &mut WorleyColumns,
     (f1, f2, nearest): (&mut [f32], &mut [f32], &mut [u32]),
 ) {
     use DistanceMetric::*;
@@ -44,7 +44,7 @@ fn worley_near_with<S: Lanes>(
     s: S,
     measure: impl Fn(S::F, S::F) -> S::F,
     (seed, jitter, (iy, fy), (x0, fx)): (u32, f32, (i32, f32), (&[i32], &[f32])),
-    columns: &mut Vec<f32>,
+    columns: &mut WorleyColumns,
     (f1, f2, nearest): (&mut [f32], &mut [f32], &mut [u32]),
 ) {
     let n = f1.len();
@@ -59,16 +59,18 @@ fn worley_near_with<S: Lanes>(
         s.splat_i((spread_seed(seed) ^ spread_y(iy.wrapping_add(k as i32 - 1))) as i32)
     }));
     let prime_x = s.splat_i(PRIME_X as i32);
+    let jitter_bits = jitter.to_bits();
     let (half, jitter, fy) = (s.splat(0.5), s.splat(jitter), s.splat(fy));
     // `feature(h, axis, jitter)`: `0.5 + (unit_value(bits) - 0.5) · jitter`.
     let feature = inlined!(|bits: S::I| half + (unit_value(s, bits) - half) * jitter);
     let second = s.splat_i(0x9E37_79B9u32 as i32);
     // The feature point of the cells at spread x `sx` in row `dy` (-1, 0, 1): its x inside the
-    // cell, its y relative to the pixel row (`dy + y inside - fy`) and the cell's hash.
+    // cell, its y relative to the row of cells (`dy + y inside`; the search takes the pixel
+    // row's `fy` from it) and the cell's hash.
     let point = inlined!(|sx: S::I, dy: usize| {
         let h = mix(s, sx ^ rows[dy]);
         let y = s.splat(dy as f32 - 1.0) + feature(mix(s, h + second));
-        [feature(h), y - fy, s.as_floats(h)]
+        [feature(h), y, s.as_floats(h)]
     });
     // The row's columns: its cells and one more on each side.
     let first = x0[0].min(x0[n - 1]).wrapping_sub(1);
@@ -78,7 +80,11 @@ fn worley_near_with<S: Lanes>(
     // pixels wide on average.
     let tabled = (count - 3) * S::LANES <= n * 29;
     let stride = ColumnTable::stride(count);
-    if tabled {
+    // The rows of pixels in one row of cells share the table: kept until another is needed.
+    let key = Some((seed, jitter_bits, iy, first, count));
+    if tabled && columns.key != key {
+        columns.key = key;
+        let columns = &mut columns.points;
         columns.resize(columns.len().max(9 * stride), 0.0);
         for c in (0..count).step_by(S::LANES) {
             let sx = (s.splat_i(first.wrapping_add(c as i32)) + s.iota()) * prime_x;
@@ -108,16 +114,43 @@ fn worley_near_with<S: Lanes>(
         let index = cell - s.splat_i(base) + s.splat_i(1);
         // Where plane `3 dy + k`'s entries for the block start: `offset + READ <= count + READ <=
         // stride`, so its reads stay within it (the block's columns lie within the row's).
-        let plane =
-            inlined!(|dy: usize, k: usize| columns.as_ptr().wrapping_add((3 * dy + k) * stride + offset));
+        let plane = inlined!(|dy: usize, k: usize| columns
+            .points
+            .as_ptr()
+            .wrapping_add((3 * dy + k) * stride + offset));
         let (best, second_best, hash) = match registers {
-            1 => search(s, &measure, fx, inlined!(|dx, dy| tabled_point::<S, 1>(s, plane, index, (dx, dy)))),
-            2 => search(s, &measure, fx, inlined!(|dx, dy| tabled_point::<S, 2>(s, plane, index, (dx, dy)))),
-            3 => search(s, &measure, fx, inlined!(|dx, dy| tabled_point::<S, 3>(s, plane, index, (dx, dy)))),
-            4 => search(s, &measure, fx, inlined!(|dx, dy| tabled_point::<S, 4>(s, plane, index, (dx, dy)))),
+            1 => search(
+                s,
+                &measure,
+                (fx, fy),
+                inlined!(|dx, dy| tabled_point::<S, 1>(s, plane, index, (dx, dy))),
+            ),
+            2 => search(
+                s,
+                &measure,
+                (fx, fy),
+                inlined!(|dx, dy| tabled_point::<S, 2>(s, plane, index, (dx, dy))),
+            ),
+            3 => search(
+                s,
+                &measure,
+                (fx, fy),
+                inlined!(|dx, dy| tabled_point::<S, 3>(s, plane, index, (dx, dy))),
+            ),
+            4 => search(
+                s,
+                &measure,
+                (fx, fy),
+                inlined!(|dx, dy| tabled_point::<S, 4>(s, plane, index, (dx, dy))),
+            ),
             _ => {
                 let sx = cell * prime_x;
-                search(s, &measure, fx, inlined!(|dx, dy| point(sx + s.splat_i(spread_x(dx) as i32), dy)))
+                search(
+                    s,
+                    &measure,
+                    (fx, fy),
+                    inlined!(|dx, dy| point(sx + s.splat_i(spread_x(dx) as i32), dy)),
+                )
             }
         };
         // SAFETY: lanes `at..at + lanes` are within the outputs.
@@ -130,14 +163,14 @@ fn worley_near_with<S: Lanes>(
     }
 }
 
-/// The 3×3 search of a block of pixels at fractions `fx`, the points of cell `(dx, dy)` (dx in
+/// The 3×3 search of a block of pixels at fractions `fx` (the row's `fy`), the points of cell `(dx, dy)` (dx in
 /// `-1..=1`, dy in `0..3`) from `cell_point`: F1, F2 and the nearest point's hash, in
 /// `search_order_2d`'s order with `offer`'s operations.
 #[inline(always)]
 fn search<S: Lanes>(
     s: S,
     measure: &impl Fn(S::F, S::F) -> S::F,
-    fx: S::F,
+    (fx, fy): (S::F, S::F),
     cell_point: impl Fn(i32, usize) -> [S::F; 3],
 ) -> (S::F, S::F, S::I) {
     let (mut best, mut second_best) = (s.splat(f32::INFINITY), s.splat(f32::INFINITY));
@@ -145,7 +178,7 @@ fn search<S: Lanes>(
     for dy in 0..3 {
         for dx in -1..=1 {
             let [inside, y, h] = cell_point(dx, dy);
-            let d = measure(s.splat(dx as f32) + inside - fx, y);
+            let d = measure(s.splat(dx as f32) + inside - fx, y - fy);
             // `offer` as minima: distances are never NaN nor -0.0, so `min(F2, max(F1, d))` and
             // `min(F1, d)` give its bits.
             let closer = s.lt(d, best);
@@ -177,4 +210,16 @@ fn tabled_point<S: Lanes, const R: usize>(
             s.pick(&registers, index)
         }),
     )
+}
+
+/// The feature points of a row's three rows of cells over its lattice columns: nine planes
+/// (x inside the cell, y from the middle row of cells, the hash; for each of the three rows),
+/// kept while the next rows of pixels lie in the same row of cells (a cell `w` pixels tall
+/// serves `w` rows of pixels).
+#[derive(Default)]
+pub(crate) struct WorleyColumns {
+    /// What the points are of: the seed, the jitter's bits, the row of cells, the first column
+    /// and the number of columns.
+    key: Option<(u32, u32, i32, i32, usize)>,
+    points: Vec<f32>,
 }
