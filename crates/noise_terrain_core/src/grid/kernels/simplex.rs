@@ -181,7 +181,7 @@ fn simplex_blocks<S: Lanes, const TABLED: bool, C: Copy>(
             let last = at + lanes - 1;
             table.read((i[at].min(i[last]), i[at].max(i[last]), j[at].min(j[last]), j[at].max(j[last])))
         });
-        let [g0, g1, g2] = match read {
+        let [grad0, grad1, grad2] = match read {
             Some((rows, (i_min, j_min))) => {
                 // Each corner's place among the 24 entries read: eight per lattice row.
                 let k0 = s.shl::<3>(cj - s.splat_i(j_min)) + (ci - s.splat_i(i_min));
@@ -197,7 +197,7 @@ fn simplex_blocks<S: Lanes, const TABLED: bool, C: Copy>(
                 map(hashes, inlined!(|h| s.simplex_gradient_of_hash(mix_to_last_step(s, h ^ seed))))
             }
         };
-        block(at, lanes, [corner(g0, x0, y0), corner(g1, x1, y1), corner(g2, x2, y2)]);
+        block(at, lanes, [corner(grad0, x0, y0), corner(grad1, x1, y1), corner(grad2, x2, y2)]);
         at += S::LANES;
     }
 }
