@@ -123,7 +123,6 @@ fn lattice_row<S: Lanes, const Q: usize, const P: usize, const O: usize>(
     if n == 0 {
         return;
     }
-    let lanes_per_register = S::LANES;
     // `hash2(x, y, seed)` is `mix(spread_seed ^ spread_x(x) ^ spread_y(y))`: the rows' share of it.
     let rows = [spread_seed(seed) ^ spread_y(cy.i0), spread_seed(seed) ^ spread_y(cy.i1)];
     let rows = map(rows, inlined!(|r| s.splat_i(r as i32)));
@@ -134,10 +133,10 @@ fn lattice_row<S: Lanes, const Q: usize, const P: usize, const O: usize>(
     // A block reads the table where its cells and their right neighbours span at most
     // `ColumnTable::READ` columns: worth building where cells are at least about `LANES / 30`
     // pixels wide on average.
-    let tabled = (count - 2) * lanes_per_register <= n * 30;
+    let tabled = (count - 2) * S::LANES <= n * 30;
     if tabled {
         for r in table.prepare(cy.i0, (first, count), Q) {
-            for c in (0..count).step_by(lanes_per_register) {
+            for c in (0..count).step_by(S::LANES) {
                 let cell = s.splat_i(first.wrapping_add(c as i32)) + s.iota();
                 let planes = column(cell * prime_x, rows[r]);
                 for (q, &plane) in planes.iter().enumerate() {
@@ -154,7 +153,7 @@ fn lattice_row<S: Lanes, const Q: usize, const P: usize, const O: usize>(
     let one = s.splat_i(1);
     let mut at = 0;
     while at < n {
-        let lanes = (n - at).min(lanes_per_register);
+        let lanes = (n - at).min(S::LANES);
         // SAFETY: lanes `at..at + lanes` are within every input (asserted above).
         let (cell, fx, u) = unsafe {
             (s.load_first_i(x0, at, lanes), s.load_first(fx, at, lanes), s.load_first(u, at, lanes))
@@ -196,7 +195,7 @@ fn lattice_row<S: Lanes, const Q: usize, const P: usize, const O: usize>(
             // SAFETY: lanes `at..at + lanes` are within every output (asserted above).
             unsafe { s.store_first(out[o], at, lanes, value[o]) };
         }
-        at += lanes_per_register;
+        at += S::LANES;
     }
 }
 

@@ -118,39 +118,21 @@ fn worley_near_with<S: Lanes>(
             .points
             .as_ptr()
             .wrapping_add((3 * dy + k) * stride + offset));
+        // The 3×3 search with the points of cell (dx, dy) from `$point`, compiled once per way
+        // to the points.
+        macro_rules! search_with {
+            (|$dx:ident, $dy:ident| $point:expr) => {
+                search(s, &measure, (fx, fy), inlined!(|$dx: i32, $dy: usize| $point))
+            };
+        }
         let (best, second_best, hash) = match registers {
-            1 => search(
-                s,
-                &measure,
-                (fx, fy),
-                inlined!(|dx, dy| tabled_point::<S, 1>(s, plane, index, (dx, dy))),
-            ),
-            2 => search(
-                s,
-                &measure,
-                (fx, fy),
-                inlined!(|dx, dy| tabled_point::<S, 2>(s, plane, index, (dx, dy))),
-            ),
-            3 => search(
-                s,
-                &measure,
-                (fx, fy),
-                inlined!(|dx, dy| tabled_point::<S, 3>(s, plane, index, (dx, dy))),
-            ),
-            4 => search(
-                s,
-                &measure,
-                (fx, fy),
-                inlined!(|dx, dy| tabled_point::<S, 4>(s, plane, index, (dx, dy))),
-            ),
+            1 => search_with!(|dx, dy| tabled_point::<S, 1>(s, plane, index, (dx, dy))),
+            2 => search_with!(|dx, dy| tabled_point::<S, 2>(s, plane, index, (dx, dy))),
+            3 => search_with!(|dx, dy| tabled_point::<S, 3>(s, plane, index, (dx, dy))),
+            4 => search_with!(|dx, dy| tabled_point::<S, 4>(s, plane, index, (dx, dy))),
             _ => {
                 let sx = cell * prime_x;
-                search(
-                    s,
-                    &measure,
-                    (fx, fy),
-                    inlined!(|dx, dy| point(sx + s.splat_i(spread_x(dx) as i32), dy)),
-                )
+                search_with!(|dx, dy| point(sx + s.splat_i(spread_x(dx) as i32), dy))
             }
         };
         // SAFETY: lanes `at..at + lanes` are within the outputs.
