@@ -86,6 +86,7 @@ mod grid;
 mod isa;
 mod map;
 mod preset;
+mod rivers;
 mod scatter;
 #[cfg(test)]
 mod test_support;
@@ -114,6 +115,7 @@ pub use map::postprocess::{IslandShape, PostProcess};
 pub use map::raycast::{GridPlacement, raycast_grid};
 pub use map::surface::Surface;
 pub use preset::terrain::TerrainPreset;
+pub use rivers::{EndlessRivers, RegionKey, RegionRivers, RiverNetwork, RiverSegment, RiverWorld};
 pub use scatter::ground::WorldGround;
 pub use scatter::layer::{ScatterLayer, ScatterShape};
 pub use scatter::points::{ScatterError, ScatterLevels, ScatterPoint, scatter_points};
@@ -179,6 +181,10 @@ pub mod limits {
     pub use crate::preset::terrain::{
         HEIGHT_SCALE_RANGE, RESOLUTION_RANGE, WATER_LEVEL_RANGE, WORLD_SIZE_RANGE,
     };
+    pub use crate::rivers::{
+        CHANNEL_DEPTH_RANGE, ENDLESS_RIVER_AREA_RANGE, ENDLESS_RIVER_WIDTH_RANGE, MAX_KEPT_REGIONS,
+        VALLEY_WIDTH_RANGE,
+    };
     pub use crate::scatter::layer::{MAX_SCATTER_LAYERS, SCATTER_VIEW_DISTANCE_RANGE};
     pub use crate::scatter::points::MAX_SCATTER_CELLS;
     pub use crate::scatter::rule::{
@@ -211,6 +217,7 @@ pub mod advanced {
     pub use crate::preset::file::{
         PresetReadError, PresetSize, WriteError, read_preset_bytes, write_atomically,
     };
+    pub use crate::rivers::{DRAINAGE_CELLS_PER_UNIT, REGION_CELLS, REGION_MARGIN};
     pub use crate::scatter::points::scatter_points_ranked;
     pub use crate::world::lod::{ChunkSelector, Corner, SPLIT_DISTANCE, Side, Stitch};
 }

@@ -4,6 +4,7 @@
 
 use crate::clamp::clamp_or;
 use crate::field::fractal::MAX_OCTAVES;
+use crate::rivers::{EndlessRivers, RiverWorld};
 use crate::scatter::layer::clamped_layers;
 use crate::world::layout::TerrainLayout;
 use crate::{Clamped, ColorRamp, ColorRules, Erosion, NoiseSettings, PostProcess, ScatterLayer};
@@ -66,6 +67,8 @@ pub struct TerrainPreset {
     /// Show the rivers of stream power as water over their channels (off by default; the
     /// texture paints them either way).
     pub river_water: bool,
+    /// Rivers and lakes of the endless layout (off by default; the patch ignores them).
+    pub endless_rivers: EndlessRivers,
 }
 
 impl Default for TerrainPreset {
@@ -85,6 +88,7 @@ impl Default for TerrainPreset {
             scatter: Vec::new(),
             sea: false,
             river_water: false,
+            endless_rivers: EndlessRivers::default(),
         }
     }
 }
@@ -109,6 +113,8 @@ impl TerrainPreset {
         note("height_scale", self.height_scale.to_string(), used.height_scale.to_string());
         note("water_level", self.water_level.to_string(), used.water_level.to_string());
         note("layout", format!("{:?}", self.layout), format!("{:?}", used.layout));
+        let rivers = (format!("{:?}", self.endless_rivers), format!("{:?}", used.endless_rivers));
+        note("endless_rivers", rivers.0, rivers.1);
         (used, changes)
     }
 
@@ -129,8 +135,29 @@ impl TerrainPreset {
             height_scale: clamp_or(self.height_scale, HEIGHT_SCALE_RANGE, default.height_scale),
             water_level: clamp_or(self.water_level, WATER_LEVEL_RANGE, default.water_level),
             scatter: clamped_layers(&self.scatter),
+            endless_rivers: self.endless_rivers.clamped(),
             ..self.clone()
         }
+    }
+
+    /// What the endless layout's rivers are a function of ([`RiverNetwork::new`](crate::RiverNetwork::new) takes it): a
+    /// network made from it carves the chunks of these settings.
+    pub fn river_world(&self) -> RiverWorld {
+        let p = self.clamped();
+        RiverWorld {
+            noise: p.noise,
+            post: p.post,
+            sea_level: p.water_level,
+            world_size: p.world_size,
+            height_scale: p.height_scale,
+            rivers: p.endless_rivers,
+        }
+    }
+
+    /// Whether chunks of these settings are carved by rivers: the endless layout with its
+    /// rivers on.
+    pub fn has_endless_rivers(&self) -> bool {
+        self.endless_rivers.enabled && matches!(self.layout, TerrainLayout::Endless { .. })
     }
 
     /// Mesh vertices per map unit of the finest piece: the patch's resolution, or the finest

@@ -1,0 +1,203 @@
+//! [`RiverNetwork`]: the endless world's rivers, solved region by region when first asked for,
+//! kept while in use, and carved into any window of the field.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use crate::grid::GridWindow;
+use crate::rivers::RiverWorld;
+use crate::rivers::carve::{ChannelShape, PlacedSegment, carve_point};
+use crate::rivers::region::{
+    DRAINAGE_CELLS_PER_UNIT, REGION_CELLS, REGION_MARGIN, RegionKey, RegionRivers, RiverSegment,
+};
+
+/// Regions kept at once; past it the least recently used one is let go (and solved again, to the
+/// same bits, if it is needed again).
+pub const MAX_KEPT_REGIONS: usize = 64;
+
+/// A region's solve, shared by every build that needs it: the first one solves it, the others
+/// wait for that one.
+type RegionCell = Arc<OnceLock<Arc<RegionRivers>>>;
+
+/// The kept regions, by the time they were last asked for.
+#[derive(Default)]
+struct Kept {
+    regions: HashMap<RegionKey, (RegionCell, u64)>,
+    clock: u64,
+    solves: u64,
+}
+
+/// The rivers and lakes of one [`RiverWorld`], a pure function of its settings and the world
+/// position: every region is routed on the same window whoever asks first, so any window carved
+/// with it gets the same bits at the same point. Shared between threads; regions are solved on
+/// the threads that ask for them.
+pub struct RiverNetwork {
+    world: RiverWorld,
+    shape: ChannelShape,
+    kept: Mutex<Kept>,
+}
+
+impl std::fmt::Debug for RiverNetwork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RiverNetwork").field("world", &self.world).finish_non_exhaustive()
+    }
+}
+
+impl RiverNetwork {
+    /// The network of `world` (its settings clamped), with no region solved yet.
+    pub fn new(world: RiverWorld) -> RiverNetwork {
+        let world = world.clamped();
+        let shape = ChannelShape {
+            depth: world.rivers.channel_depth / world.height_scale,
+            valley: world.rivers.valley_width / world.world_size,
+            world_size: world.world_size,
+        };
+        RiverNetwork { world, shape, kept: Mutex::new(Kept::default()) }
+    }
+
+    /// What it is the network of (clamped).
+    pub fn world(&self) -> &RiverWorld {
+        &self.world
+    }
+
+    /// Region `key`'s rivers and lakes: kept ones, or solved now (on this thread, or by another
+    /// that is solving it already).
+    pub fn region(&self, key: RegionKey) -> Arc<RegionRivers> {
+        let cell = {
+            let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+            kept.clock += 1;
+            let now = kept.clock;
+            let cell = match kept.regions.get_mut(&key) {
+                Some((cell, used)) => {
+                    *used = now;
+                    cell.clone()
+                }
+                None => {
+                    kept.solves += 1;
+                    let cell = RegionCell::default();
+                    kept.regions.insert(key, (cell.clone(), now));
+                    cell
+                }
+            };
+            if kept.regions.len() > MAX_KEPT_REGIONS {
+                let oldest = kept.regions.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| *k);
+                if let Some(oldest) = oldest {
+                    kept.regions.remove(&oldest);
+                }
+            }
+            cell
+        };
+        cell.get_or_init(|| Arc::new(RegionRivers::solve(&self.world, key))).clone()
+    }
+
+    /// How many regions are kept now.
+    pub fn kept_regions(&self) -> usize {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner).regions.len()
+    }
+
+    /// How many region solves were started so far (a region let go and needed again counts
+    /// again).
+    pub fn solves(&self) -> u64 {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner).solves
+    }
+
+    /// The widest a river can be, map units: its width factor times the square root of the
+    /// largest area a region's window can drain.
+    fn widest(&self) -> f64 {
+        let side = (REGION_CELLS + 2 * REGION_MARGIN) as f64;
+        let cell = f64::from(self.world.world_size) / DRAINAGE_CELLS_PER_UNIT;
+        f64::from(self.world.rivers.width) * side * cell / f64::from(self.world.world_size)
+    }
+
+    /// The river segments that can reach into the map rectangle `[x_min, y_min, x_max, y_max]`
+    /// (a segment's channel and valley), in a fixed order: by region, then as the region keeps
+    /// them. Solves the regions it needs.
+    pub fn segments_near(&self, rect: [f64; 4]) -> Vec<RiverSegment> {
+        self.placed_near(rect).into_iter().map(|(s, _)| s).collect()
+    }
+
+    /// [`segments_near`](Self::segments_near), each with its placement.
+    fn placed_near(&self, rect: [f64; 4]) -> Vec<(RiverSegment, PlacedSegment)> {
+        if !self.world.rivers.enabled {
+            return Vec::new();
+        }
+        // A region's segments end at most one cell outside it.
+        let r = 0.5 * self.widest() + f64::from(self.shape.valley) + 1.0 / DRAINAGE_CELLS_PER_UNIT;
+        let region_of = |x: f64, y: f64| {
+            let cell = |v: f64| (v * DRAINAGE_CELLS_PER_UNIT).floor().clamp(-9e15, 9e15) as i64;
+            RegionKey::of_cell([cell(x), cell(y)])
+        };
+        let (lo, hi) = (region_of(rect[0] - r, rect[1] - r), region_of(rect[2] + r, rect[3] + r));
+        let mut placed = Vec::new();
+        for x in lo.x..=hi.x {
+            for y in lo.y..=hi.y {
+                let region = self.region(RegionKey { x, y });
+                for s in &region.segments {
+                    let p = PlacedSegment::new(s, &self.shape);
+                    let [x0, y0, x1, y1] = p.reach;
+                    if x1 >= rect[0] && x0 <= rect[2] && y1 >= rect[1] && y0 <= rect[3] {
+                        placed.push((*s, p));
+                    }
+                }
+            }
+        }
+        placed
+    }
+
+    /// Carves the rivers' valleys into `heights` (and `gradients`, per map unit, unless empty)
+    /// of the field's samples of `window` (post-processed noise heights): the same bits at the
+    /// same map position whatever the window.
+    pub fn carve(&self, window: GridWindow, heights: &mut [f32], gradients: &mut [[f32; 2]]) {
+        let GridWindow { origin, width, height, pixels_per_unit } = window;
+        let at = |o: i64, k: u32| (o as f64 + f64::from(k)) / pixels_per_unit;
+        let rect = [at(origin[0], 0), at(origin[1], 0), at(origin[0], width), at(origin[1], height)];
+        let placed: Vec<PlacedSegment> = self.placed_near(rect).into_iter().map(|(_, p)| p).collect();
+        if placed.is_empty() {
+            return;
+        }
+        let width = width as usize;
+        let with_gradients = gradients.len() == heights.len();
+        let mut row_segments: Vec<&PlacedSegment> = Vec::new();
+        for (j, row) in heights.chunks_exact_mut(width).enumerate().take(height as usize) {
+            let y = at(origin[1], j as u32);
+            row_segments.clear();
+            row_segments.extend(placed.iter().filter(|s| s.reaches_row(y)));
+            if row_segments.is_empty() {
+                continue;
+            }
+            for (i, h) in row.iter_mut().enumerate() {
+                let x = at(origin[0], i as u32);
+                let near = row_segments.iter().copied().filter(|s| s.reaches_column(x));
+                let k = j * width + i;
+                let g = if with_gradients { gradients[k] } else { [0.0; 2] };
+                let (carved, carved_gradient) = carve_point(&self.shape, near, [x, y], *h, g);
+                *h = carved;
+                if with_gradients {
+                    gradients[k] = carved_gradient;
+                }
+            }
+        }
+    }
+
+    /// The ground `h` with gradient `g` (per map unit) at map position `p` carved: the point
+    /// form of [`carve`](Self::carve), the same bits.
+    pub fn carve_point(&self, p: [f64; 2], h: f32, g: [f32; 2]) -> (f32, [f32; 2]) {
+        let placed: Vec<PlacedSegment> =
+            self.placed_near([p[0], p[1], p[0], p[1]]).into_iter().map(|(_, s)| s).collect();
+        carve_point(
+            &self.shape,
+            placed.iter().filter(|s| s.reaches_row(p[1]) && s.reaches_column(p[0])),
+            p,
+            h,
+            g,
+        )
+    }
+}
+
+#[cfg(test)]
+impl RiverNetwork {
+    /// The channels' shape in noise heights and map units.
+    pub(crate) fn shape_for_tests(&self) -> ChannelShape {
+        self.shape
+    }
+}

@@ -1,0 +1,228 @@
+use std::collections::HashMap;
+
+use super::*;
+use crate::field::fractal::Fractal;
+use crate::grid::GridWindow;
+use crate::{ErosionFilter, FieldSampler};
+
+/// The endless example's world (mountains cut by gullies, one map unit 2 km) with rivers on.
+fn world() -> RiverWorld {
+    RiverWorld {
+        noise: NoiseSettings {
+            fractal: Fractal::Fbm,
+            octaves: 7,
+            frequency: 3.0,
+            persistence: 0.5,
+            seed: 11,
+            erosion_filter: ErosionFilter { enabled: true, scale: 8.0, octaves: 4, ..Default::default() },
+            ..Default::default()
+        },
+        post: PostProcess { power: 1.5, ..Default::default() },
+        sea_level: 0.24,
+        world_size: 2000.0,
+        height_scale: 420.0,
+        rivers: EndlessRivers { enabled: true, ..Default::default() },
+    }
+}
+
+/// The cells next to `c` (eight-connected).
+fn neighbours(a: [i64; 2], b: [i64; 2]) -> bool {
+    a != b && (a[0] - b[0]).abs() <= 1 && (a[1] - b[1]).abs() <= 1
+}
+
+#[test]
+fn a_region_is_the_same_bits_whoever_solves_it_and_after_it_was_let_go() {
+    let key = RegionKey { x: 3, y: -2 };
+    let first = RiverNetwork::new(world());
+    let solved = first.region(key);
+    assert!(!solved.segments.is_empty(), "the region has rivers");
+    // Another network, asked in another order from two threads.
+    let second = RiverNetwork::new(world());
+    let keys = [RegionKey { x: 4, y: -2 }, key, RegionKey { x: 3, y: -1 }];
+    let others: Vec<_> = std::thread::scope(|s| {
+        let second = &second;
+        let handles: Vec<_> = keys.iter().map(|&k| s.spawn(move || second.region(k))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(*others[1], *solved);
+    // Let go of it by asking for more regions than are kept, then ask again.
+    for x in 0..MAX_KEPT_REGIONS as i64 {
+        first.region(RegionKey { x: 100 + x, y: 0 });
+        if x % 16 == 0 {
+            assert!(first.kept_regions() <= MAX_KEPT_REGIONS);
+        }
+    }
+    assert_eq!(first.kept_regions(), MAX_KEPT_REGIONS);
+    let solves = first.solves();
+    assert_eq!(*first.region(key), *solved);
+    assert_eq!(first.solves(), solves + 1, "the region was let go and solved again");
+}
+
+#[test]
+fn rivers_run_downhill_cell_by_cell_and_go_on_across_region_borders() {
+    let network = RiverNetwork::new(world());
+    let mut starts: HashMap<[i64; 2], RiverSegment> = HashMap::new();
+    let mut segments = Vec::new();
+    for x in 0..3 {
+        for y in 0..3 {
+            let region = network.region(RegionKey { x, y });
+            for s in &region.segments {
+                assert!(region.key.contains(s.cells[0]), "a region keeps the segments that start in it");
+                assert!(neighbours(s.cells[0], s.cells[1]), "{s:?} joins neighbouring cells");
+                assert!(s.water[1] <= s.water[0], "{s:?} runs downhill");
+                assert!(s.area[1] >= s.area[0] && s.width[1] >= s.width[0], "{s:?} widens downstream");
+                assert!(s.area[0] >= world().rivers.min_area);
+                starts.insert(s.cells[0], *s);
+                segments.push(*s);
+            }
+        }
+    }
+    // Inside the solved regions every river goes on from where a segment ends, or ends in the
+    // sea or a lake; across a border too, where the neighbour's window routes it alike.
+    let inner = |c: [i64; 2]| (0..3 * REGION_CELLS).contains(&c[0]) && (0..3 * REGION_CELLS).contains(&c[1]);
+    let sea = world().sea_level;
+    let (mut crossing, mut going_on, mut ended) = (0, 0, 0);
+    for s in segments.iter().filter(|s| inner(s.cells[1])) {
+        let next = starts.get(&s.cells[1]);
+        let crosses = RegionKey::of_cell(s.cells[0]) != RegionKey::of_cell(s.cells[1]);
+        crossing += usize::from(crosses);
+        match next {
+            Some(n) => {
+                going_on += usize::from(crosses);
+                assert!(n.water[0] <= s.water[0] + 1e-6, "{s:?} then {n:?}");
+            }
+            None if s.water[1] <= sea => {}
+            None => ended += usize::from(crosses) + usize::from(!crosses) * 1000,
+        }
+    }
+    assert!(ended < 1000, "a river ended inside its own region above the sea");
+    assert!(crossing > 0, "rivers cross region borders here");
+    assert!(going_on * 10 >= crossing * 9, "{going_on} of {crossing} border crossings go on");
+}
+
+#[test]
+fn carving_a_window_is_the_point_carve_and_windows_agree_where_they_overlap() {
+    let network = RiverNetwork::new(world());
+    let sampler = world().noise.sampler();
+    // Find a river and look at it through two windows of other pixel sizes.
+    let river = network.region(RegionKey { x: 1, y: 1 }).segments[20];
+    let [at, _] = river.positions();
+    let carve_window = |origin: [i64; 2], size: u32, ppu: f64| {
+        let window = GridWindow { origin, width: size, height: size, pixels_per_unit: ppu };
+        let n = (size * size) as usize;
+        let (mut h, mut g) = (vec![0.0; n], vec![[0.0; 2]; n]);
+        crate::fill_grid_with_gradients(&sampler, window, &mut h, &mut g);
+        let raw = h.clone();
+        network.carve(window, &mut h, &mut g);
+        (window, raw, h, g)
+    };
+    let ppu = 1000.0;
+    let o = [(at[0] * ppu) as i64 - 20, (at[1] * ppu) as i64 - 20];
+    let (window, raw, heights, gradients) = carve_window(o, 41, ppu);
+    let carved = heights.iter().zip(&raw).filter(|(h, r)| h < r).count();
+    assert!(carved > 40, "the river cuts the window ({carved} samples)");
+    for (k, (&h, &r)) in heights.iter().zip(&raw).enumerate() {
+        assert!(h <= r, "carving only lowers");
+        let (i, j) = (k as i64 % 41, k as i64 / 41);
+        let p = [(window.origin[0] + i) as f64 / ppu, (window.origin[1] + j) as f64 / ppu];
+        let mut g = [0.0; 2];
+        let mut hh = 0.0;
+        crate::fill_grid_with_gradients(
+            &sampler,
+            GridWindow {
+                origin: [window.origin[0] + i, window.origin[1] + j],
+                width: 1,
+                height: 1,
+                pixels_per_unit: ppu,
+            },
+            std::slice::from_mut(&mut hh),
+            std::slice::from_mut(&mut g),
+        );
+        let point = network.carve_point(p, hh, g);
+        assert_eq!(point.0.to_bits(), h.to_bits(), "at {p:?}");
+        assert_eq!(point.1.map(f32::to_bits), gradients[k].map(f32::to_bits));
+    }
+    // Half the pixel size: every other sample is a sample of the first window.
+    let (fine, _, fine_heights, _) = carve_window([o[0] * 2 + 10, o[1] * 2 + 6], 61, 2.0 * ppu);
+    let mut shared = 0;
+    for (k, &h) in fine_heights.iter().enumerate() {
+        let (i, j) = (fine.origin[0] + k as i64 % 61, fine.origin[1] + k as i64 / 61);
+        if i % 2 == 0 && j % 2 == 0 {
+            let (ci, cj) = (i / 2 - o[0], j / 2 - o[1]);
+            if (0..41).contains(&ci) && (0..41).contains(&cj) {
+                assert_eq!(h.to_bits(), heights[(cj * 41 + ci) as usize].to_bits());
+                shared += 1;
+            }
+        }
+    }
+    assert!(shared > 200);
+}
+
+#[test]
+fn the_carved_gradient_is_the_slope_of_the_carved_heights() {
+    let network = RiverNetwork::new(world());
+    let shape = network.shape_for_tests();
+    let segments: Vec<RiverSegment> = [RegionKey { x: 1, y: 1 }, RegionKey { x: 0, y: 0 }]
+        .iter()
+        .flat_map(|&k| network.region(k).segments.clone())
+        .collect();
+    // A tilted plane for ground, so that only the carving bends it.
+    let plane = |p: [f64; 2]| (0.6 + 0.05 * p[0] - 0.03 * p[1]) as f32;
+    let ground = |p: [f64; 2]| (plane(p), [0.05f32, -0.03]);
+    let carved = |p: [f64; 2]| {
+        let (h, g) = ground(p);
+        network.carve_point(p, h, g)
+    };
+    let mut checked = 0;
+    for (n, s) in segments.iter().enumerate().step_by(2) {
+        let [a, b] = s.positions();
+        for (k, offset) in [[0.3, 0.2], [-0.7, 1.1], [2.0, -1.4], [0.1, 3.5]].iter().enumerate() {
+            let p = [
+                0.5 * (a[0] + b[0]) + offset[0] * s.width[0] as f64 / 2000.0,
+                0.5 * (a[1] + b[1]) + offset[1] * s.width[0] as f64 / 2000.0 + (n + k) as f64 * 1e-7,
+            ];
+            let (_, g) = carved(p);
+            // Where the two deepest cuts are nearly as deep, the crease where they meet is near.
+            let (h, hg) = ground(p);
+            let mut cuts: Vec<f32> = network
+                .segments_near([p[0], p[1], p[0], p[1]])
+                .iter()
+                .map(|s| carve::PlacedSegment::new(s, &shape).cut(&shape, p, h, hg).0)
+                .collect();
+            cuts.sort_by(|a, b| b.total_cmp(a));
+            if cuts.len() > 1 && cuts[0] - cuts[1] < 1e-4 {
+                continue;
+            }
+            // Central differences at two steps: where they disagree a crease (where two cuts
+            // meet) lies within the steps, and the point is skipped.
+            let slope = |axis: usize| {
+                let central = |step: f64| {
+                    let (mut lo, mut hi) = (p, p);
+                    lo[axis] -= step;
+                    hi[axis] += step;
+                    (carved(hi).0 - carved(lo).0) as f64 / (2.0 * step)
+                };
+                let (wide, narrow) = (central(2e-5), central(1e-5));
+                ((wide - narrow).abs() < 0.01 * (1.0 + wide.abs())).then_some(narrow)
+            };
+            if let (Some(x), Some(y)) = (slope(0), slope(1)) {
+                let tolerance = 0.02 * (1.0 + x.abs().max(y.abs()));
+                assert!((x - g[0] as f64).abs() < tolerance, "x at {p:?}: {x} against {}", g[0]);
+                assert!((y - g[1] as f64).abs() < tolerance, "y at {p:?}: {y} against {}", g[1]);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 50, "{checked} points checked");
+}
+
+#[test]
+fn with_rivers_off_nothing_is_solved_or_carved() {
+    let network = RiverNetwork::new(RiverWorld { rivers: EndlessRivers::default(), ..world() });
+    let mut h = vec![0.5; 16];
+    let mut g = vec![[0.1, 0.2]; 16];
+    network.carve(GridWindow { origin: [0, 0], width: 4, height: 4, pixels_per_unit: 100.0 }, &mut h, &mut g);
+    assert_eq!((h, g), (vec![0.5; 16], vec![[0.1, 0.2]; 16]));
+    assert_eq!(network.solves(), 0);
+    let _: FieldSampler = world().noise.sampler();
+}
