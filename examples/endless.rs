@@ -5,10 +5,11 @@
 //! cargo run --example endless
 //! ```
 //!
-//! Trees, rocks and reeds stand where their rules allow ([`ScatterLayer::landscape`]) and the sea
+//! Rivers run from the hills to the sea in valleys carved for them, lakes fill basins, trees,
+//! rocks and reeds stand where their rules allow ([`ScatterLayer::landscape`]) and the sea
 //! fills the valleys. `-- --plain` starts without the erosion filter's gullies (smooth noise
-//! hills, to compare), `-- --bare` without trees, rocks and sea, `-- --low` with the camera low
-//! over a valley.
+//! hills, to compare), `-- --dry` without rivers, `-- --bare` without trees, rocks and sea,
+//! `-- --low` with the camera low over a valley.
 //!
 //! Drag with the left button to pan over new ground (the ground under the cursor follows it),
 //! with the right button to orbit, scroll to zoom. The inspector's Layout section sets the chunk
@@ -23,14 +24,15 @@ use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
 use bevy_noise_terrain::DefaultTerrain;
 use bevy_noise_terrain::camera::Orbit;
-use bevy_noise_terrain::core::{ErosionFilter, Fractal, NoiseSettings, PostProcess};
+use bevy_noise_terrain::core::{EndlessRivers, ErosionFilter, Fractal, NoiseSettings, PostProcess};
 use bevy_noise_terrain::prelude::*;
 
 const SKY: Color = Color::srgb(0.62, 0.76, 0.92);
 
-/// Mountains cut by water, valleys with lakes: gradient fBm with the erosion filter's branching
-/// gullies (the inspector's Erosion filter section turns them off), one map unit is 2 km.
-fn world(gullies: bool, things: bool) -> TerrainPreset {
+/// Mountains cut by water, valleys with rivers and lakes: gradient fBm with the erosion filter's
+/// branching gullies (the inspector's Erosion filter section turns them off), one map unit is
+/// 2 km.
+fn world(gullies: bool, rivers: bool, things: bool) -> TerrainPreset {
     TerrainPreset {
         layout: TerrainLayout::ENDLESS,
         noise: NoiseSettings {
@@ -48,6 +50,7 @@ fn world(gullies: bool, things: bool) -> TerrainPreset {
         water_level: 0.24,
         scatter: if things { ScatterLayer::landscape() } else { Vec::new() },
         sea: things,
+        endless_rivers: EndlessRivers { enabled: rivers, ..default() },
         ..default()
     }
 }
@@ -79,7 +82,7 @@ fn main() -> AppExit {
             brightness: 500.0,
             ..default()
         })
-        .insert_resource(TerrainParams(world(!flag("--plain"), !flag("--bare"))))
+        .insert_resource(TerrainParams(world(!flag("--plain"), !flag("--dry"), !flag("--bare"))))
         .insert_resource(StartView(view))
         .add_plugins(TerrainPlugins)
         .add_plugins(support::ScreenshotPlugin {

@@ -9,6 +9,11 @@
 //! - the same app without a terrain (what an update costs before any terrain work);
 //! - two endless terrains in one app (a second one, of another seed, 200 units below): the
 //!   main thread's update time at rest and at 200 units/s;
+//! - rivers (`-- rivers` only): the endless example's world (gullies, 7 octaves, 2 km map units)
+//!   with its rivers and lakes and without, alternated: the main thread's update time at
+//!   200 units/s, the longest wait of a chunk near the focus, and over a 20 km flight the regions
+//!   routed, the most kept at once and their memory; then one region's routing against 16 of the
+//!   world's chunks built without rivers, on one thread;
 //! - scatter (`-- scatter` only): the endless example's world with its three layers (trees,
 //!   rocks, reeds) and without them, alternated, at rest and at 200 units/s, with the instance
 //!   count and, of the flight's frames, the share that began with a chunk build in flight and
@@ -21,6 +26,7 @@
 //! cargo run --example timing             # both
 //! cargo run --example timing -- endless  # only the endless layout
 //! cargo run --example timing -- two      # only the two endless terrains
+//! cargo run --example timing -- rivers   # only the endless rivers on and off
 //! cargo run --example timing -- scatter  # only scatter on and off
 //! cargo run --example timing -- scatter dense  # the same with ten times the things
 //! cargo run --example timing -- scatter dense churn  # and the instances moved per frame
@@ -81,6 +87,10 @@ fn main() {
         let factor = args.iter().find_map(|a| a.parse::<f32>().ok().filter(|f| *f > 0.0));
         let factor = factor.or(args.iter().any(|a| a == "dense").then_some(10.0));
         scatter(factor, args.iter().any(|a| a == "churn"));
+        return;
+    }
+    if mode.as_deref() == Some("rivers") {
+        rivers();
         return;
     }
     if mode.as_deref() != Some("endless") {
@@ -307,6 +317,89 @@ fn endless() {
         ms(near_done),
         before.len(),
         ms(all_done)
+    );
+}
+
+/// The endless example's world, with its rivers or without.
+fn river_world(rivers: bool) -> TerrainPreset {
+    use bevy_noise_terrain::core::{EndlessRivers, ErosionFilter, PostProcess};
+    TerrainPreset {
+        layout: TerrainLayout::ENDLESS,
+        noise: NoiseSettings {
+            octaves: 7,
+            frequency: 3.0,
+            seed: 11,
+            erosion_filter: ErosionFilter { enabled: true, scale: 8.0, octaves: 4, ..default() },
+            ..default()
+        },
+        post: PostProcess { power: 1.5, ..default() },
+        world_size: 2000.0,
+        height_scale: 420.0,
+        water_level: 0.24,
+        endless_rivers: EndlessRivers { enabled: rivers, ..default() },
+        ..default()
+    }
+}
+
+/// The endless rivers on and off, alternated (see the module's description).
+fn rivers() {
+    println!(
+        "| endless example's world, 200 units/s | rivers | update median | update p99 | longest wait near the focus | regions routed | most kept | their memory |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for round in 0..2 {
+        for on in [true, false] {
+            let mut app = streaming_app(TerrainPlugin::default(), river_world(on));
+            until_generated(&mut app, 0);
+            // 200 units per second for 100 s: 20 km.
+            let (mut most, mut most_bytes) = (0, 0);
+            let mut updates = Vec::new();
+            let mut longest = Duration::ZERO;
+            for leg in 0..10 {
+                let x0 = leg as f32 * 2000.0;
+                let flight = fly(&mut app, 600, |frame| x0 + frame as f32 * 200.0 / 60.0);
+                updates.extend(flight.updates);
+                longest = longest.max(flight.longest_wait);
+                if let Some(network) = default_jobs(&mut app).rivers() {
+                    most = most.max(network.kept_regions());
+                    most_bytes = most_bytes.max(network.kept_bytes());
+                }
+            }
+            let routed = default_jobs(&mut app).rivers().map_or(0, |n| n.solves());
+            let (median, p99) = percentiles(updates);
+            println!(
+                "| round {round} | {} | {median:.2} ms | {p99:.2} ms | {:.0} ms | {routed} | {most} | {:.1} MiB |",
+                if on { "on" } else { "off" },
+                longest.as_secs_f64() * 1e3,
+                most_bytes as f64 / (1 << 20) as f64
+            );
+        }
+    }
+    // One region's routing against 16 chunks' builds, on this thread, alternated.
+    use bevy_noise_terrain::build::{BuildControl, PieceSpec, build_piece};
+    use bevy_noise_terrain::core::{RegionKey, RiverNetwork};
+    let dry = river_world(false);
+    let (mut regions, mut chunks) = (Vec::new(), Vec::new());
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a thread pool");
+    for k in 0..5i64 {
+        let network = RiverNetwork::new(river_world(true).river_world());
+        let start = Instant::now();
+        one.install(|| network.region(RegionKey { x: 7 + k, y: -3 }));
+        regions.push(start.elapsed());
+        let start = Instant::now();
+        one.install(|| {
+            for c in 0..16 {
+                let key = ChunkKey { level: 0, x: 100 * k + c % 4, z: c / 4 };
+                let spec = PieceSpec { key: PieceKey::Chunk(key), stitch: default() };
+                build_piece(&dry, spec, default(), &BuildControl::new()).expect("a chunk");
+            }
+        });
+        chunks.push(start.elapsed());
+    }
+    let (region, _) = percentiles(regions);
+    let (sixteen, _) = percentiles(chunks);
+    println!(
+        "one region's routing: median {region:.1} ms; 16 chunks built without rivers: median {sixteen:.1} ms (one thread, 5 alternated)"
     );
 }
 

@@ -1,6 +1,7 @@
 //! The pure build: validated parameters and one piece of terrain in, heights, mesh and texture
 //! out. No ECS here: the plugin runs it in background jobs, and tools and tests call it directly.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
@@ -8,7 +9,7 @@ use bevy::prelude::*;
 use noise_terrain_core::advanced::{Frame, Stitch, SurfaceLayout, fill_cut_depths, fold_stitched_edges};
 use noise_terrain_core::{
     ChunkKey, Drainage, ErosionError, GridPlacement, GridWindow, HeightStats, Heightmap, HeightmapError,
-    MapWorld, NoiseSettings, Surface, chunk_window, erode,
+    MapWorld, NoiseSettings, RiverNetwork, RiverSegment, Surface, chunk_window, erode,
 };
 
 use crate::mesh::{take_surface, terrain_mesh_from};
@@ -208,6 +209,14 @@ pub struct PieceBuild {
     /// Where water goes on the patch after stream power (one cell per vertex): drainage, lakes
     /// and rivers; `None` without stream power and for chunks.
     pub drainage: Option<Drainage>,
+    /// The endless rivers' segments that start on this chunk (their upper end in its square,
+    /// the square's far edges excluded: every segment on exactly one chunk of a layout), in the
+    /// network's order; empty for the patch and without endless rivers.
+    pub river_segments: Vec<RiverSegment>,
+    /// The endless lakes' drainage cells whose centres lie on this chunk (its square as for
+    /// `river_segments`), each with its lake's surface in noise heights; empty for the patch and
+    /// without endless lakes.
+    pub lake_cells: Vec<([i64; 2], f32)>,
 }
 
 /// Why a build produced nothing.
@@ -231,12 +240,22 @@ pub struct BuildControl {
     cancel: AtomicBool,
     /// Erosion progress in millionths, `u32::MAX` while no erosion runs.
     progress: AtomicU32,
+    /// The endless rivers to carve chunks with, shared between builds (see
+    /// [`with_rivers`](Self::with_rivers)).
+    rivers: Option<Arc<RiverNetwork>>,
 }
 
 impl BuildControl {
     /// A control with nothing cancelled and no erosion running.
     pub fn new() -> Self {
-        Self { cancel: AtomicBool::new(false), progress: AtomicU32::new(u32::MAX) }
+        Self { cancel: AtomicBool::new(false), progress: AtomicU32::new(u32::MAX), rivers: None }
+    }
+
+    /// The control with a river network whose solved regions the build shares with others. A
+    /// chunk whose parameters have endless rivers takes them from it when it is the network of
+    /// those parameters, and from a network of its own otherwise (the same bits, solved again).
+    pub fn with_rivers(self, rivers: Option<Arc<RiverNetwork>>) -> Self {
+        Self { rivers, ..self }
     }
 
     /// Asks the build to stop.
@@ -317,6 +336,7 @@ pub fn build_piece(
     let geometry = spec.key.geometry(params);
     let n = geometry.vertices;
     let mut erosion_maps = None;
+    let (mut river_segments, mut lake_cells) = (Vec::new(), Vec::new());
     // The erosion filter's cut at each vertex, for the colour rules (empty without the filter).
     let cuts;
     let changes_heights = params.post.is_active() || params.erosion.is_active();
@@ -367,6 +387,21 @@ pub fn build_piece(
                 window,
                 params.noise.value_bounds(),
             );
+            if params.has_endless_rivers() {
+                let world = params.river_world();
+                let network = match &control.rivers {
+                    Some(shared) if *shared.world() == world.clamped() => shared.clone(),
+                    _ => Arc::new(RiverNetwork::new(world)),
+                };
+                network.carve(window, padded.samples_mut(), &mut gradients);
+                let square = chunk_square(window, 2, n);
+                river_segments = network.segments_near(square);
+                river_segments.retain(|s| {
+                    let [[x, y], _] = s.positions();
+                    x >= square[0] && x < square[2] && y >= square[1] && y < square[3]
+                });
+                lake_cells = network.lakes_in(square);
+            }
             fold_stitched_edges(&mut padded, 2, spec.stitch);
             (padded, 2, raw, gradients, params.world_size)
         }
@@ -415,7 +450,22 @@ pub fn build_piece(
         hook_outputs: Vec::new(),
         hooks: HookSet::default(),
         drainage: erosion_maps.and_then(|maps| maps.drainage),
+        river_segments,
+        lake_cells,
     })
+}
+
+/// The map square of the `n × n` vertices inside `border` of `window`, `[x_min, y_min, x_max,
+/// y_max]`: the chunk's own ground, whose far edges (the next chunk's) are left out of it.
+fn chunk_square(window: GridWindow, border: u32, n: u32) -> [f64; 4] {
+    let at = |o: i64, k: u32| (o as f64 + f64::from(k)) / window.pixels_per_unit;
+    let far = border + n - 1;
+    [
+        at(window.origin[0], border),
+        at(window.origin[1], border),
+        at(window.origin[0], far),
+        at(window.origin[1], far),
+    ]
 }
 
 /// The erosion filter's cut depth at the `n × n` vertices inside `border` of the samples `padded`
@@ -527,6 +577,92 @@ mod tests {
             let (x, z) = (-768.0 + 4.0 * i as f64, 256.0 + 4.0 * j as f64);
             let expected = s.sample(x / 100.0, z / 100.0);
             assert!((chunk.heights.get(i, j).unwrap() - expected).abs() < 1e-6, "({i}, {j})");
+        }
+    }
+
+    /// The endless example's world with rivers, chunks of `chunk_size` units with `vertices`.
+    fn river_world(chunk_size: f32, vertices: u32) -> TerrainPreset {
+        let noise = NoiseSettings {
+            octaves: 7,
+            frequency: 3.0,
+            seed: 11,
+            erosion_filter: noise_terrain_core::ErosionFilter {
+                enabled: true,
+                scale: 8.0,
+                octaves: 4,
+                ..default()
+            },
+            ..default()
+        };
+        TerrainPreset {
+            noise,
+            post: noise_terrain_core::PostProcess { power: 1.5, ..default() },
+            layout: TerrainLayout::Endless {
+                chunk_size,
+                chunk_vertices: vertices,
+                view_distance: 1000.0,
+                lod_levels: 4,
+            },
+            world_size: 2000.0,
+            height_scale: 420.0,
+            water_level: 0.24,
+            endless_rivers: noise_terrain_core::EndlessRivers { enabled: true, ..default() },
+            ..default()
+        }
+    }
+
+    #[test]
+    fn rivers_carve_chunks_of_every_size_and_level_the_same() {
+        let build = |params: &TerrainPreset, level: u8, x: i64, z: i64| {
+            let spec = PieceSpec { key: PieceKey::Chunk(ChunkKey { level, x, z }), stitch: Stitch::NONE };
+            build_piece(params, spec, default(), &BuildControl::new()).unwrap()
+        };
+        // A square of 128 units with a river in it: the segment 20 of region (1, 1), whose
+        // 128-unit chunk is at (a, b).
+        let network = RiverNetwork::new(river_world(64.0, 65).river_world());
+        let river = network.region(noise_terrain_core::RegionKey { x: 1, y: 1 }).segments[20];
+        let [at, _] = river.positions();
+        let (a, b) = ((at[0] * 2000.0 / 128.0).floor() as i64, (at[1] * 2000.0 / 128.0).floor() as i64);
+        let (small, large) = (river_world(64.0, 65), river_world(128.0, 129));
+        let whole = build(&large, 0, a, b);
+        let dry = build(&TerrainPreset { endless_rivers: default(), ..large.clone() }, 0, a, b);
+        let carved = whole.heights.samples().iter().zip(dry.heights.samples()).filter(|(w, d)| w < d).count();
+        assert!(carved > 100, "the river carves the chunk ({carved} vertices)");
+        assert!(!whole.river_segments.is_empty());
+        // Four chunks of half the size: the same heights where they meet the large one's vertices,
+        // and together the same segments and lakes.
+        let mut segments = Vec::new();
+        let mut lakes = Vec::new();
+        for (dx, dz) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            let quarter = build(&small, 0, 2 * a + dx, 2 * b + dz);
+            for j in 0..65 {
+                for i in 0..65 {
+                    let (wi, wj) = (i + 64 * dx as u32, j + 64 * dz as u32);
+                    assert_eq!(
+                        quarter.heights.get(i, j).unwrap().to_bits(),
+                        whole.heights.get(wi, wj).unwrap().to_bits()
+                    );
+                }
+            }
+            segments.extend(quarter.river_segments);
+            lakes.extend(quarter.lake_cells);
+        }
+        let key = |s: &RiverSegment| s.cells;
+        segments.sort_by_key(key);
+        let mut expected = whole.river_segments.clone();
+        expected.sort_by_key(key);
+        assert_eq!(segments, expected);
+        lakes.sort_by_key(|l| l.0);
+        let mut expected_lakes = whole.lake_cells.clone();
+        expected_lakes.sort_by_key(|l| l.0);
+        assert_eq!(lakes, expected_lakes);
+        // The small layout's level-1 chunk there has every other vertex of the large one.
+        let coarse = build(&small, 1, a, b);
+        for j in 0..65 {
+            for i in 0..65 {
+                let (c, w) = (coarse.heights.get(i, j).unwrap(), whole.heights.get(2 * i, 2 * j).unwrap());
+                assert_eq!(c.to_bits(), w.to_bits(), "({i}, {j})");
+            }
         }
     }
 }

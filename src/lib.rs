@@ -95,8 +95,8 @@ pub use pieces::{
     TerrainGenerated, TerrainJobs, TerrainPiece, TerrainPieces, TerrainSettings, TerrainStats, TerrainStatus,
     TerrainValidation,
 };
-pub use query::TerrainQuery;
-pub use rivers::{RiverLine, RiverVertex, RiverWater, TerrainRivers, TerrainRiversPlugin};
+pub use query::{TerrainQuery, Water};
+pub use rivers::{LakeCell, RiverLine, RiverVertex, RiverWater, TerrainRivers, TerrainRiversPlugin};
 pub use scatter::{
     ScatterBatch, ScatterBudget, ScatterEntities, ScatterEntitiesAtLeast, ScatterInstance, ScatterLooks,
     ScatterOf, ScatterOnPiece, ScatterQuery, TerrainScatterPlugin,
@@ -108,7 +108,8 @@ pub mod prelude {
     #[cfg(feature = "camera")]
     pub use crate::camera::{TerrainCamera, TerrainCameraPlugin};
     pub use crate::core::{
-        Basis, ColorRamp, Fade, Fractal, NoiseSettings, ScatterLayer, ScatterRule, ScatterShape,
+        Basis, ColorRamp, EndlessRivers, Fade, Fractal, NoiseSettings, ScatterLayer, ScatterRule,
+        ScatterShape,
     };
     #[cfg(feature = "inspector")]
     pub use crate::inspector::{InspectorState, TerrainInspectorPlugin};
@@ -118,7 +119,7 @@ pub mod prelude {
         DefaultTerrain, ScatterQuery, Terrain, TerrainFocus, TerrainGenerated, TerrainLayout, TerrainParams,
         TerrainPiece, TerrainPlugin, TerrainPlugins, TerrainPreset, TerrainQuery, TerrainRivers,
         TerrainRiversPlugin, TerrainScatterPlugin, TerrainSeaPlugin, TerrainSettings, TerrainStats,
-        TerrainStatus, TerrainSystems,
+        TerrainStatus, TerrainSystems, Water,
     };
 }
 

@@ -6,6 +6,7 @@ use bevy::prelude::*;
 use noise_terrain_core::{GridPlacement, raycast_grid};
 
 use crate::pieces::{PieceHeights, PieceOf, Terrain, TerrainPiece};
+use crate::rivers::TerrainRivers;
 
 /// Queries over the terrain on screen, in world space: the surface is exactly the meshes'
 /// triangles. Over every terrain (where several overlap, the highest ground and the nearest
@@ -26,6 +27,36 @@ use crate::pieces::{PieceHeights, PieceOf, Terrain, TerrainPiece};
 pub struct TerrainQuery<'w, 's> {
     roots: Query<'w, 's, (Entity, &'static GlobalTransform), With<Terrain>>,
     pieces: Query<'w, 's, (&'static PieceHeights, &'static Visibility, &'static PieceOf), With<TerrainPiece>>,
+    rivers:
+        Query<'w, 's, (&'static TerrainRivers, &'static Visibility, &'static PieceOf), With<TerrainPiece>>,
+}
+
+/// The water at a point of the terrain: in a river or on a lake (see [`TerrainQuery::water_at`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Water {
+    /// In a river's bed.
+    River {
+        /// The water surface, world `y`.
+        height: f32,
+        /// The river's width there, world units.
+        width: f32,
+        /// The way it flows, a unit vector in world `x` and `z`.
+        flow: Vec2,
+    },
+    /// On a lake.
+    Lake {
+        /// The water surface, world `y`.
+        height: f32,
+    },
+}
+
+impl Water {
+    /// The water surface, world `y`.
+    pub fn height(&self) -> f32 {
+        match *self {
+            Water::River { height, .. } | Water::Lake { height } => height,
+        }
+    }
 }
 
 /// The same queries over one terrain (see [`TerrainQuery::of`]).
@@ -56,6 +87,57 @@ impl<'w, 's> TerrainQuery<'w, 's> {
     /// terrain there, or `None` where no piece is shown.
     pub fn normal_at(&self, x: f32, z: f32) -> Option<Vec3> {
         self.ground(None, x, z).and_then(|(_, n)| n)
+    }
+
+    /// The river or lake at world `(x, z)` on the terrain on screen (the patch's stream-power
+    /// rivers and the endless layout's rivers and lakes, as [`TerrainRivers`] holds them): a
+    /// point is in a river within half its width of the river's line, on a lake within one of
+    /// its cells; `None` elsewhere (the sea is the ground below the water level). Where a river
+    /// and a lake both reach, the river.
+    pub fn water_at(&self, x: f32, z: f32) -> Option<Water> {
+        self.roots(None).find_map(|(terrain, root)| self.water_of(terrain, root, x, z))
+    }
+
+    /// The water of `terrain` at world `(x, z)`.
+    fn water_of(&self, terrain: Entity, root: &GlobalTransform, x: f32, z: f32) -> Option<Water> {
+        let local = root.affine().inverse().transform_point3(Vec3::new(x, 0.0, z));
+        let p = local.xz();
+        let shown = self.rivers.iter().filter(|(_, v, of)| of.0 == terrain && **v != Visibility::Hidden);
+        let mut river: Option<(f32, Vec3, f32, Vec2)> = None;
+        let mut lake = None;
+        for (rivers, ..) in shown {
+            for line in &rivers.lines {
+                for pair in line.vertices.windows(2) {
+                    let (a, b) = (pair[0], pair[1]);
+                    let along = b.position.xz() - a.position.xz();
+                    let t = ((p - a.position.xz()).dot(along) / along.length_squared().max(1e-12))
+                        .clamp(0.0, 1.0);
+                    let distance = p.distance(a.position.xz() + along * t);
+                    let width = a.width + (b.width - a.width) * t;
+                    if distance <= 0.5 * width && river.is_none_or(|r| distance < r.0) {
+                        river = Some((
+                            distance,
+                            a.position.lerp(b.position, t),
+                            width,
+                            along.normalize_or_zero(),
+                        ));
+                    }
+                }
+            }
+            for cell in &rivers.lakes {
+                let d = (p - cell.centre.xz()).abs();
+                if d.x <= 0.5 * cell.size && d.y <= 0.5 * cell.size {
+                    lake = Some(cell.centre);
+                }
+            }
+        }
+        if let Some((_, surface, width, flow)) = river {
+            let height = root.transform_point(surface).y;
+            let flow =
+                root.affine().transform_vector3(Vec3::new(flow.x, 0.0, flow.y)).xz().normalize_or_zero();
+            return Some(Water::River { height, width, flow });
+        }
+        lake.map(|centre| Water::Lake { height: root.transform_point(centre).y })
     }
 
     /// Where a world-space ray first meets the terrain on screen (any terrain). Every ray ends:

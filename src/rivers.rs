@@ -1,15 +1,17 @@
-//! Rivers on the patch: the stream-power network as data for game code ([`TerrainRivers`] on the
-//! patch's piece entity) and, when [`TerrainPreset::river_water`] is on, as water ribbons over
-//! the channels painted into the texture.
+//! Rivers as data for game code ([`TerrainRivers`] on a piece entity) and as water: on the
+//! patch, the stream-power network, with water ribbons over the channels painted into the
+//! texture when [`TerrainPreset::river_water`] is on; on the endless layout's chunks, the
+//! endless rivers (see [`EndlessRivers`](noise_terrain_core::EndlessRivers)) that start on each
+//! chunk, always with their water, set in the channels carved for them.
 //!
 //! Both come from a build hook: the polylines are placed and the ribbon mesh is built in the
-//! patch's background job, and they land in the frame its mesh does. The endless layout runs no
-//! stream power (it needs the whole map, like droplets), so its chunks carry no rivers.
+//! piece's background job, and they land in the frame its mesh does.
 
 use bevy::asset::RenderAssetUsages;
 use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
-use noise_terrain_core::{Drainage, RiverEnd};
+use noise_terrain_core::advanced::DRAINAGE_CELLS_PER_UNIT;
+use noise_terrain_core::{Drainage, RiverEnd, RiverSegment, river_runs};
 
 use crate::build::{PieceBuild, PieceGeometry};
 use crate::params::TerrainPreset;
@@ -37,6 +39,15 @@ pub struct RiverLine {
     pub end: RiverEnd,
 }
 
+/// One drainage cell of a lake: a square of still water.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LakeCell {
+    /// Its centre on the water surface (x, height, z), in the terrain entity's space.
+    pub centre: Vec3,
+    /// Its side, world units.
+    pub size: f32,
+}
+
 /// The river network of the patch, on its piece entity while the shown build has one (stream
 /// power on). Positions are in the terrain entity's space: world space for a terrain at the
 /// origin; use the terrain's `GlobalTransform` otherwise.
@@ -47,6 +58,10 @@ pub struct TerrainRivers {
     /// types carry no reflection).
     #[reflect(ignore)]
     pub lines: Vec<RiverLine>,
+    /// The lakes of an endless chunk, cell by cell (the patch's lakes are painted into its
+    /// texture; not reflected).
+    #[reflect(ignore)]
+    pub lakes: Vec<LakeCell>,
 }
 
 impl TerrainRivers {
@@ -70,7 +85,51 @@ impl TerrainRivers {
                 end: river.end,
             })
             .collect();
-        TerrainRivers { lines }
+        TerrainRivers { lines, lakes: Vec::new() }
+    }
+
+    /// The rivers of a chunk's `segments` (the endless network's, in its order: consecutive ones
+    /// that meet are one line) and its `lakes` (cells and surfaces), placed in the terrain's
+    /// space with `params`. A river's water stands a quarter of its channel's depth below its
+    /// banks (see [`EndlessRivers::channel_depth`](noise_terrain_core::EndlessRivers)), a
+    /// lake's at its spill level. A line ends in the sea where its water reaches the sea level,
+    /// else at the chunk's border (the rest of it is on the next chunk).
+    pub fn from_segments(
+        segments: &[RiverSegment],
+        lakes: &[([i64; 2], f32)],
+        params: &TerrainPreset,
+    ) -> TerrainRivers {
+        let (world_size, height_scale) = (f64::from(params.world_size), params.height_scale);
+        let sunk = 0.25 * params.endless_rivers.channel_depth;
+        let at = |p: [f64; 2], water: f32, area: f32, width: f32| RiverVertex {
+            position: Vec3::new(
+                (p[0] * world_size) as f32,
+                water * height_scale - sunk,
+                (p[1] * world_size) as f32,
+            ),
+            area,
+            width,
+        };
+        let lines = river_runs(segments)
+            .map(|run| {
+                let first = run[0];
+                let mut vertices =
+                    vec![at(first.positions()[0], first.water[0], first.area[0], first.width[0])];
+                vertices.extend(run.iter().map(|s| at(s.positions()[1], s.water[1], s.area[1], s.width[1])));
+                let last = run[run.len() - 1];
+                let end = if last.water[1] <= params.water_level { RiverEnd::Sea } else { RiverEnd::Border };
+                RiverLine { vertices, end }
+            })
+            .collect();
+        let size = (world_size / DRAINAGE_CELLS_PER_UNIT) as f32;
+        let lakes = lakes
+            .iter()
+            .map(|&(c, level)| {
+                let [x, z] = c.map(|v| (v as f64 / DRAINAGE_CELLS_PER_UNIT * world_size) as f32);
+                LakeCell { centre: Vec3::new(x, level * height_scale, z), size }
+            })
+            .collect();
+        TerrainRivers { lines, lakes }
     }
 
     /// The nearest river vertex to `point` (x and z, terrain space), with the distance, for
@@ -107,20 +166,31 @@ pub struct TerrainRiversPlugin;
 impl Plugin for TerrainRiversPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<PieceHooks>().register_type::<TerrainRivers>().register_type::<RiverWater>();
-        // The patch always gets hook outputs; chunks (never eroded) none.
-        let hook = PieceHook::new(0.0, build_rivers, apply_rivers);
+        // Every piece: the patch for stream power's rivers, every chunk for the endless ones.
+        let hook = PieceHook::new(f32::INFINITY, build_rivers, apply_rivers);
         app.world_mut().resource_mut::<PieceHooks>().add(hook);
     }
 }
 
-/// The hook's `build`: the patch's rivers, and their ribbons when asked for.
+/// The hook's `build`: the patch's rivers, and their ribbons when asked for; a chunk's endless
+/// rivers and their ribbons.
 fn build_rivers(build: &PieceBuild, params: &TerrainPreset) -> Option<RiverOutput> {
-    let drainage = build.drainage.as_ref()?;
-    let rivers = TerrainRivers::from_drainage(drainage, &build.geometry, params.height_scale);
     let [x, z] = build.geometry.translation.map(|t| t as f32);
     let origin = Vec3::new(x, 0.0, z);
-    let ribbons =
-        params.river_water.then(|| ribbon_mesh(&rivers, origin, build.geometry.step(), params.height_scale));
+    if let Some(drainage) = build.drainage.as_ref() {
+        let rivers = TerrainRivers::from_drainage(drainage, &build.geometry, params.height_scale);
+        let ribbons = params
+            .river_water
+            .then(|| ribbon_mesh(&rivers, origin, build.geometry.step(), params.height_scale));
+        return Some(RiverOutput { rivers, ribbons });
+    }
+    if build.river_segments.is_empty() && build.lake_cells.is_empty() {
+        return None;
+    }
+    let rivers = TerrainRivers::from_segments(&build.river_segments, &build.lake_cells, params);
+    // On the water: its surface lies below the banks, so the ribbon's edges (as wide as the
+    // river) tuck under them.
+    let ribbons = Some(ribbons(&rivers, origin, 0.0, 0.0));
     Some(RiverOutput { rivers, ribbons })
 }
 
@@ -165,7 +235,12 @@ fn apply_rivers(commands: &mut Commands, piece: Entity, output: Option<Option<Ri
 /// units), lifted a little over the water surface so that it shows above the painted channel.
 /// Positions are relative to `origin` (the piece entity's translation).
 pub fn ribbon_mesh(rivers: &TerrainRivers, origin: Vec3, cell: f32, height_scale: f32) -> Mesh {
-    let lift = 0.002 * height_scale + 0.05 * cell;
+    ribbons(rivers, origin, cell, 0.002 * height_scale + 0.05 * cell)
+}
+
+/// A flat ribbon along every river, at least `least_width` wide, `lift` above the water
+/// surface, and a square over every lake cell at its surface, relative to `origin`.
+fn ribbons(rivers: &TerrainRivers, origin: Vec3, least_width: f32, lift: f32) -> Mesh {
     let (mut positions, mut indices) = (Vec::<[f32; 3]>::new(), Vec::<u32>::new());
     for line in &rivers.lines {
         let v = &line.vertices;
@@ -176,7 +251,7 @@ pub fn ribbon_mesh(rivers: &TerrainRivers, origin: Vec3, cell: f32, height_scale
         for i in 0..v.len() {
             let (a, b) = (v[i.saturating_sub(1)].position, v[(i + 1).min(v.len() - 1)].position);
             let along = (b - a).xz().normalize_or(Vec2::X);
-            let side = Vec3::new(-along.y, 0.0, along.x) * (0.5 * v[i].width.max(cell));
+            let side = Vec3::new(-along.y, 0.0, along.x) * (0.5 * v[i].width.max(least_width));
             let centre = v[i].position - origin + Vec3::Y * lift;
             positions.push((centre - side).to_array());
             positions.push((centre + side).to_array());
@@ -185,6 +260,16 @@ pub fn ribbon_mesh(rivers: &TerrainRivers, origin: Vec3, cell: f32, height_scale
             let (l0, r0, l1, r1) = (first + 2 * k, first + 2 * k + 1, first + 2 * k + 2, first + 2 * k + 3);
             indices.extend([l0, r0, l1, r0, r1, l1]);
         }
+    }
+    for lake in &rivers.lakes {
+        let first = positions.len() as u32;
+        let c = lake.centre - origin;
+        let h = 0.5 * lake.size;
+        for [dx, dz] in [[-h, -h], [-h, h], [h, -h], [h, h]] {
+            positions.push([c.x + dx, c.y, c.z + dz]);
+        }
+        // Both triangles face up (+y).
+        indices.extend([first, first + 1, first + 2, first + 2, first + 1, first + 3]);
     }
     let normals = vec![[0.0, 1.0, 0.0]; positions.len()];
     Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default())
@@ -205,6 +290,7 @@ mod tests {
                 vertices: vec![vertex(0.0, 0.0), vertex(1.0, 0.0), vertex(2.0, 1.0)],
                 end: RiverEnd::Sea,
             }],
+            lakes: Vec::new(),
         };
         let mesh = ribbon_mesh(&rivers, Vec3::ZERO, 0.5, 10.0);
         let positions = mesh.attribute(Mesh::ATTRIBUTE_POSITION).unwrap().as_float3().unwrap();

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
 use bevy_noise_terrain::core::advanced::Side;
-use bevy_noise_terrain::core::{ChunkKey, ErosionFilter};
+use bevy_noise_terrain::core::{ChunkKey, EndlessRivers, ErosionFilter};
 use bevy_noise_terrain::prelude::*;
 use bevy_noise_terrain::{BuildPriority, PieceHeights, PieceKey, TerrainValidation};
 
@@ -322,7 +322,69 @@ fn diagonal(frame: usize) -> Vec3 {
 /// so the flight's frames are the same on every machine, and the counts it asserts with them.
 #[test]
 fn no_frame_of_a_flight_with_level_changes_shows_a_crack_a_hole_or_an_overlap() {
-    let mut app = app_with(endless());
+    drop(flight_in_the_frame(endless()));
+}
+
+/// The endless test world with rivers and lakes: a map unit of 800 units, so that a drainage
+/// region (half a map unit) spans a dozen chunks, rivers from a unit wide up.
+fn endless_with_rivers() -> TerrainPreset {
+    let rivers = EndlessRivers {
+        enabled: true,
+        min_area: 400.0,
+        width: 0.05,
+        channel_depth: 1.5,
+        valley_width: 12.0,
+        lakes: true,
+    };
+    TerrainPreset { world_size: 800.0, endless_rivers: rivers, ..endless() }
+}
+
+#[test]
+fn with_rivers_no_frame_of_a_flight_with_level_changes_shows_a_crack_a_hole_or_an_overlap() {
+    let app = flight_in_the_frame(endless_with_rivers());
+    // The rivers are there: chunks with river lines, and water where they run.
+    let mut app = app;
+    let mut q = app.world_mut().query::<(&TerrainRivers, &Transform, &Visibility)>();
+    let mut vertices = Vec::new();
+    for (rivers, at, visibility) in q.iter(app.world()) {
+        if *visibility != Visibility::Hidden {
+            let mid = |l: &bevy_noise_terrain::RiverLine| l.vertices[l.vertices.len() / 2];
+            vertices.extend(rivers.lines.iter().map(|l| (mid(l), at.translation)));
+        }
+    }
+    assert!(vertices.len() > 20, "{} river lines on the shown chunks", vertices.len());
+    // The water query finds each river where its line runs, at its water's height, and the
+    // water lies in a channel: the ground there is below it.
+    let mut state = bevy::ecs::system::SystemState::<TerrainQuery>::new(app.world_mut());
+    let query = state.get(app.world()).unwrap();
+    let mut near = 0;
+    for (v, _) in &vertices {
+        let p = v.position;
+        let water = query.water_at(p.x, p.z).unwrap_or_else(|| panic!("no water at {p}"));
+        let Water::River { height, width, flow } = water else { panic!("{water:?} at a river's vertex") };
+        assert!((height - p.y).abs() < 1e-3 * (1.0 + p.y.abs()), "{height} against {}", p.y);
+        assert!((width - v.width).abs() < 1e-4 * (1.0 + v.width), "width {width} against {}", v.width);
+        assert!((flow.length() - 1.0).abs() < 1e-4, "{flow}");
+        // Near the focus (the finest chunks, two units between vertices) the mesh resolves the
+        // channel: its ground at the river's line is below the banks (a quarter of the 1.5-unit
+        // channel above the water).
+        if p.xz().distance(diagonal(319).xz()) < CHUNK {
+            let ground = query.height_at(p.x, p.z).unwrap();
+            assert!(ground < height + 0.375, "ground {ground} over the banks of the water {height} at {p}");
+            near += 1;
+        }
+    }
+    println!("{} river lines, {near} near the focus", vertices.len());
+}
+
+#[test]
+fn with_rivers_neighbours_share_edges_and_joins_are_stitched() {
+    edges_are_shared_and_stitched(endless_with_rivers());
+}
+
+/// A flight over `params` built in the frame, every frame checked; the app after it.
+fn flight_in_the_frame(params: TerrainPreset) -> App {
+    let mut app = app_with(params);
     app.insert_resource(BuildPriority::InFrame);
     settle(&mut app);
     let mut check = FlightCheck::default();
@@ -339,6 +401,7 @@ fn no_frame_of_a_flight_with_level_changes_shows_a_crack_a_hole_or_an_overlap() 
     );
     assert!(changes > 40, "only {changes} frames changed the chunks");
     assert!(waits > 10, "only {waits} frames had a build waiting: the test did not catch a swap in progress");
+    app
 }
 
 /// The same flight on the build threads, as a game runs it: each step of the focus waits for

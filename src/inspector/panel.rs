@@ -4,14 +4,15 @@
 use bevy_egui::egui;
 use noise_terrain_core::basis::{DistanceMetric, WorleyReturn};
 use noise_terrain_core::limits::{
-    AREA_EXPONENT_RANGE, CAPACITY_RANGE, COLOR_HEIGHT_RANGE, CUT_DEPTH_RANGE, DAMPING_RANGE, DIFFUSION_RANGE,
-    ERODIBILITY_RANGE, EROSION_RADIUS_RANGE, EROSION_SCALE_RANGE, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE,
-    FILTER_STRENGTH_RANGE, FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, GAIN_RANGE, GRAVITY_RANGE, INERTIA_RANGE,
-    LACUNARITY_RANGE, LIFETIME_RANGE, MAX_COLOR_LAYERS, MAX_DROPLETS, MAX_FILTER_OCTAVES, MAX_LOD_LEVELS,
-    MAX_OCTAVES, MAX_PERIOD, MAX_RAMP_STOPS, MAX_STREAM_POWER_STEPS, MAX_THERMAL_ITERATIONS,
-    MAX_WARP_AMPLITUDE, MAX_WARP_OCTAVES, MIN_OCTAVES, PERSISTENCE_RANGE, RESOLUTION_RANGE, RIVER_AREA_RANGE,
-    RIVER_WIDTH_RANGE, SLOPE_DEGREES_RANGE, SLOPE_EXPONENT_RANGE, TALUS_ANGLE_RANGE, TIME_STEP_RANGE,
-    UNIT_RANGE, UPLIFT_RANGE, WARP_FREQUENCY_RANGE,
+    AREA_EXPONENT_RANGE, CAPACITY_RANGE, CHANNEL_DEPTH_RANGE, COLOR_HEIGHT_RANGE, CUT_DEPTH_RANGE,
+    DAMPING_RANGE, DIFFUSION_RANGE, ENDLESS_RIVER_AREA_RANGE, ENDLESS_RIVER_WIDTH_RANGE, ERODIBILITY_RANGE,
+    EROSION_RADIUS_RANGE, EROSION_SCALE_RANGE, FILTER_GAIN_RANGE, FILTER_SCALE_RANGE, FILTER_STRENGTH_RANGE,
+    FRACTAL_OFFSET_RANGE, FREQUENCY_RANGE, GAIN_RANGE, GRAVITY_RANGE, INERTIA_RANGE, LACUNARITY_RANGE,
+    LIFETIME_RANGE, MAX_COLOR_LAYERS, MAX_DROPLETS, MAX_FILTER_OCTAVES, MAX_LOD_LEVELS, MAX_OCTAVES,
+    MAX_PERIOD, MAX_RAMP_STOPS, MAX_STREAM_POWER_STEPS, MAX_THERMAL_ITERATIONS, MAX_WARP_AMPLITUDE,
+    MAX_WARP_OCTAVES, MIN_OCTAVES, PERSISTENCE_RANGE, RESOLUTION_RANGE, RIVER_AREA_RANGE, RIVER_WIDTH_RANGE,
+    SLOPE_DEGREES_RANGE, SLOPE_EXPONENT_RANGE, TALUS_ANGLE_RANGE, TIME_STEP_RANGE, UNIT_RANGE, UPLIFT_RANGE,
+    VALLEY_WIDTH_RANGE, WARP_FREQUENCY_RANGE,
 };
 use noise_terrain_core::{
     Basis, Border, ColorLayer, ColorRamp, ColorRules, Fade, Fractal, GradientKernel, IslandShape,
@@ -349,6 +350,36 @@ fn rivers_section(ui: &mut egui::Ui, p: &mut TerrainPreset) {
     });
 }
 
+fn endless_rivers_section(ui: &mut egui::Ui, p: &mut TerrainPreset) {
+    egui::CollapsingHeader::new("Rivers and lakes (endless)").show(ui, |ui| {
+        if !matches!(p.layout, TerrainLayout::Endless { .. }) {
+            ui.label("Routed region by region over the endless world: the endless layout only.");
+        }
+        let r = &mut p.endless_rivers;
+        ui.checkbox(&mut r.enabled, "rivers and lakes");
+        ui.add(
+            slider(
+                &mut r.min_area,
+                offered(ENDLESS_RIVER_AREA_RANGE, 1e3..=1e6),
+                "river start area (units²)",
+            )
+            .logarithmic(true),
+        );
+        ui.add(slider(
+            &mut r.width,
+            offered(ENDLESS_RIVER_WIDTH_RANGE, 0.0..=0.1),
+            "width factor (x sqrt area)",
+        ));
+        ui.add(slider(
+            &mut r.channel_depth,
+            offered(CHANNEL_DEPTH_RANGE, 0.0..=20.0),
+            "channel depth (units)",
+        ));
+        ui.add(slider(&mut r.valley_width, offered(VALLEY_WIDTH_RANGE, 0.0..=200.0), "valley width (units)"));
+        ui.checkbox(&mut r.lakes, "lakes");
+    });
+}
+
 fn erosion_section(ui: &mut egui::Ui, p: &mut TerrainPreset) {
     egui::CollapsingHeader::new("Erosion").show(ui, |ui| {
         if matches!(p.layout, TerrainLayout::Endless { .. }) {
@@ -418,6 +449,7 @@ fn terrain_section(ui: &mut egui::Ui, p: &mut TerrainPreset) {
     layout_section(ui, p);
     erosion_filter_section(ui, &mut p.noise);
     rivers_section(ui, p);
+    endless_rivers_section(ui, p);
     erosion_section(ui, p);
     egui::CollapsingHeader::new("Mesh and colours").default_open(true).show(ui, |ui| {
         ui.add(slider(&mut p.height_scale, offered(HEIGHT_SCALE_RANGE, 0.0..=100.0), "height scale"));

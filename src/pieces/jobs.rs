@@ -7,6 +7,7 @@ use std::sync::Arc;
 use bevy::ecs::entity::EntityHashSet;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
+use noise_terrain_core::RiverNetwork;
 use noise_terrain_core::advanced::{ChunkSelector, Stitch};
 
 use crate::build::{BuildControl, BuildError, PieceBuild, PieceKey, TerrainBuffers, build_piece};
@@ -25,6 +26,9 @@ pub const MAX_JOBS_IN_FLIGHT: usize = 16;
 pub(crate) struct CurrentParams {
     pub params: Arc<TerrainPreset>,
     pub generation: u64,
+    /// The endless rivers of these parameters, shared by their chunks' builds (kept across
+    /// changes that leave the rivers' inputs alone); `None` where there are none.
+    pub rivers: Option<Arc<RiverNetwork>>,
 }
 
 /// The foci and parameter generation the layout was last selected for.
@@ -113,6 +117,12 @@ impl TerrainJobs {
     /// The current parameter generation (0 before the first).
     pub fn generation(&self) -> u64 {
         self.current.as_ref().map_or(0, |c| c.generation)
+    }
+
+    /// The endless rivers of the current parameters (the network the chunks are carved with,
+    /// with its kept regions), or `None` where there are none.
+    pub fn rivers(&self) -> Option<&RiverNetwork> {
+        self.current.as_ref().and_then(|c| c.rivers.as_deref())
     }
 
     /// The pieces the layout wants now, nearest first.
@@ -256,7 +266,8 @@ fn start_jobs(
         let (params, spec) = (current.params.clone(), piece.spec);
         // Taken by the first run (a starved build may be run a second time, see `workers`).
         let reuse = std::sync::Mutex::new(Some(pool.take_buffers()));
-        let (control, hooks) = (Arc::new(BuildControl::new()), hooks.clone());
+        let control = Arc::new(BuildControl::new().with_rivers(current.rivers.clone()));
+        let hooks = hooks.clone();
         let (params_for_job, control_for_job) = (params.clone(), control.clone());
         let wanted_hooks = wanted.hooks.clone();
         let pending = spawn_build(priority, spec.key, move || {

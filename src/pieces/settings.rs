@@ -6,8 +6,9 @@
 use std::sync::Arc;
 
 use bevy::prelude::*;
+use noise_terrain_core::RiverNetwork;
 
-use crate::params::TerrainParams;
+use crate::params::{TerrainLayout, TerrainParams};
 use crate::pieces::components::{DefaultTerrain, Terrain, TerrainSettings, TerrainStatus, TerrainValidation};
 use crate::pieces::jobs::{CurrentParams, TerrainJobs};
 
@@ -67,9 +68,27 @@ pub(crate) fn take_in_settings(params: Res<TerrainParams>, mut terrains: Query<S
             }
             None => 1,
         };
+        let rivers = used.has_endless_rivers().then(|| {
+            let network = RiverNetwork::new(used.river_world());
+            let view = match used.layout {
+                TerrainLayout::Endless { view_distance, .. } => view_distance,
+                TerrainLayout::Patch => 0.0,
+            };
+            // What one focus sees, twice: room for a second focus, or for the regions behind a
+            // moving one.
+            let capacity = 2 * network.regions_in_view(view);
+            let network = network.with_capacity(capacity);
+            // The kept regions stay good while the rivers' inputs do (a colour changed, say).
+            match jobs.current.as_ref().and_then(|c| c.rivers.clone()) {
+                Some(kept) if kept.world() == network.world() && kept.capacity() == network.capacity() => {
+                    kept
+                }
+                _ => Arc::new(network),
+            }
+        });
         let used = Arc::new(used);
         status.params = Some(used.clone());
-        jobs.current = Some(CurrentParams { params: used, generation });
+        jobs.current = Some(CurrentParams { params: used, generation, rivers });
         jobs.swap_due = true;
         jobs.stats_due = true;
         jobs.attention_all = true;

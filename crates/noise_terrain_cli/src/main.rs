@@ -8,6 +8,7 @@
 
 mod args;
 mod curve;
+mod endless_rivers;
 mod help;
 mod info;
 mod maps;
@@ -45,6 +46,8 @@ enum Command {
     Tiles(tiles::TilesArgs),
     /// The settings after validation: what was clamped, and the computed value bounds.
     Info(info::InfoArgs),
+    /// The endless world's river network over a rectangle (GeoJSON), as the plugin routes it.
+    EndlessRivers(endless_rivers::EndlessRiversArgs),
 }
 
 /// A `N` or `WxH` map size, each side at least 1, within the heightmap limit.
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
         Command::Curve(a) => curve::run(a),
         Command::Tiles(a) => tiles::run(a),
         Command::Info(a) => info::run(a),
+        Command::EndlessRivers(a) => endless_rivers::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -130,6 +134,7 @@ mod tests {
             Command::Curve(a) => (a.field()?, None, None),
             Command::Tiles(a) => (a.noise.field()?, None, None),
             Command::Info(a) => (a.noise.field()?, None, None),
+            Command::EndlessRivers(a) => (a.noise.field()?, None, None),
         };
         let mut preset = field.preset.clone();
         preset.noise = field.noise;

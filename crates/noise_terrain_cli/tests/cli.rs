@@ -123,7 +123,7 @@ fn help_names_every_flag() {
         "--terraces",
         "--terrace-sharpness",
     ];
-    let own: [(&str, &[&str]); 6] = [
+    let own: [(&str, &[&str]); 7] = [
         ("heightmap", &["--size", "--out", "--octave", "--height-scale", "--world-size", "--water-level"]),
         ("normals", &["--size", "--out", "--height-scale", "--world-size", "--water-level", "--directx"]),
         (
@@ -141,6 +141,7 @@ fn help_names_every_flag() {
         ("curve", &["--interpolation", "--samples", "--length", "--plot-size", "--out"]),
         ("tiles", &["--size", "--tile", "--overlap", "--format", "--out-dir", "--quiet"]),
         ("info", &[]),
+        ("endless-rivers", &["--from", "--to", "--river-area", "--river-width", "--out"]),
     ];
     let erosion = [
         "--droplets",
@@ -477,4 +478,48 @@ fn stream_power_writes_rivers_as_geojson_and_drainage_as_16_bit_png_the_same_eve
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--rivers"));
     assert!(!out.exists());
+}
+
+/// The `[x, y, z]` triples of every LineString of a GeoJSON file, line by line.
+fn geojson_lines(json: &str) -> Vec<Vec<[f64; 3]>> {
+    json.split("\"coordinates\":[")
+        .skip(1)
+        .map(|rest| {
+            let end = rest.find("]]").expect("a line's coordinates end");
+            rest[1..end]
+                .split("],[")
+                .map(|triple| {
+                    let v: Vec<f64> = triple.split(',').map(|n| n.parse().unwrap()).collect();
+                    [v[0], v[1], v[2]]
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn endless_rivers_of_overlapping_rectangles_agree_where_they_overlap() {
+    let dir = folder("endless_rivers");
+    let (a, b) = (dir.join("a.geojson"), dir.join("b.geojson"));
+    let common = ["endless-rivers", "--seed", "3", "--octaves", "6", "--river-area", "40"];
+    let summary = run(&[&common[..], &["--from", "-60,0", "--to", "60,90", "--out", s(&a)]].concat());
+    assert!(summary.contains("\"segments\":"), "{summary}");
+    run(&[&common[..], &["--from", "0,-30", "--to", "120,60", "--out", s(&b)]].concat());
+    // Each segment, as the pair of its ends, keyed by where it starts.
+    let segments = |path: &Path| {
+        let json = std::fs::read_to_string(path).unwrap();
+        assert!(json.starts_with("{\"type\":\"FeatureCollection\"") && !json.contains("NaN"));
+        let mut pairs: Vec<[[f64; 3]; 2]> =
+            geojson_lines(&json).iter().flat_map(|l| l.windows(2).map(|w| [w[0], w[1]])).collect();
+        pairs.retain(|p| (0.0..60.0).contains(&p[0][0]) && (0.0..60.0).contains(&p[0][1]));
+        pairs.sort_by(|x, y| x.partial_cmp(y).unwrap());
+        pairs
+    };
+    let (in_a, in_b) = (segments(&a), segments(&b));
+    assert!(in_a.len() > 20, "{} segments in the overlap", in_a.len());
+    assert_eq!(in_a, in_b);
+    // Rivers run downhill.
+    for p in &in_a {
+        assert!(p[1][2] <= p[0][2], "{p:?}");
+    }
 }

@@ -115,7 +115,9 @@ pub use map::postprocess::{IslandShape, PostProcess};
 pub use map::raycast::{GridPlacement, raycast_grid};
 pub use map::surface::Surface;
 pub use preset::terrain::TerrainPreset;
-pub use rivers::{EndlessRivers, RegionKey, RegionRivers, RiverNetwork, RiverSegment, RiverWorld};
+pub use rivers::{
+    EndlessRivers, RegionKey, RegionRivers, RiverNetwork, RiverSegment, RiverWorld, river_runs,
+};
 pub use scatter::ground::WorldGround;
 pub use scatter::layer::{ScatterLayer, ScatterShape};
 pub use scatter::points::{ScatterError, ScatterLevels, ScatterPoint, scatter_points};
@@ -182,7 +184,7 @@ pub mod limits {
         HEIGHT_SCALE_RANGE, RESOLUTION_RANGE, WATER_LEVEL_RANGE, WORLD_SIZE_RANGE,
     };
     pub use crate::rivers::{
-        CHANNEL_DEPTH_RANGE, ENDLESS_RIVER_AREA_RANGE, ENDLESS_RIVER_WIDTH_RANGE, MAX_KEPT_REGIONS,
+        CHANNEL_DEPTH_RANGE, DEFAULT_KEPT_REGIONS, ENDLESS_RIVER_AREA_RANGE, ENDLESS_RIVER_WIDTH_RANGE,
         VALLEY_WIDTH_RANGE,
     };
     pub use crate::scatter::layer::{MAX_SCATTER_LAYERS, SCATTER_VIEW_DISTANCE_RANGE};

@@ -14,7 +14,7 @@
 //! count, and a region let go is solved again to the same bits.
 //!
 //! [`RiverNetwork`] keeps the solved regions (the least recently used let go past
-//! [`MAX_KEPT_REGIONS`]) and carves each river's channel and valley into any window of the
+//! [`DEFAULT_KEPT_REGIONS`]) and carves each river's channel and valley into any window of the
 //! field, with exact gradients.
 
 pub(crate) mod carve;
@@ -24,9 +24,9 @@ mod settings;
 #[cfg(test)]
 mod tests;
 
-pub use network::{MAX_KEPT_REGIONS, RiverNetwork};
+pub use network::{DEFAULT_KEPT_REGIONS, RiverNetwork};
 pub use region::{
-    DRAINAGE_CELLS_PER_UNIT, REGION_CELLS, REGION_MARGIN, RegionKey, RegionRivers, RiverSegment,
+    DRAINAGE_CELLS_PER_UNIT, REGION_CELLS, REGION_MARGIN, RegionKey, RegionRivers, RiverSegment, river_runs,
 };
 pub use settings::{
     CHANNEL_DEPTH_RANGE, ENDLESS_RIVER_AREA_RANGE, ENDLESS_RIVER_WIDTH_RANGE, EndlessRivers,

@@ -11,9 +11,10 @@ use crate::rivers::region::{
     DRAINAGE_CELLS_PER_UNIT, REGION_CELLS, REGION_MARGIN, RegionKey, RegionRivers, RiverSegment,
 };
 
-/// Regions kept at once; past it the least recently used one is let go (and solved again, to the
-/// same bits, if it is needed again).
-pub const MAX_KEPT_REGIONS: usize = 64;
+/// Regions a network keeps at once unless told otherwise ([`RiverNetwork::with_capacity`]);
+/// past its capacity the least recently used region is let go (and solved again, to the same
+/// bits, if it is needed again).
+pub const DEFAULT_KEPT_REGIONS: usize = 64;
 
 /// A region's solve, shared by every build that needs it: the first one solves it, the others
 /// wait for that one.
@@ -34,6 +35,7 @@ struct Kept {
 pub struct RiverNetwork {
     world: RiverWorld,
     shape: ChannelShape,
+    capacity: usize,
     kept: Mutex<Kept>,
 }
 
@@ -52,7 +54,22 @@ impl RiverNetwork {
             valley: world.rivers.valley_width / world.world_size,
             world_size: world.world_size,
         };
-        RiverNetwork { world, shape, kept: Mutex::new(Kept::default()) }
+        RiverNetwork { world, shape, capacity: DEFAULT_KEPT_REGIONS, kept: Mutex::new(Kept::default()) }
+    }
+
+    /// The network keeping up to `regions` regions (at least 4): enough for what every focus
+    /// sees (see [`regions_in_view`](Self::regions_in_view)), or regions are solved again and
+    /// again.
+    pub fn with_capacity(self, regions: usize) -> RiverNetwork {
+        RiverNetwork { capacity: regions.max(4), ..self }
+    }
+
+    /// How many regions can hold rivers that reach into a square `2 · view` world units across
+    /// (the chunks around one focus): the regions it touches and the ring around them.
+    pub fn regions_in_view(&self, view: f32) -> usize {
+        let region = REGION_CELLS as f64 / DRAINAGE_CELLS_PER_UNIT * f64::from(self.world.world_size);
+        let across = (2.0 * f64::from(view.max(0.0)) / region).ceil().min(1e4) as usize + 3;
+        across * across
     }
 
     /// What it is the network of (clamped).
@@ -79,7 +96,7 @@ impl RiverNetwork {
                     cell
                 }
             };
-            if kept.regions.len() > MAX_KEPT_REGIONS {
+            if kept.regions.len() > self.capacity {
                 let oldest = kept.regions.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| *k);
                 if let Some(oldest) = oldest {
                     kept.regions.remove(&oldest);
@@ -90,9 +107,27 @@ impl RiverNetwork {
         cell.get_or_init(|| Arc::new(RegionRivers::solve(&self.world, key))).clone()
     }
 
+    /// How many regions it keeps at most.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     /// How many regions are kept now.
     pub fn kept_regions(&self) -> usize {
         self.kept.lock().unwrap_or_else(PoisonError::into_inner).regions.len()
+    }
+
+    /// The memory the kept regions' rivers and lakes take, bytes (their arrays' capacities).
+    pub fn kept_bytes(&self) -> usize {
+        let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        let solved = kept.regions.values().filter_map(|(cell, _)| cell.get());
+        solved
+            .map(|r| {
+                std::mem::size_of::<RegionRivers>()
+                    + r.segments.capacity() * std::mem::size_of::<RiverSegment>()
+                    + r.lakes.capacity() * std::mem::size_of::<([i64; 2], f32)>()
+            })
+            .sum()
     }
 
     /// How many region solves were started so far (a region let go and needed again counts
@@ -142,6 +177,32 @@ impl RiverNetwork {
             }
         }
         placed
+    }
+
+    /// The lake cells whose centres lie in the map rectangle `[x_min, y_min, x_max, y_max)` (the
+    /// far edges excluded), each with its lake's surface (noise heights), by region and then row
+    /// by row. Solves the regions it needs.
+    pub fn lakes_in(&self, rect: [f64; 4]) -> Vec<([i64; 2], f32)> {
+        if !self.world.rivers.enabled || !self.world.rivers.lakes {
+            return Vec::new();
+        }
+        let cell = |v: f64| (v * DRAINAGE_CELLS_PER_UNIT).ceil().clamp(-9e15, 9e15) as i64;
+        // Cell `c` is in the rectangle when `x_min <= c / cells_per_unit < x_max`.
+        let (lo, hi) = ([cell(rect[0]), cell(rect[1])], [cell(rect[2]) - 1, cell(rect[3]) - 1]);
+        if hi[0] < lo[0] || hi[1] < lo[1] {
+            return Vec::new();
+        }
+        let (first, last) = (RegionKey::of_cell(lo), RegionKey::of_cell(hi));
+        let mut lakes = Vec::new();
+        for x in first.x..=last.x {
+            for y in first.y..=last.y {
+                let region = self.region(RegionKey { x, y });
+                let inside =
+                    |c: &[i64; 2]| (lo[0]..=hi[0]).contains(&c[0]) && (lo[1]..=hi[1]).contains(&c[1]);
+                lakes.extend(region.lakes.iter().filter(|(c, _)| inside(c)));
+            }
+        }
+        lakes
     }
 
     /// Carves the rivers' valleys into `heights` (and `gradients`, per map unit, unless empty)

@@ -64,6 +64,13 @@ impl RiverSegment {
     }
 }
 
+/// `segments` in a network's order (as [`RiverNetwork::segments_near`](crate::RiverNetwork::segments_near)
+/// gives them, or any part of that order) cut into runs of consecutive segments that meet: each
+/// run one river's stretch, downstream.
+pub fn river_runs(segments: &[RiverSegment]) -> impl Iterator<Item = &[RiverSegment]> {
+    segments.chunk_by(|a, b| a.cells[1] == b.cells[0])
+}
+
 /// What one region's solve keeps: the river segments that start in it and its lakes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RegionRivers {
@@ -72,9 +79,9 @@ pub struct RegionRivers {
     /// River segments whose upper cell lies in the region, rivers from their sources down, each
     /// river's segments in order.
     pub segments: Vec<RiverSegment>,
-    /// The lake surface over each cell of the region (row by row, `REGION_CELLS` per row), noise
-    /// heights; `None` where there is no lake (or lakes are off).
-    pub lakes: Vec<Option<f32>>,
+    /// The region's cells under a lake (none with lakes off), row by row, each with the lake's
+    /// surface in noise heights.
+    pub lakes: Vec<([i64; 2], f32)>,
 }
 
 impl RegionRivers {
@@ -112,16 +119,15 @@ impl RegionRivers {
                 }
             }
         }
-        let n = REGION_CELLS as usize;
-        let (m, side) = (REGION_MARGIN as usize, side as usize);
-        let mut lakes = vec![None; n * n];
+        let mut lakes = Vec::new();
         if world.rivers.lakes {
-            for (j, row) in lakes.chunks_exact_mut(n).enumerate() {
-                for (i, lake) in row.iter_mut().enumerate() {
-                    let at = (j + m) * side + i + m;
+            let (n, m) = (REGION_CELLS as usize, REGION_MARGIN as usize);
+            for j in m..m + n {
+                for i in m..m + n {
+                    let at = j * side as usize + i;
                     let (depth, floor) = (drainage.lakes.samples()[at], ground.samples()[at]);
                     if depth > 0.0 && floor >= world.sea_level {
-                        *lake = Some(floor + depth);
+                        lakes.push((cell(i as u32, j as u32), floor + depth));
                     }
                 }
             }

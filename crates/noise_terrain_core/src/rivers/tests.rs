@@ -46,13 +46,13 @@ fn a_region_is_the_same_bits_whoever_solves_it_and_after_it_was_let_go() {
     });
     assert_eq!(*others[1], *solved);
     // Let go of it by asking for more regions than are kept, then ask again.
-    for x in 0..MAX_KEPT_REGIONS as i64 {
+    for x in 0..DEFAULT_KEPT_REGIONS as i64 {
         first.region(RegionKey { x: 100 + x, y: 0 });
         if x % 16 == 0 {
-            assert!(first.kept_regions() <= MAX_KEPT_REGIONS);
+            assert!(first.kept_regions() <= DEFAULT_KEPT_REGIONS);
         }
     }
-    assert_eq!(first.kept_regions(), MAX_KEPT_REGIONS);
+    assert_eq!(first.kept_regions(), DEFAULT_KEPT_REGIONS);
     let solves = first.solves();
     assert_eq!(*first.region(key), *solved);
     assert_eq!(first.solves(), solves + 1, "the region was let go and solved again");
@@ -225,4 +225,107 @@ fn with_rivers_off_nothing_is_solved_or_carved() {
     assert_eq!((h, g), (vec![0.5; 16], vec![[0.1, 0.2]; 16]));
     assert_eq!(network.solves(), 0);
     let _: FieldSampler = world().noise.sampler();
+}
+
+/// Hack's law over the network of a block of regions: the main stream's length upstream of each
+/// cell draining at least `from_area` (the longest way up the segments to the divide: the network
+/// must count every cell a river, its `min_area` one cell's) against the area draining through
+/// it, `L ∝ A^h`; real basins give `h` between 0.5 and 0.65. The exponent of a least-squares fit
+/// of `ln L` on `ln A` over the cells of the block's inner regions (their upper reaches lie in
+/// the block), and how many cells it fitted.
+pub(crate) fn hack_exponent(network: &RiverNetwork, regions: i64, from_area: f32) -> (f64, usize) {
+    let mut donors: HashMap<[i64; 2], Vec<RiverSegment>> = HashMap::new();
+    let mut area: HashMap<[i64; 2], f32> = HashMap::new();
+    for x in 0..regions {
+        for y in 0..regions {
+            for s in &network.region(RegionKey { x, y }).segments {
+                donors.entry(s.cells[1]).or_default().push(*s);
+                area.insert(s.cells[0], s.area[0]);
+            }
+        }
+    }
+    fn length(
+        cell: [i64; 2],
+        donors: &HashMap<[i64; 2], Vec<RiverSegment>>,
+        memo: &mut HashMap<[i64; 2], f64>,
+    ) -> f64 {
+        if let Some(&l) = memo.get(&cell) {
+            return l;
+        }
+        let mut longest = 0.0f64;
+        for d in donors.get(&cell).map(Vec::as_slice).unwrap_or(&[]) {
+            let step = ((d.cells[1][0] - d.cells[0][0]) as f64).hypot((d.cells[1][1] - d.cells[0][1]) as f64);
+            longest = longest.max(length(d.cells[0], donors, memo) + step);
+        }
+        memo.insert(cell, longest);
+        longest
+    }
+    let mut memo = HashMap::new();
+    let inner = |c: [i64; 2]| {
+        let k = RegionKey::of_cell(c);
+        k.x > 0 && k.y > 0 && k.x < regions - 1 && k.y < regions - 1
+    };
+    let cell = f64::from(network.world().world_size) / DRAINAGE_CELLS_PER_UNIT;
+    let points: Vec<(f64, f64)> = area
+        .iter()
+        .filter(|(c, a)| inner(**c) && **a >= from_area)
+        .filter_map(|(&c, &a)| {
+            let l = length(c, &donors, &mut memo) * cell;
+            (l > 0.0).then(|| (f64::from(a).ln(), l.ln()))
+        })
+        .collect();
+    // Binned: the mean `ln L` of each tenth of a decade of area (with at least ten cells), so that
+    // the many small cells do not outweigh the few large ones.
+    let mut bins: HashMap<i64, (f64, f64, usize)> = HashMap::new();
+    for &(a, l) in &points {
+        let bin = bins.entry((a / std::f64::consts::LN_10 * 10.0).floor() as i64).or_default();
+        *bin = (bin.0 + a, bin.1 + l, bin.2 + 1);
+    }
+    let means: Vec<(f64, f64)> =
+        bins.values().filter(|b| b.2 >= 10).map(|&(a, l, n)| (a / n as f64, l / n as f64)).collect();
+    let n = means.len() as f64;
+    let (mx, my) = (means.iter().map(|p| p.0).sum::<f64>() / n, means.iter().map(|p| p.1).sum::<f64>() / n);
+    let sxy: f64 = means.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = means.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    (sxy / sxx, points.len())
+}
+
+#[test]
+fn the_network_follows_hacks_law() {
+    // Every cell a river, so that lengths reach the divides.
+    let every_cell = EndlessRivers { min_area: 1.0, ..world().rivers };
+    let network = RiverNetwork::new(RiverWorld { rivers: every_cell, ..world() });
+    // Over the whole network from five cells of area up, and over the rivers alone (from where
+    // they start).
+    let (whole, cells) = hack_exponent(&network, 5, 5.0 * 2000.0 * 2000.0 / 65_536.0);
+    let (rivers, river_cells) = hack_exponent(&network, 5, world().rivers.min_area);
+    println!("Hack's exponent {whole:.3} over {cells} cells, {rivers:.3} over {river_cells} river cells");
+    assert!(cells > 10_000 && river_cells > 1000, "{cells} cells, {river_cells} river cells");
+    assert!((0.5..=0.65).contains(&whole), "Hack's exponent {whole} over the network");
+    assert!((0.4..=0.65).contains(&rivers), "Hack's exponent {rivers} over the rivers");
+}
+
+#[test]
+fn lakes_lie_over_their_ground_and_rectangles_split_them_once() {
+    let network = RiverNetwork::new(world());
+    let whole = network.lakes_in([0.0, 0.0, 1.0, 1.0]);
+    assert!(!whole.is_empty(), "the square has lakes");
+    let w = world();
+    for &(c, level) in whole.iter().step_by(17) {
+        assert!(level > w.sea_level);
+        let window = GridWindow { origin: c, width: 1, height: 1, pixels_per_unit: DRAINAGE_CELLS_PER_UNIT };
+        let mut ground =
+            crate::Heightmap::generate_region(&w.noise, c, 1, 1, DRAINAGE_CELLS_PER_UNIT).unwrap();
+        w.post.apply_in_world(&mut ground, window, w.noise.value_bounds());
+        assert!(level > ground.samples()[0], "a lake at {c:?} stands over its ground");
+    }
+    // Four quarters hold the same cells, each once.
+    let mut quarters: Vec<_> = [[0.0, 0.0], [0.5, 0.0], [0.0, 0.5], [0.5, 0.5]]
+        .iter()
+        .flat_map(|o| network.lakes_in([o[0], o[1], o[0] + 0.5, o[1] + 0.5]))
+        .collect();
+    let mut sorted = whole.clone();
+    quarters.sort_by_key(|l| l.0);
+    sorted.sort_by_key(|l| l.0);
+    assert_eq!(quarters, sorted);
 }
