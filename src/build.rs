@@ -337,8 +337,9 @@ pub fn build_piece(
     let n = geometry.vertices;
     let mut erosion_maps = None;
     let (mut river_segments, mut lake_cells) = (Vec::new(), Vec::new());
-    // The erosion filter's cut at each vertex, for the colour rules (empty without the filter).
-    let cuts;
+    // The erosion filter's cut at each vertex, and the rivers' where deeper, for the colour rules
+    // (empty without either).
+    let mut cuts;
     let changes_heights = params.post.is_active() || params.erosion.is_active();
     // The raw noise's figures, when post-processing or erosion will change them.
     let raw_stats = |padded: &Heightmap, border: u32| -> Result<Option<HeightStats>, BuildError> {
@@ -388,19 +389,9 @@ pub fn build_piece(
                 params.noise.value_bounds(),
             );
             if params.has_endless_rivers() {
-                let world = params.river_world();
-                let network = match &control.rivers {
-                    Some(shared) if *shared.world() == world.clamped() => shared.clone(),
-                    _ => Arc::new(RiverNetwork::new(world)),
-                };
-                network.carve(window, padded.samples_mut(), &mut gradients);
-                let square = chunk_square(window, 2, n);
-                river_segments = network.segments_near(square);
-                river_segments.retain(|s| {
-                    let [[x, y], _] = s.positions();
-                    x >= square[0] && x < square[2] && y >= square[1] && y < square[3]
-                });
-                lake_cells = network.lakes_in(square);
+                let carved = ChunkToCarve { window, border: 2, n };
+                (river_segments, lake_cells) =
+                    carve_rivers(params, control, carved, (&mut padded, &mut gradients), &mut cuts);
             }
             fold_stitched_edges(&mut padded, 2, spec.stitch);
             (padded, 2, raw, gradients, params.world_size)
@@ -453,6 +444,53 @@ pub fn build_piece(
         river_segments,
         lake_cells,
     })
+}
+
+/// A chunk's samples: its window, the border of samples around its `n × n` vertices.
+#[derive(Clone, Copy)]
+struct ChunkToCarve {
+    window: GridWindow,
+    border: u32,
+    n: u32,
+}
+
+/// Carves the endless rivers of `params` into a chunk's post-processed samples and their
+/// gradients (with the network of `control` where it is these parameters', else one of its
+/// own), adds the rivers' cut to `cuts`, and returns the segments that start on the chunk and its
+/// lake cells.
+fn carve_rivers(
+    params: &TerrainPreset,
+    control: &BuildControl,
+    chunk: ChunkToCarve,
+    (padded, gradients): (&mut Heightmap, &mut Vec<[f32; 2]>),
+    cuts: &mut Vec<f32>,
+) -> (Vec<RiverSegment>, Vec<([i64; 2], f32)>) {
+    let ChunkToCarve { window, border, n } = chunk;
+    let world = params.river_world();
+    let network = match &control.rivers {
+        Some(shared) if *shared.world() == world.clamped() => shared.clone(),
+        _ => Arc::new(RiverNetwork::new(world)),
+    };
+    let uncarved = padded.samples().to_vec();
+    network.carve(window, padded.samples_mut(), gradients);
+    add_river_cuts(cuts, &uncarved, padded, border, n);
+    let square = chunk_square(window, border, n);
+    (network.segments_starting_in(square), network.lakes_in(square))
+}
+
+/// The rivers' cut (how far the carving lowered each of the `n × n` vertices inside `border` of
+/// `padded`, from its `uncarved` samples) into `cuts` where deeper than the erosion filter's, so
+/// that colour rules by cut depth paint river valleys as they paint gullies.
+fn add_river_cuts(cuts: &mut Vec<f32>, uncarved: &[f32], padded: &Heightmap, border: u32, n: u32) {
+    let (width, border, n) = (padded.width() as usize, border as usize, n as usize);
+    cuts.resize(n * n, 0.0);
+    for (j, row) in cuts.chunks_exact_mut(n).enumerate() {
+        let start = (j + border) * width + border;
+        let carved = padded.samples()[start..start + n].iter().zip(&uncarved[start..start + n]);
+        for (cut, (after, before)) in row.iter_mut().zip(carved) {
+            *cut = cut.max(before - after);
+        }
+    }
 }
 
 /// The map square of the `n × n` vertices inside `border` of `window`, `[x_min, y_min, x_max,

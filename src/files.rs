@@ -173,6 +173,20 @@ mod tests {
     }
 
     #[test]
+    fn endless_rivers_are_saved_and_files_without_them_load_dry() {
+        let old = parse_preset(Path::new("old.ron"), b"(noise: (seed: 8), layout: Endless(chunk_size: 32.0, chunk_vertices: 33, view_distance: 500.0, lod_levels: 3))").unwrap();
+        assert_eq!(old.endless_rivers, crate::core::EndlessRivers::default());
+        assert!(!old.has_endless_rivers());
+        let rivers =
+            crate::core::EndlessRivers { enabled: true, min_area: 5e4, lakes: false, ..Default::default() };
+        let new = TerrainPreset { endless_rivers: rivers, ..old };
+        assert!(new.has_endless_rivers());
+        let text = preset_text(&new);
+        assert!(text.contains("endless_rivers:"), "{text}");
+        assert_eq!(parse_preset(Path::new("new.ron"), text.as_bytes()).unwrap(), new);
+    }
+
+    #[test]
     fn bad_preset_files_give_errors_that_name_the_file() {
         let dir = temp_dir("bad");
         let cases: [(&str, Vec<u8>, Option<&str>); 4] = [

@@ -81,11 +81,7 @@ pub fn run(a: &EndlessRiversArgs) -> Result<(), Failure> {
         ));
     }
     let network = RiverNetwork::new(world);
-    let mut segments = network.segments_near(rect);
-    segments.retain(|s| {
-        let [[x, y], _] = s.positions();
-        x >= rect[0] && x < rect[2] && y >= rect[1] && y < rect[3]
-    });
+    let segments = network.segments_starting_in(rect);
     let height_scale = network.world().height_scale;
     let mut out = String::from("{\"type\":\"FeatureCollection\",\"features\":[");
     for (k, run) in river_runs(&segments).enumerate() {

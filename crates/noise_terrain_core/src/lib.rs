@@ -29,7 +29,10 @@
 //!   [`GridPlacement`] and [`raycast_grid`] answer height queries and ray casts on its triangles.
 //! - **An endless world**: [`select_chunks`] says which chunks ([`ChunkKey`]) exist around a
 //!   focus and at which level of detail ([`LodSettings`]); [`chunk_window`] says where each
-//!   samples the field, as a [`GridWindow`] for [`fill_grid`] or [`fill_grid_with_gradients`].
+//!   samples the field, as a [`GridWindow`] for [`fill_grid`] or [`fill_grid_with_gradients`];
+//!   a [`RiverNetwork`] (from [`TerrainPreset::river_world`], with [`EndlessRivers`] on) gives
+//!   its rivers and lakes and carves their valleys into any window, the same bits whatever is
+//!   built first.
 //! - **Put things on the ground**: [`ScatterRule`] and [`scatter_points`] place points by height,
 //!   slope and erosion cut, the same points however the world is cut; [`WorldGround`] is an
 //!   endless terrain's ground at any point.
@@ -72,6 +75,8 @@
 //! - `world/`: a terrain's layout, one patch or endless chunks ([`TerrainLayout`], `layout.rs`),
 //!   the endless world's chunks and levels of detail (`lod.rs`), and work split over a buffer's
 //!   chunks on all cores (`chunks.rs`).
+//! - `rivers/`: the endless world's rivers and lakes: settings, regions of the drainage grid
+//!   routed on their windows, the network that keeps them, and the valleys carved for them.
 //! - `color/`: the height ramp, the colour rules, and the colours erosion leaves (`erosion_tint.rs`).
 //! - `scatter/`: rules, layers, the points they place and the ground they see.
 //! - `preset/`: [`TerrainPreset`], bounded preset reading and atomic writes.

@@ -151,6 +151,19 @@ impl RiverNetwork {
         self.placed_near(rect).into_iter().map(|(s, _)| s).collect()
     }
 
+    /// The river segments whose upper end lies in the map rectangle `[x_min, y_min, x_max,
+    /// y_max)` (the far edges excluded, as for [`lakes_in`](Self::lakes_in)): rectangles that
+    /// tile the map hold every segment once. In the order of
+    /// [`segments_near`](Self::segments_near), so [`river_runs`](crate::river_runs) joins them.
+    pub fn segments_starting_in(&self, rect: [f64; 4]) -> Vec<RiverSegment> {
+        let mut segments = self.segments_near(rect);
+        segments.retain(|s| {
+            let [[x, y], _] = s.positions();
+            x >= rect[0] && x < rect[2] && y >= rect[1] && y < rect[3]
+        });
+        segments
+    }
+
     /// [`segments_near`](Self::segments_near), each with its placement.
     fn placed_near(&self, rect: [f64; 4]) -> Vec<(RiverSegment, PlacedSegment)> {
         if !self.world.rivers.enabled {

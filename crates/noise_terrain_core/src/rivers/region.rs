@@ -13,7 +13,7 @@ pub const DRAINAGE_CELLS_PER_UNIT: f64 = 256.0;
 pub const REGION_CELLS: i64 = 128;
 /// Cells of routed ground around a region on every side: rivers whose catchment reaches farther
 /// out are routed as if their water came in at the window's edge.
-pub const REGION_MARGIN: i64 = 128;
+pub const REGION_MARGIN: i64 = 64;
 
 /// A region of the drainage grid: cells `x · REGION_CELLS ..` by `y · REGION_CELLS ..`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -63,8 +63,8 @@ fn rivers_run_downhill_cell_by_cell_and_go_on_across_region_borders() {
     let network = RiverNetwork::new(world());
     let mut starts: HashMap<[i64; 2], RiverSegment> = HashMap::new();
     let mut segments = Vec::new();
-    for x in 0..3 {
-        for y in 0..3 {
+    for x in 0..6 {
+        for y in 0..6 {
             let region = network.region(RegionKey { x, y });
             for s in &region.segments {
                 assert!(region.key.contains(s.cells[0]), "a region keeps the segments that start in it");
@@ -79,9 +79,10 @@ fn rivers_run_downhill_cell_by_cell_and_go_on_across_region_borders() {
     }
     // Inside the solved regions every river goes on from where a segment ends, or ends in the
     // sea or a lake; across a border too, where the neighbour's window routes it alike.
-    let inner = |c: [i64; 2]| (0..3 * REGION_CELLS).contains(&c[0]) && (0..3 * REGION_CELLS).contains(&c[1]);
+    let inner = |c: [i64; 2]| (0..6 * REGION_CELLS).contains(&c[0]) && (0..6 * REGION_CELLS).contains(&c[1]);
     let sea = world().sea_level;
     let (mut crossing, mut going_on, mut ended) = (0, 0, 0);
+    let mut ratios = Vec::new();
     for s in segments.iter().filter(|s| inner(s.cells[1])) {
         let next = starts.get(&s.cells[1]);
         let crosses = RegionKey::of_cell(s.cells[0]) != RegionKey::of_cell(s.cells[1]);
@@ -90,6 +91,12 @@ fn rivers_run_downhill_cell_by_cell_and_go_on_across_region_borders() {
             Some(n) => {
                 going_on += usize::from(crosses);
                 assert!(n.water[0] <= s.water[0] + 1e-6, "{s:?} then {n:?}");
+                if crosses {
+                    // Each region's window sees the area at the crossing cell: the same where the
+                    // catchment lies within both windows.
+                    let ratio = f64::from(n.area[0].min(s.area[1]) / n.area[0].max(s.area[1]));
+                    ratios.push(ratio);
+                }
             }
             None if s.water[1] <= sea => {}
             None => ended += usize::from(crosses) + usize::from(!crosses) * 1000,
@@ -98,6 +105,14 @@ fn rivers_run_downhill_cell_by_cell_and_go_on_across_region_borders() {
     assert!(ended < 1000, "a river ended inside its own region above the sea");
     assert!(crossing > 0, "rivers cross region borders here");
     assert!(going_on * 10 >= crossing * 9, "{going_on} of {crossing} border crossings go on");
+    ratios.sort_by(f64::total_cmp);
+    let same = ratios.iter().filter(|&&r| r == 1.0).count();
+    println!(
+        "{going_on} of {crossing} border crossings go on; the two regions' areas agree at {same}, the smallest ratio {:.3}, the median {:.3}",
+        ratios[0],
+        ratios[ratios.len() / 2]
+    );
+    assert!(same * 10 >= ratios.len() * 9, "{same} of {} crossings see the same area", ratios.len());
 }
 
 #[test]
@@ -328,4 +343,16 @@ fn lakes_lie_over_their_ground_and_rectangles_split_them_once() {
     quarters.sort_by_key(|l| l.0);
     sorted.sort_by_key(|l| l.0);
     assert_eq!(quarters, sorted);
+}
+
+#[test]
+fn a_region_is_the_same_bits_on_one_thread_and_on_three() {
+    let key = RegionKey { x: -2, y: 5 };
+    let solve = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| RegionRivers::solve(&world().clamped(), key))
+    };
+    let (one, three) = (solve(1), solve(3));
+    assert!(!one.segments.is_empty());
+    assert_eq!(one, three);
 }
