@@ -493,6 +493,15 @@ fn add_river_cuts(cuts: &mut Vec<f32>, uncarved: &[f32], padded: &Heightmap, bor
     }
 }
 
+/// The map rectangle chunk `key` of `params` (validated) samples, its border included: what
+/// its build carves rivers into (so the regions it needs, see
+/// [`RiverNetwork::regions_ready`](noise_terrain_core::RiverNetwork::regions_ready)).
+pub(crate) fn chunk_samples_rect(params: &TerrainPreset, key: ChunkKey) -> [f64; 4] {
+    let (chunk_size, n) = chunk_shape(&params.layout);
+    let window = chunk_window(key, chunk_size, n, f64::from(params.world_size), 2);
+    chunk_square(window, 0, window.width + 1)
+}
+
 /// The map square of the `n × n` vertices inside `border` of `window`, `[x_min, y_min, x_max,
 /// y_max]`: the chunk's own ground, whose far edges (the next chunk's) are left out of it.
 fn chunk_square(window: GridWindow, border: u32, n: u32) -> [f64; 4] {

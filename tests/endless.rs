@@ -409,7 +409,20 @@ fn flight_in_the_frame(params: TerrainPreset) -> App {
 /// builds' landings fall on a machine of any speed or load.
 #[test]
 fn no_frame_of_a_stepped_flight_on_the_build_threads_shows_a_crack_a_hole_or_an_overlap() {
-    let mut app = app_with(endless());
+    stepped_flight_on_the_build_threads(endless());
+}
+
+/// With rivers, the chunks whose regions are not routed yet route them on a thread of their own
+/// while the others build on the chunk threads: every frame still whole.
+#[test]
+fn with_rivers_no_frame_of_a_stepped_flight_on_the_build_threads_shows_a_crack_a_hole_or_an_overlap() {
+    stepped_flight_on_the_build_threads(endless_with_rivers());
+}
+
+/// A flight over `params` on the build threads whose every step waits for its builds, every
+/// frame checked.
+fn stepped_flight_on_the_build_threads(params: TerrainPreset) {
+    let mut app = app_with(params);
     settle(&mut app);
     let mut check = FlightCheck::default();
     let (mut frame, mut steps_with_new_chunks, mut keys_before) = (0, 0, check.keys_before.clone());

@@ -10,7 +10,9 @@ use bevy::prelude::*;
 use noise_terrain_core::RiverNetwork;
 use noise_terrain_core::advanced::{ChunkSelector, Stitch};
 
-use crate::build::{BuildControl, BuildError, PieceBuild, PieceKey, TerrainBuffers, build_piece};
+use crate::build::{
+    BuildControl, BuildError, PieceBuild, PieceKey, TerrainBuffers, build_piece, chunk_samples_rect,
+};
 use crate::layout::DesiredPiece;
 use crate::params::TerrainPreset;
 use crate::pieces::components::{Shown, TerrainPiece};
@@ -270,7 +272,12 @@ fn start_jobs(
         let hooks = hooks.clone();
         let (params_for_job, control_for_job) = (params.clone(), control.clone());
         let wanted_hooks = wanted.hooks.clone();
-        let pending = spawn_build(priority, spec.key, move || {
+        // A chunk whose rivers need regions not routed yet routes them on a thread of its own.
+        let routes_rivers = match (spec.key, &current.rivers) {
+            (PieceKey::Chunk(key), Some(rivers)) => !rivers.regions_ready(chunk_samples_rect(&params, key)),
+            _ => false,
+        };
+        let pending = spawn_build(priority, (spec.key, routes_rivers), move || {
             let reuse = reuse.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
             let mut build = build_piece(&params_for_job, spec, reuse.unwrap_or_default(), &control_for_job)?;
             hooks.run(&mut build, &params_for_job, wanted_hooks.clone());

@@ -113,20 +113,22 @@ impl PendingBuild {
     }
 }
 
-/// Runs the build of `key`: a chunk's on the workers of `priority`, the patch's on its own.
-/// The build may run twice at once (a starved background run and its rescue), so it is `Fn`.
+/// Runs the build of `key`: a chunk's on the workers of `priority` (with `routes_rivers`, on
+/// the thread for chunks that route rivers' regions first, at that priority), the patch's on its
+/// own. The build may run twice at once (a starved background run and its rescue), so it is `Fn`.
 /// A panic in it becomes [`BuildError::Panicked`] (the piece keeps what it shows).
 pub(crate) fn spawn_build(
     priority: BuildPriority,
-    key: PieceKey,
+    (key, routes_rivers): (PieceKey, bool),
     build: impl Fn() -> Result<PieceBuild, BuildError> + Send + Sync + 'static,
 ) -> PendingBuild {
     let task = BuildTask::new(build);
-    let workers = Workers::for_piece(priority, key);
+    let workers =
+        Workers::for_piece(priority, key).map(|w| if routes_rivers { w.routing_rivers() } else { w });
     match workers.and_then(|workers| pool(workers).map(|pool| (workers, pool))) {
         Some((workers, pool)) => {
             pool.spawn(job(Arc::downgrade(&task), workers));
-            if workers == Workers::BackgroundChunks {
+            if workers.is_background() {
                 starvation::submitted();
                 if starvation::starved() {
                     // Run at once on the normal workers too: the background run still starts
@@ -167,7 +169,7 @@ fn job(task: Weak<BuildTask>, workers: Workers) -> impl FnOnce() + Send + 'stati
         if let Some(task) = task.upgrade() {
             task.run();
         }
-        if workers == Workers::BackgroundChunks {
+        if workers.is_background() {
             starvation::returned();
         }
         FINISHED.tell();
@@ -247,6 +249,13 @@ enum Workers {
     /// priority whatever the [`BuildPriority`] (below the game's threads, on two cores, its
     /// 1024² build took 54 ms instead of 43).
     Patch,
+    /// Chunks at [`BuildPriority::Background`] that first route the endless rivers' regions
+    /// they need: on a thread of their own, so that the chunks whose regions are routed (the
+    /// nearest, as a rule: the far chunks at the view's edge routed them) do not wait behind a
+    /// region's routing.
+    BackgroundRivers,
+    /// The same at [`BuildPriority::Normal`].
+    Rivers,
 }
 
 impl Workers {
@@ -259,12 +268,33 @@ impl Workers {
         }
     }
 
-    /// These workers, or the normal chunk workers in place of starved background ones (new
-    /// work does not join the wait).
+    /// These workers, or the normal ones in place of starved background ones (new work does
+    /// not join the wait).
     fn unless_starved(self) -> Self {
         match self {
             Self::BackgroundChunks if starvation::starved() => Self::Chunks,
-            Self::BackgroundChunks | Self::Chunks | Self::Patch => self,
+            Self::BackgroundRivers if starvation::starved() => Self::Rivers,
+            Self::BackgroundChunks | Self::Chunks | Self::Patch | Self::BackgroundRivers | Self::Rivers => {
+                self
+            }
+        }
+    }
+
+    /// The workers for a chunk that routes rivers' regions first, at this one's priority.
+    fn routing_rivers(self) -> Self {
+        match self {
+            Self::BackgroundChunks | Self::BackgroundRivers => Self::BackgroundRivers,
+            Self::Chunks | Self::Rivers => Self::Rivers,
+            Self::Patch => Self::Patch,
+        }
+    }
+
+    /// Whether these threads run below the normal ones (and the starvation watch follows
+    /// their builds).
+    fn is_background(self) -> bool {
+        match self {
+            Self::BackgroundChunks | Self::BackgroundRivers => true,
+            Self::Chunks | Self::Patch | Self::Rivers => false,
         }
     }
 
@@ -286,6 +316,7 @@ impl Workers {
         match self {
             Self::BackgroundChunks | Self::Chunks => cores.saturating_sub(1).max(1),
             Self::Patch => cores,
+            Self::BackgroundRivers | Self::Rivers => 1,
         }
     }
 
@@ -294,6 +325,8 @@ impl Workers {
             Self::BackgroundChunks => "terrain chunks (background)",
             Self::Chunks => "terrain chunks",
             Self::Patch => "terrain patch",
+            Self::BackgroundRivers => "terrain rivers (background)",
+            Self::Rivers => "terrain rivers",
         }
     }
 }
@@ -301,7 +334,7 @@ impl Workers {
 /// The process's pool of `workers`, made on first use (every app in the process shares it);
 /// `None` if its threads could not be started.
 fn pool(workers: Workers) -> Option<&'static rayon::ThreadPool> {
-    static POOLS: [OnceLock<Option<rayon::ThreadPool>>; 3] = [const { OnceLock::new() }; 3];
+    static POOLS: [OnceLock<Option<rayon::ThreadPool>>; 5] = [const { OnceLock::new() }; 5];
     POOLS[workers as usize]
         .get_or_init(|| {
             let name = workers.name();
@@ -309,8 +342,10 @@ fn pool(workers: Workers) -> Option<&'static rayon::ThreadPool> {
                 .num_threads(workers.threads())
                 .thread_name(move |i| format!("{name} {i}"));
             let builder = match workers {
-                Workers::BackgroundChunks => builder.start_handler(|_| lower_this_thread()),
-                Workers::Chunks | Workers::Patch => builder,
+                Workers::BackgroundChunks | Workers::BackgroundRivers => {
+                    builder.start_handler(|_| lower_this_thread())
+                }
+                Workers::Chunks | Workers::Patch | Workers::Rivers => builder,
             };
             builder
                 .build()
@@ -386,7 +421,7 @@ mod tests {
         let rescued = Arc::new(AtomicBool::new(false));
         let ran_on = Arc::new(Mutex::new(Vec::new()));
         let (rescued_by_build, ran_on_by_build) = (rescued.clone(), ran_on.clone());
-        let mut pending = spawn_build(BuildPriority::Background, key, move || {
+        let mut pending = spawn_build(BuildPriority::Background, (key, false), move || {
             let thread = std::thread::current().name().unwrap_or_default().to_string();
             ran_on_by_build.lock().unwrap().push(thread.clone());
             if thread.starts_with(Workers::BackgroundChunks.name()) {
@@ -457,7 +492,7 @@ mod tests {
     fn an_in_frame_build_is_done_on_return() {
         for key in [PieceKey::Patch, PieceKey::Chunk(noise_terrain_core::ChunkKey { level: 0, x: 1, z: 2 })] {
             let caller = std::thread::current().id();
-            let mut pending = spawn_build(BuildPriority::InFrame, key, move || {
+            let mut pending = spawn_build(BuildPriority::InFrame, (key, false), move || {
                 assert_eq!(std::thread::current().id(), caller);
                 Err(BuildError::Cancelled)
             });
@@ -528,7 +563,7 @@ mod tests {
     fn waiting_for_a_build_ends_when_one_finishes() {
         let (start, started) = std::sync::mpsc::channel::<()>();
         let started = Mutex::new(started);
-        let mut pending = spawn_build(BuildPriority::Normal, PieceKey::Patch, move || {
+        let mut pending = spawn_build(BuildPriority::Normal, (PieceKey::Patch, false), move || {
             started.lock().unwrap().recv().ok();
             Err(BuildError::Cancelled)
         });
@@ -550,7 +585,8 @@ mod tests {
 
     #[test]
     fn a_panicking_build_is_an_error_not_a_lost_job() {
-        let mut pending = spawn_build(BuildPriority::Background, PieceKey::Patch, || panic!("broken build"));
+        let mut pending =
+            spawn_build(BuildPriority::Background, (PieceKey::Patch, false), || panic!("broken build"));
         let result = loop {
             if let Some(result) = pending.take_finished() {
                 break result;

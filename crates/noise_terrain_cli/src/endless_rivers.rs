@@ -9,11 +9,14 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use noise_terrain_core::{RiverNetwork, river_runs};
+use noise_terrain_core::limits::{ENDLESS_RIVER_AREA_RANGE, ENDLESS_RIVER_WIDTH_RANGE};
+use noise_terrain_core::{EndlessRivers, RiverNetwork, river_runs};
 
 use crate::Failure;
-use crate::args::NoiseArgs;
+use crate::args::{NoiseArgs, within};
+use crate::help;
 use crate::output::write_atomically;
+use crate::preset::Preset;
 use crate::usage::usage_error;
 
 /// `endless-rivers`' flags: the field (a preset's, with its world size, height scale, water
@@ -28,11 +31,11 @@ pub struct EndlessRiversArgs {
     /// The opposite corner, world units: `X,Z`.
     #[arg(long, value_name = "X,Z", value_parser = corner, allow_hyphen_values = true)]
     pub to: (f64, f64),
-    /// Drainage area where a river starts, world units² (else the preset's endless rivers').
-    #[arg(long, value_name = "AREA")]
+    #[arg(long, value_name = "A", value_parser = within(ENDLESS_RIVER_AREA_RANGE),
+        help = help::real_or_preset("Drainage area where a river starts, world units^2", ENDLESS_RIVER_AREA_RANGE, EndlessRivers::default().min_area))]
     pub river_area: Option<f32>,
-    /// Width factor: width = factor × √area (else the preset's).
-    #[arg(long, value_name = "FACTOR")]
+    #[arg(long, value_name = "W", value_parser = within(ENDLESS_RIVER_WIDTH_RANGE),
+        help = help::real_or_preset("River width = W x sqrt(drainage area)", ENDLESS_RIVER_WIDTH_RANGE, EndlessRivers::default().width))]
     pub river_width: Option<f32>,
     /// Where to write the network (GeoJSON).
     #[arg(long, short, value_name = "FILE.geojson")]
@@ -51,20 +54,28 @@ fn corner(text: &str) -> Result<(f64, f64), String> {
 /// Most drainage regions one rectangle may need (about 32 km across in a world of 2 km map units).
 const MAX_REGIONS: f64 = 256.0;
 
+impl EndlessRiversArgs {
+    /// The preset (or the defaults) with the noise flags and the rivers' flags applied, its
+    /// endless rivers on.
+    pub fn preset(&self) -> Result<Preset, clap::Error> {
+        let field = self.noise.field()?;
+        let mut preset = field.preset.clone();
+        (preset.noise, preset.post) = (field.noise, field.post);
+        preset.endless_rivers.enabled = true;
+        if let Some(area) = self.river_area {
+            preset.endless_rivers.min_area = area;
+        }
+        if let Some(width) = self.river_width {
+            preset.endless_rivers.width = width;
+        }
+        Ok(preset)
+    }
+}
+
 /// `endless-rivers`: routes the regions the rectangle needs and writes its rivers.
 pub fn run(a: &EndlessRiversArgs) -> Result<(), Failure> {
     let start = Instant::now();
-    let field = a.noise.field()?;
-    let mut preset = field.preset.clone();
-    (preset.noise, preset.post) = (field.noise, field.post);
-    preset.endless_rivers.enabled = true;
-    if let Some(area) = a.river_area {
-        preset.endless_rivers.min_area = area;
-    }
-    if let Some(width) = a.river_width {
-        preset.endless_rivers.width = width;
-    }
-    let world = preset.river_world();
+    let world = a.preset()?.river_world();
     let (x0, z0, x1, z1) = (a.from.0, a.from.1, a.to.0, a.to.1);
     if x1 <= x0 || z1 <= z0 {
         return Err(usage_error("--to", "must lie beyond --from in both x and z"));

@@ -134,7 +134,10 @@ mod tests {
             Command::Curve(a) => (a.field()?, None, None),
             Command::Tiles(a) => (a.noise.field()?, None, None),
             Command::Info(a) => (a.noise.field()?, None, None),
-            Command::EndlessRivers(a) => (a.noise.field()?, None, None),
+            Command::EndlessRivers(a) => {
+                let preset = a.preset()?;
+                return Ok((format!("{preset:?}"), preset.validated().1.is_empty()));
+            }
         };
         let mut preset = field.preset.clone();
         preset.noise = field.noise;
@@ -183,6 +186,7 @@ mod tests {
                 "curve" => &["--out", "curve.csv"],
                 "tiles" => &["--size", "64", "--tile", "32", "--out-dir", "tiles"],
                 "info" => &[],
+                "endless-rivers" => &["--from", "0,0", "--to", "1,1", "--out", "rivers.geojson"],
                 other => panic!("a new subcommand {other}: say what it needs"),
             };
             let line = |extra: &[&str]| -> Vec<String> {

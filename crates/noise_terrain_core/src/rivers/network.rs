@@ -164,18 +164,38 @@ impl RiverNetwork {
         segments
     }
 
-    /// [`segments_near`](Self::segments_near), each with its placement.
-    fn placed_near(&self, rect: [f64; 4]) -> Vec<(RiverSegment, PlacedSegment)> {
-        if !self.world.rivers.enabled {
-            return Vec::new();
-        }
-        // A region's segments end at most one cell outside it.
+    /// The first and last region (by column and row) whose rivers can reach into the map
+    /// rectangle `rect`: a region's segments end at most one cell outside it, and cut at most
+    /// half the widest river's width and the valley beyond their line.
+    fn regions_near(&self, rect: [f64; 4]) -> (RegionKey, RegionKey) {
         let r = 0.5 * self.widest() + f64::from(self.shape.valley) + 1.0 / DRAINAGE_CELLS_PER_UNIT;
         let region_of = |x: f64, y: f64| {
             let cell = |v: f64| (v * DRAINAGE_CELLS_PER_UNIT).floor().clamp(-9e15, 9e15) as i64;
             RegionKey::of_cell([cell(x), cell(y)])
         };
-        let (lo, hi) = (region_of(rect[0] - r, rect[1] - r), region_of(rect[2] + r, rect[3] + r));
+        (region_of(rect[0] - r, rect[1] - r), region_of(rect[2] + r, rect[3] + r))
+    }
+
+    /// Whether every region that carving or listing the map rectangle `rect` needs is solved
+    /// already (so that doing it solves none); true with rivers off.
+    pub fn regions_ready(&self, rect: [f64; 4]) -> bool {
+        if !self.world.rivers.enabled {
+            return true;
+        }
+        let (lo, hi) = self.regions_near(rect);
+        let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        (lo.x..=hi.x).all(|x| {
+            (lo.y..=hi.y)
+                .all(|y| kept.regions.get(&RegionKey { x, y }).is_some_and(|(c, _)| c.get().is_some()))
+        })
+    }
+
+    /// [`segments_near`](Self::segments_near), each with its placement.
+    fn placed_near(&self, rect: [f64; 4]) -> Vec<(RiverSegment, PlacedSegment)> {
+        if !self.world.rivers.enabled {
+            return Vec::new();
+        }
+        let (lo, hi) = self.regions_near(rect);
         let mut placed = Vec::new();
         for x in lo.x..=hi.x {
             for y in lo.y..=hi.y {
