@@ -320,25 +320,10 @@ fn endless() {
     );
 }
 
-/// The endless example's world, with its rivers or without.
+/// The endless example's world without its scatter layers, with its rivers or without.
 fn river_world(rivers: bool) -> TerrainPreset {
-    use bevy_noise_terrain::core::{EndlessRivers, ErosionFilter, PostProcess};
-    TerrainPreset {
-        layout: TerrainLayout::ENDLESS,
-        noise: NoiseSettings {
-            octaves: 7,
-            frequency: 3.0,
-            seed: 11,
-            erosion_filter: ErosionFilter { enabled: true, scale: 8.0, octaves: 4, ..default() },
-            ..default()
-        },
-        post: PostProcess { power: 1.5, ..default() },
-        world_size: 2000.0,
-        height_scale: 420.0,
-        water_level: 0.24,
-        endless_rivers: EndlessRivers { enabled: rivers, ..default() },
-        ..default()
-    }
+    use bevy_noise_terrain::core::EndlessRivers;
+    TerrainPreset { endless_rivers: EndlessRivers { enabled: rivers, ..default() }, ..example_world(false) }
 }
 
 /// The endless rivers on and off, alternated (see the module's description).

@@ -13,8 +13,8 @@
 //! same: the network is the same bits for any chunk size, level of detail, order and thread
 //! count, and a region let go is solved again to the same bits.
 //!
-//! [`RiverNetwork`] keeps the solved regions (the least recently used let go past
-//! [`DEFAULT_KEPT_REGIONS`]) and carves each river's channel and valley into any window of the
+//! [`RiverNetwork`] keeps the solved regions (the least recently used let go past its
+//! capacity, [`DEFAULT_KEPT_REGIONS`] unless given) and carves each river's channel and valley into any window of the
 //! field, with exact gradients.
 
 pub(crate) mod carve;
