@@ -48,8 +48,9 @@ pub struct LakeCell {
     pub size: f32,
 }
 
-/// The river network of the patch, on its piece entity while the shown build has one (stream
-/// power on). Positions are in the terrain entity's space: world space for a terrain at the
+/// The river network of a piece, on its entity while the shown build has one: the patch's with
+/// stream power on, an endless chunk's (the rivers that start on it, and its lakes) with endless
+/// rivers on. Positions are in the terrain entity's space: world space for a terrain at the
 /// origin; use the terrain's `GlobalTransform` otherwise.
 #[derive(Component, Clone, Debug, Default, PartialEq, Reflect)]
 #[reflect(Component, Default)]
