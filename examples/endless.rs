@@ -24,7 +24,7 @@ use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
 use bevy_noise_terrain::DefaultTerrain;
 use bevy_noise_terrain::camera::Orbit;
-use bevy_noise_terrain::core::{EndlessRivers, ErosionFilter, Fractal, NoiseSettings, PostProcess};
+use bevy_noise_terrain::core::{EndlessRivers, ErosionFilter, NoiseSettings};
 use bevy_noise_terrain::prelude::*;
 
 const SKY: Color = Color::srgb(0.62, 0.76, 0.92);
@@ -33,25 +33,14 @@ const SKY: Color = Color::srgb(0.62, 0.76, 0.92);
 /// branching gullies (the inspector's Erosion filter section turns them off), one map unit is
 /// 2 km.
 fn world(gullies: bool, rivers: bool, things: bool) -> TerrainPreset {
+    let world = TerrainPreset::river_mountains();
+    let erosion_filter = ErosionFilter { enabled: gullies, ..world.noise.erosion_filter };
     TerrainPreset {
-        layout: TerrainLayout::ENDLESS,
-        noise: NoiseSettings {
-            fractal: Fractal::Fbm,
-            octaves: 7,
-            frequency: 3.0,
-            persistence: 0.5,
-            seed: 11,
-            erosion_filter: ErosionFilter { enabled: gullies, scale: 8.0, octaves: 4, ..default() },
-            ..default()
-        },
-        post: PostProcess { power: 1.5, ..default() },
-        world_size: 2000.0,
-        height_scale: 420.0,
-        water_level: 0.24,
-        scatter: if things { ScatterLayer::landscape() } else { Vec::new() },
+        noise: NoiseSettings { erosion_filter, ..world.noise },
+        scatter: if things { world.scatter.clone() } else { Vec::new() },
         sea: things,
-        endless_rivers: EndlessRivers { enabled: rivers, ..default() },
-        ..default()
+        endless_rivers: EndlessRivers { enabled: rivers, ..world.endless_rivers },
+        ..world
     }
 }
 

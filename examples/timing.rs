@@ -433,25 +433,14 @@ fn denser(factor: f32) -> Vec<ScatterLayer> {
 }
 
 /// The endless example's world (gradient fBm with the erosion filter, 2 km map units, 420 units
-/// high), with or without its scatter layers.
+/// high) without its rivers, with or without its scatter layers and sea.
 fn example_world(things: bool) -> TerrainPreset {
-    use bevy_noise_terrain::core::{ErosionFilter, PostProcess};
+    let world = TerrainPreset::river_mountains();
     TerrainPreset {
-        layout: TerrainLayout::ENDLESS,
-        noise: NoiseSettings {
-            octaves: 7,
-            frequency: 3.0,
-            seed: 11,
-            erosion_filter: ErosionFilter { enabled: true, scale: 8.0, octaves: 4, ..default() },
-            ..default()
-        },
-        post: PostProcess { power: 1.5, ..default() },
-        world_size: 2000.0,
-        height_scale: 420.0,
-        water_level: 0.24,
-        scatter: if things { ScatterLayer::landscape() } else { Vec::new() },
+        scatter: if things { world.scatter.clone() } else { Vec::new() },
         sea: things,
-        ..default()
+        endless_rivers: default(),
+        ..world
     }
 }
 

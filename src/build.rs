@@ -217,6 +217,10 @@ pub struct PieceBuild {
     /// `river_segments`), each with its lake's surface in noise heights; empty for the patch and
     /// without endless lakes.
     pub lake_cells: Vec<([i64; 2], f32)>,
+    /// The endless rivers' network this chunk was carved with (`None` for the patch and without
+    /// endless rivers): for hooks that ask for the carved ground or the water between the
+    /// vertices ([`RiverNetwork::near`]).
+    pub rivers: Option<Arc<RiverNetwork>>,
 }
 
 /// Why a build produced nothing.
@@ -336,7 +340,7 @@ pub fn build_piece(
     let geometry = spec.key.geometry(params);
     let n = geometry.vertices;
     let mut erosion_maps = None;
-    let (mut river_segments, mut lake_cells) = (Vec::new(), Vec::new());
+    let (mut river_segments, mut lake_cells, mut rivers) = (Vec::new(), Vec::new(), None);
     // The erosion filter's cut at each vertex, and the rivers' where deeper, for the colour rules
     // (empty without either).
     let mut cuts;
@@ -390,8 +394,10 @@ pub fn build_piece(
             );
             if params.has_endless_rivers() {
                 let carved = ChunkToCarve { window, border: 2, n };
+                let network = river_network(params, control);
                 (river_segments, lake_cells) =
-                    carve_rivers(params, control, carved, (&mut padded, &mut gradients), &mut cuts);
+                    carve_rivers(&network, carved, (&mut padded, &mut gradients), &mut cuts);
+                rivers = Some(network);
             }
             fold_stitched_edges(&mut padded, 2, spec.stitch);
             (padded, 2, raw, gradients, params.world_size)
@@ -443,6 +449,7 @@ pub fn build_piece(
         drainage: erosion_maps.and_then(|maps| maps.drainage),
         river_segments,
         lake_cells,
+        rivers,
     })
 }
 
@@ -454,28 +461,32 @@ struct ChunkToCarve {
     n: u32,
 }
 
-/// Carves the endless rivers of `params` into a chunk's post-processed samples and their
-/// gradients (with the network of `control` where it is these parameters', else one of its
-/// own), adds the rivers' cut to `cuts`, and returns the segments that start on the chunk and its
-/// lake cells.
+/// The endless rivers' network of `params`: `control`'s where it is these parameters', else one
+/// of its own.
+fn river_network(params: &TerrainPreset, control: &BuildControl) -> Arc<RiverNetwork> {
+    let world = params.river_world();
+    match &control.rivers {
+        Some(shared) if *shared.world() == world.clamped() => shared.clone(),
+        _ => Arc::new(RiverNetwork::new(world)),
+    }
+}
+
+/// Carves the rivers of `network` into a chunk's post-processed samples and their gradients,
+/// adds the rivers' cut to `cuts`, and returns the segments that start on the chunk and its lake
+/// cells (the segments placed once for all three).
 fn carve_rivers(
-    params: &TerrainPreset,
-    control: &BuildControl,
+    network: &RiverNetwork,
     chunk: ChunkToCarve,
     (padded, gradients): (&mut Heightmap, &mut Vec<[f32; 2]>),
     cuts: &mut Vec<f32>,
 ) -> (Vec<RiverSegment>, Vec<([i64; 2], f32)>) {
     let ChunkToCarve { window, border, n } = chunk;
-    let world = params.river_world();
-    let network = match &control.rivers {
-        Some(shared) if *shared.world() == world.clamped() => shared.clone(),
-        _ => Arc::new(RiverNetwork::new(world)),
-    };
+    let near = network.near(chunk_square(window, 0, window.width + 1));
     let uncarved = padded.samples().to_vec();
-    network.carve(window, padded.samples_mut(), gradients);
+    near.carve(window, padded.samples_mut(), gradients);
     add_river_cuts(cuts, &uncarved, padded, border, n);
     let square = chunk_square(window, border, n);
-    (network.segments_starting_in(square), network.lakes_in(square))
+    (near.segments_starting_in(square), near.lakes_in(square))
 }
 
 /// The rivers' cut (how far the carving lowered each of the `n × n` vertices inside `border` of
@@ -627,34 +638,19 @@ mod tests {
         }
     }
 
-    /// The endless example's world with rivers, chunks of `chunk_size` units with `vertices`.
+    /// The endless example's world with rivers (no things, no sea), chunks of `chunk_size` units
+    /// with `vertices`.
     fn river_world(chunk_size: f32, vertices: u32) -> TerrainPreset {
-        let noise = NoiseSettings {
-            octaves: 7,
-            frequency: 3.0,
-            seed: 11,
-            erosion_filter: noise_terrain_core::ErosionFilter {
-                enabled: true,
-                scale: 8.0,
-                octaves: 4,
-                ..default()
-            },
-            ..default()
-        };
         TerrainPreset {
-            noise,
-            post: noise_terrain_core::PostProcess { power: 1.5, ..default() },
             layout: TerrainLayout::Endless {
                 chunk_size,
                 chunk_vertices: vertices,
                 view_distance: 1000.0,
                 lod_levels: 4,
             },
-            world_size: 2000.0,
-            height_scale: 420.0,
-            water_level: 0.24,
-            endless_rivers: noise_terrain_core::EndlessRivers { enabled: true, ..default() },
-            ..default()
+            scatter: Vec::new(),
+            sea: false,
+            ..TerrainPreset::river_mountains()
         }
     }
 

@@ -26,8 +26,9 @@ const FED_RUN_SHARE: f64 = 0.5;
 
 /// The background threads and the window being measured.
 struct Watch {
-    /// The kernel's ids of the background threads.
-    threads: Vec<i32>,
+    /// The background threads' kernel files, opened once: a frame reads each with one system
+    /// call (opening, sizing and closing them each frame cost the main thread five more per file).
+    threads: Vec<ThreadFiles>,
     /// When the window began, and each thread's total run time then (nanoseconds).
     window: Option<(Instant, Vec<u64>)>,
     /// The end of the last window judged starved.
@@ -47,7 +48,10 @@ static STARVED: AtomicBool = AtomicBool::new(false);
 pub(crate) fn watch_this_thread() {
     // SAFETY: `gettid` only returns the calling thread's id.
     let tid = unsafe { libc::gettid() };
-    WATCH.lock().unwrap_or_else(PoisonError::into_inner).threads.push(tid);
+    // A thread whose files cannot be opened is not watched (and is never starved).
+    if let Some(files) = ThreadFiles::open(tid) {
+        WATCH.lock().unwrap_or_else(PoisonError::into_inner).threads.push(files);
+    }
 }
 
 /// A job was queued on the background threads.
@@ -77,7 +81,7 @@ pub(crate) fn check() -> bool {
         STARVED.store(false, Ordering::Release);
         return false;
     }
-    let Some(threads) = watch.threads.iter().map(|&tid| thread_state(tid)).collect::<Option<Vec<_>>>() else {
+    let Some(threads) = watch.threads.iter().map(ThreadFiles::state).collect::<Option<Vec<_>>>() else {
         return starved();
     };
     let now = Instant::now();
@@ -112,22 +116,49 @@ struct ThreadState {
     run_ns: u64,
 }
 
-/// The state of thread `tid` of this process; `None` where it cannot be read.
-#[cfg(target_os = "linux")]
-fn thread_state(tid: i32) -> Option<ThreadState> {
-    let schedstat = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
-    let run_ns = schedstat.split_whitespace().next()?.parse().ok()?;
-    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
-    // The name, in parentheses, may hold spaces and parentheses itself: the state follows
-    // the last `)`.
-    let state = stat[stat.rfind(')')? + 1..].trim_start().chars().next()?;
-    Some(ThreadState { runnable: state == 'R', run_ns })
+/// A thread's run time and state files (`/proc/self/task/<tid>/schedstat` and `stat`), kept
+/// open and read from their start each time (the kernel writes them anew on every read).
+struct ThreadFiles {
+    #[cfg(target_os = "linux")]
+    schedstat: std::fs::File,
+    #[cfg(target_os = "linux")]
+    stat: std::fs::File,
 }
 
-/// Other systems tell nothing: nothing is starved.
-#[cfg(not(target_os = "linux"))]
-fn thread_state(_tid: i32) -> Option<ThreadState> {
-    None
+impl ThreadFiles {
+    /// The files of thread `tid` of this process; `None` where they cannot be opened.
+    #[cfg(target_os = "linux")]
+    fn open(tid: i32) -> Option<ThreadFiles> {
+        let open = |name: &str| std::fs::File::open(format!("/proc/self/task/{tid}/{name}")).ok();
+        Some(ThreadFiles { schedstat: open("schedstat")?, stat: open("stat")? })
+    }
+
+    /// The thread's state now; `None` where it cannot be read (the thread ended).
+    #[cfg(target_os = "linux")]
+    fn state(&self) -> Option<ThreadState> {
+        use std::os::unix::fs::FileExt;
+        // A line of `stat` is about 300 bytes: the name is at most 64, the 50 numbers after it
+        // at most 20 digits each.
+        let mut buffer = [0u8; 1536];
+        let read = |file: &std::fs::File, buffer: &mut [u8]| -> Option<usize> {
+            let n = file.read_at(buffer, 0).ok()?;
+            (n > 0 && n < buffer.len()).then_some(n)
+        };
+        let n = read(&self.schedstat, &mut buffer)?;
+        let run_ns = std::str::from_utf8(&buffer[..n]).ok()?.split_whitespace().next()?.parse().ok()?;
+        let n = read(&self.stat, &mut buffer)?;
+        // The name, in parentheses, may hold spaces and parentheses itself: the state follows
+        // the last `)`.
+        let close = buffer[..n].iter().rposition(|&b| b == b')')?;
+        let state = buffer[close + 1..n].iter().find(|b| !b.is_ascii_whitespace())?;
+        Some(ThreadState { runnable: *state == b'R', run_ns })
+    }
+
+    /// Other systems tell nothing: nothing is starved.
+    #[cfg(not(target_os = "linux"))]
+    fn state(&self) -> Option<ThreadState> {
+        None
+    }
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -138,10 +169,39 @@ mod tests {
     fn the_calling_threads_state_is_read() {
         // SAFETY: as in `watch_this_thread`.
         let tid = unsafe { libc::gettid() };
-        let first = thread_state(tid).expect("stat and schedstat readable");
+        let files = ThreadFiles::open(tid).expect("stat and schedstat readable");
+        let first = files.state().expect("stat and schedstat readable");
         assert!(first.runnable, "the thread reading is running");
         let busy = (0..50_000_000u64).fold(0u64, |a, i| std::hint::black_box(a ^ i));
-        assert!(thread_state(tid).unwrap().run_ns > first.run_ns, "{busy}: the run time grows");
-        assert_eq!(thread_state(i32::MAX), None, "no such thread");
+        assert!(files.state().unwrap().run_ns > first.run_ns, "{busy}: the run time grows");
+        assert!(ThreadFiles::open(i32::MAX).is_none(), "no such thread");
+        // A thread that went: its files read as nothing.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            // SAFETY: as above.
+            tx.send(ThreadFiles::open(unsafe { libc::gettid() })).unwrap();
+        })
+        .join()
+        .unwrap();
+        let gone = rx.recv().unwrap().expect("its files opened while it ran");
+        assert_eq!(gone.state(), None, "an ended thread has no state");
+        // One that sleeps is not runnable.
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let (told, opened) = std::sync::mpsc::channel();
+        let sleeper = std::thread::spawn(move || {
+            // SAFETY: as above.
+            told.send(ThreadFiles::open(unsafe { libc::gettid() })).unwrap();
+            let _ = rx.recv();
+        });
+        let sleeping = opened.recv().unwrap().expect("its files");
+        // It blocks on the channel at once; the state is read until it shows (a wait for an
+        // event, bounded by a hang guard).
+        let start = std::time::Instant::now();
+        while sleeping.state().expect("it runs").runnable {
+            assert!(start.elapsed() < Duration::from_secs(60), "the thread never slept");
+            std::thread::yield_now();
+        }
+        drop(tx);
+        sleeper.join().unwrap();
     }
 }

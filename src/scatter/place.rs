@@ -5,7 +5,8 @@
 use bevy::prelude::*;
 use noise_terrain_core::advanced::scatter_points_ranked;
 use noise_terrain_core::{
-    ChunkKey, Ground, Heightmap, ScatterLayer, ScatterLevels, ScatterPoint, ScatterShape, WorldGround,
+    ChunkKey, Ground, Heightmap, RiverNetwork, ScatterLayer, ScatterLevels, ScatterPoint, ScatterShape,
+    WorldGround,
 };
 
 use crate::build::{PieceBuild, PieceGeometry, PieceKey};
@@ -82,6 +83,19 @@ impl<'a> TerrainGround<'a> {
                 Some(Self::Patch { heights, geometry, height_scale: params.height_scale })
             }
             (TerrainLayout::Patch, None) => None,
+        }
+    }
+
+    /// The endless ground carved by `network`'s rivers (the terrain's own, when it has endless
+    /// rivers), asked at points of `rect` (the terrain entity's space): nothing is then placed
+    /// in a river or on a lake. The patch's ground, and the ground without a network, as it is.
+    pub(crate) fn with_rivers(self, network: Option<&RiverNetwork>, rect: [f64; 4]) -> Self {
+        match (self, network) {
+            (Self::World(ground), Some(network)) => {
+                let map = rect.map(|v| v / f64::from(network.world().world_size));
+                Self::World(Box::new(ground.with_rivers(network.near(map))))
+            }
+            (ground, _) => ground,
         }
     }
 
@@ -175,10 +189,11 @@ pub(super) fn placed_layers(
 /// ground is asked only for the others.
 fn piece_points(build: &PieceBuild, params: &TerrainPreset, kept: Kept) -> Vec<Vec<ScatterPoint>> {
     let g = build.geometry;
+    let bounds = g.bounds();
     let Some(ground) = TerrainGround::new(params, Some((&build.heights, g))) else {
         return vec![Vec::new(); params.scatter.len()];
     };
-    let bounds = g.bounds();
+    let ground = ground.with_rivers(build.rivers.as_deref(), bounds);
     let share_at = |layer: &ScatterLayer, key: PieceKey| match (key, params.layout.lod_settings()) {
         (PieceKey::Chunk(key), Some(lod)) => layer.share_at_level(key.level, lod.chunk_size),
         _ => f32::from(layer.rule.enabled),
@@ -274,6 +289,7 @@ mod tests {
     use super::*;
     use crate::build::{BuildControl, PieceSpec, build_piece};
     use crate::scatter::cache::PiecePoints;
+    use noise_terrain_core::RiverNetwork;
     use noise_terrain_core::advanced::Stitch;
 
     /// The endless example's world and layers, five times as dense, on chunks of `chunk_size`.
@@ -377,5 +393,56 @@ mod tests {
         assert!(matches!(&made[8], (key, Kept::Parent(parent, _)) if *key == a && *parent == a.parent()));
         assert!(matches!(&made[9], (key, Kept::Children(chunk, _)) if *key == b && *chunk == b));
         assert!(matches!(&made[10], (key, Kept::Nothing) if *key == a), "another parameter set");
+    }
+
+    /// With endless rivers no thing stands in a river or on a lake (the dry ground of the same
+    /// chunk puts some there), and a chunk's points from its children or its parent are still
+    /// the ones it places anew.
+    #[test]
+    fn with_endless_rivers_nothing_stands_in_the_water() {
+        let mut scatter = ScatterLayer::landscape();
+        for layer in &mut scatter {
+            // Every height and slope, densely: whatever is dry ground gets things.
+            layer.rule.heights = [0.0, 1.0];
+            layer.rule.slopes = [0.0, 90.0];
+            layer.rule.density = 0.2;
+            layer.rule.spacing = 1.0;
+        }
+        let layout = TerrainLayout::Endless {
+            chunk_size: 64.0,
+            chunk_vertices: 17,
+            view_distance: 2000.0,
+            lod_levels: 4,
+        };
+        let params = TerrainPreset { layout, scatter, ..TerrainPreset::river_mountains() }.clamped();
+        let dry = TerrainPreset { endless_rivers: default(), ..params.clone() };
+        // The level-1 chunk at the largest river of drainage region (1, 1).
+        let network = RiverNetwork::new(params.river_world());
+        let region = network.region(noise_terrain_core::RegionKey { x: 1, y: 1 });
+        let river = region.segments.iter().max_by(|a, b| a.area[1].total_cmp(&b.area[1])).unwrap();
+        let [at, _] = river.positions();
+        let key = ChunkKey {
+            level: 1,
+            x: (at[0] * 2000.0 / 128.0).floor() as i64,
+            z: (at[1] * 2000.0 / 128.0).floor() as i64,
+        };
+        let wet =
+            |p: &ScatterPoint| network.water_at([p.position[0] / 2000.0, p.position[2] / 2000.0]).is_some();
+        let built = build(&params, key);
+        assert!(!built.river_segments.is_empty() && built.rivers.is_some(), "the chunk has a river");
+        let placed = piece_points(&built, &params, Kept::Nothing);
+        let on_dry = piece_points(&build(&dry, key), &dry, Kept::Nothing);
+        for (layer, (placed, on_dry)) in params.scatter.iter().zip(placed.iter().zip(&on_dry)) {
+            assert!(!placed.is_empty(), "{}: things on the chunk", layer.name);
+            assert!(!placed.iter().any(wet), "{}: a thing in the water", layer.name);
+            assert!(on_dry.iter().any(wet), "{}: the dry ground has things where the water is", layer.name);
+        }
+        let made = |key| -> PiecePoints { piece_points(&build(&params, key), &params, Kept::Nothing).into() };
+        let anew = points(&params, key, Kept::Nothing);
+        let children: Vec<PiecePoints> = key.children().map(made).collect();
+        let children = Kept::Children(key, children.try_into().unwrap());
+        assert_eq!(points(&params, key, children), anew, "from its children");
+        let parent = Kept::Parent(key.parent(), made(key.parent()));
+        assert_eq!(points(&params, key, parent), anew, "from its parent");
     }
 }

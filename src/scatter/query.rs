@@ -48,6 +48,9 @@ impl ScatterQuery<'_, '_> {
     /// The points of `terrain`'s layer `layer` (its index in
     /// [`TerrainPreset::scatter`](crate::TerrainPreset::scatter)) whose world `(x, z)` lie in
     /// `rect` (`[min x, min z, max x, max z]`, half-open), with world positions and normals.
+    /// With endless rivers, none in a river or on a lake, as on the pieces; the drainage regions
+    /// the rectangle needs are routed first where no chunk has needed them yet (tens of
+    /// milliseconds each, on the calling thread).
     pub fn points(
         &self,
         terrain: Entity,
@@ -58,11 +61,12 @@ impl ScatterQuery<'_, '_> {
         let params = jobs.params().ok_or(ScatterQueryError::NoTerrain(terrain))?;
         let layer = params.scatter.get(layer).ok_or(ScatterQueryError::NoLayer(layer))?;
         let patch = self.pieces.iter().find(|(_, of)| of.0 == terrain).map(|(h, _)| (&*h.map, h.geometry));
-        let ground = TerrainGround::new(params, patch).ok_or(ScatterQueryError::NotBuilt)?;
         let to_local = root.affine().inverse();
         let a = to_local.transform_point3(Vec3::new(rect[0], 0.0, rect[1]));
         let b = to_local.transform_point3(Vec3::new(rect[2], 0.0, rect[3]));
         let local = [a.x.min(b.x), a.z.min(b.z), a.x.max(b.x), a.z.max(b.z)].map(f64::from);
+        let ground = TerrainGround::new(params, patch).ok_or(ScatterQueryError::NotBuilt)?;
+        let ground = ground.with_rivers(jobs.rivers(), local);
         let mut points = Vec::new();
         layer_points(layer, params, &ground, local, [0.0, 1.0], &mut points)?;
         if root.affine() == bevy::math::Affine3A::IDENTITY {

@@ -6,26 +6,11 @@
 
 use std::time::Instant;
 
-use noise_terrain_core::{
-    EndlessRivers, ErosionFilter, NoiseSettings, PostProcess, RegionKey, RegionRivers, RiverWorld,
-};
+use noise_terrain_core::{RegionKey, RegionRivers, TerrainPreset};
 
 fn main() {
     let count: i64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(9);
-    let world = RiverWorld {
-        noise: NoiseSettings {
-            octaves: 7,
-            frequency: 3.0,
-            seed: 11,
-            erosion_filter: ErosionFilter { enabled: true, scale: 8.0, octaves: 4, ..Default::default() },
-            ..Default::default()
-        },
-        post: PostProcess { power: 1.5, ..Default::default() },
-        sea_level: 0.24,
-        world_size: 2000.0,
-        height_scale: 420.0,
-        rivers: EndlessRivers { enabled: true, ..Default::default() },
-    };
+    let world = TerrainPreset::river_mountains().river_world().clamped();
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a thread pool");
     let mut times: Vec<f64> = (0..count)
         .map(|k| {

@@ -76,7 +76,8 @@
 //!   the endless world's chunks and levels of detail (`lod.rs`), and work split over a buffer's
 //!   chunks on all cores (`chunks.rs`).
 //! - `rivers/`: the endless world's rivers and lakes: settings, regions of the drainage grid
-//!   routed on their windows, the network that keeps them, and the valleys carved for them.
+//!   routed on their windows, the network that keeps them, what reaches a rectangle (its water
+//!   at any point), and the valleys carved for them.
 //! - `color/`: the height ramp, the colour rules, and the colours erosion leaves (`erosion_tint.rs`).
 //! - `scatter/`: rules, layers, the points they place and the ground they see.
 //! - `preset/`: [`TerrainPreset`], bounded preset reading and atomic writes.
@@ -121,7 +122,8 @@ pub use map::raycast::{GridPlacement, raycast_grid};
 pub use map::surface::Surface;
 pub use preset::terrain::TerrainPreset;
 pub use rivers::{
-    EndlessRivers, RegionKey, RegionRivers, RiverNetwork, RiverSegment, RiverWorld, river_runs,
+    EndlessRivers, RegionKey, RegionRivers, RiverNetwork, RiverSegment, RiverWater, RiverWorld, RiversNear,
+    river_runs,
 };
 pub use scatter::ground::WorldGround;
 pub use scatter::layer::{ScatterLayer, ScatterShape};

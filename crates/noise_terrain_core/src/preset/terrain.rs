@@ -94,6 +94,44 @@ impl Default for TerrainPreset {
 }
 
 impl TerrainPreset {
+    /// An endless world of mountains cut by water: gradient fBm of 7 octaves carved by the
+    /// erosion filter's branching gullies, one map unit 2 km wide and 420 units high, the sea at
+    /// 0.24, rivers and lakes in the valleys, trees and rocks on the land
+    /// ([`ScatterLayer::landscape`]). The `endless` example's world.
+    ///
+    /// ```
+    /// use noise_terrain_core::TerrainPreset;
+    ///
+    /// let world = TerrainPreset::river_mountains();
+    /// assert!(world.has_endless_rivers() && !world.scatter.is_empty());
+    /// // Dry, bare and without the sea: the same ground without rivers.
+    /// let bare = TerrainPreset { scatter: Vec::new(), sea: false, ..TerrainPreset::river_mountains() };
+    /// assert_eq!(bare.noise, world.noise);
+    /// ```
+    pub fn river_mountains() -> TerrainPreset {
+        use crate::{ErosionFilter, Fractal};
+        TerrainPreset {
+            layout: TerrainLayout::ENDLESS,
+            noise: NoiseSettings {
+                fractal: Fractal::Fbm,
+                octaves: 7,
+                frequency: 3.0,
+                persistence: 0.5,
+                seed: 11,
+                erosion_filter: ErosionFilter { enabled: true, scale: 8.0, octaves: 4, ..Default::default() },
+                ..Default::default()
+            },
+            post: PostProcess { power: 1.5, ..Default::default() },
+            world_size: 2000.0,
+            height_scale: 420.0,
+            water_level: 0.24,
+            scatter: ScatterLayer::landscape(),
+            sea: true,
+            endless_rivers: EndlessRivers { enabled: true, ..Default::default() },
+            ..Default::default()
+        }
+    }
+
     /// The settings with every value in its range (NaN takes the default), and what changed.
     pub fn validated(&self) -> (TerrainPreset, Vec<Clamped>) {
         let mut changes = self.noise.validate();

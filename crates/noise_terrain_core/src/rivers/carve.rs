@@ -62,18 +62,32 @@ impl PlacedSegment {
         x >= self.reach[0] && x <= self.reach[2]
     }
 
+    /// Where its line passes closest to `p`.
+    #[inline]
+    fn closest(&self, p: [f64; 2]) -> Closest {
+        let v = [(p[0] - self.a[0]) as f32, (p[1] - self.a[1]) as f32];
+        let e = self.e;
+        let along = (v[0] * e[0] + v[1] * e[1]) * self.inv_len2;
+        let t = along.clamp(0.0, 1.0);
+        let q = [v[0] - t * e[0], v[1] - t * e[1]];
+        Closest { along, t, q, d: (q[0] * q[0] + q[1] * q[1]).sqrt() }
+    }
+
+    /// Whether `p` lies in its channel (nearer its line than the half-width): the distance, map
+    /// units, and how far along it the nearest point lies (`[0, 1]` from the upper end).
+    pub(crate) fn in_channel(&self, p: [f64; 2]) -> Option<(f32, f32)> {
+        let Closest { t, d, .. } = self.closest(p);
+        (d < self.half_width).then_some((d, t))
+    }
+
     /// How far below the ground `h` (gradient `g`, per map unit) its valley cuts at `p`, and the
     /// cut's gradient: within the banks the channel `water - depth·(1 - u²)²` (`u` the distance
     /// over the half-width), met with the ground by a smooth minimum (over `depth`), the whole
     /// cut faded out by a smoothstep from the banks to `valley` beyond them. Never negative.
     #[inline]
     pub(crate) fn cut(&self, shape: &ChannelShape, p: [f64; 2], h: f32, g: [f32; 2]) -> (f32, [f32; 2]) {
-        let v = [(p[0] - self.a[0]) as f32, (p[1] - self.a[1]) as f32];
+        let Closest { along, t, q, d } = self.closest(p);
         let e = self.e;
-        let along = (v[0] * e[0] + v[1] * e[1]) * self.inv_len2;
-        let t = along.clamp(0.0, 1.0);
-        let q = [v[0] - t * e[0], v[1] - t * e[1]];
-        let d = (q[0] * q[0] + q[1] * q[1]).sqrt();
         let (w, valley) = (self.half_width, shape.valley);
         if d >= w + valley {
             return (0.0, [0.0; 2]);
@@ -118,6 +132,18 @@ impl PlacedSegment {
         });
         (cut, gradient)
     }
+}
+
+/// Where a segment's line passes closest to a point.
+struct Closest {
+    /// Along the segment from its upper end, in its lengths (unclamped).
+    along: f32,
+    /// `along` clamped to the segment.
+    t: f32,
+    /// From the closest point to the point, map units.
+    q: [f32; 2],
+    /// Its length.
+    d: f32,
 }
 
 /// The ground `h` (gradient `g`) at `p` carved by the deepest cut of `segments` (in a fixed

@@ -18,12 +18,14 @@
 //! field, with exact gradients.
 
 pub(crate) mod carve;
+mod near;
 mod network;
 mod region;
 mod settings;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
+pub use near::{RiverWater, RiversNear};
 pub use network::{DEFAULT_KEPT_REGIONS, RiverNetwork};
 pub use region::{
     DRAINAGE_CELLS_PER_UNIT, REGION_CELLS, REGION_MARGIN, RegionKey, RegionRivers, RiverSegment, river_runs,

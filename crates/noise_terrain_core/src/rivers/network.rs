@@ -6,9 +6,11 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::grid::GridWindow;
 use crate::rivers::RiverWorld;
-use crate::rivers::carve::{ChannelShape, PlacedSegment, carve_point};
+use crate::rivers::carve::{ChannelShape, PlacedSegment};
+use crate::rivers::near::{RiverWater, RiversNear};
 use crate::rivers::region::{
-    DRAINAGE_CELLS_PER_UNIT, REGION_CELLS, REGION_MARGIN, RegionKey, RegionRivers, RiverSegment,
+    DRAINAGE_CELLS_PER_UNIT, REGION_CELLS, REGION_MARGIN, RegionKey, RegionRivers, RiverSegment, cell_within,
+    cells_centred_in,
 };
 
 /// Regions a network keeps at once unless told otherwise ([`RiverNetwork::with_capacity`]);
@@ -157,10 +159,7 @@ impl RiverNetwork {
     /// [`segments_near`](Self::segments_near), so [`river_runs`](crate::river_runs) joins them.
     pub fn segments_starting_in(&self, rect: [f64; 4]) -> Vec<RiverSegment> {
         let mut segments = self.segments_near(rect);
-        segments.retain(|s| {
-            let [[x, y], _] = s.positions();
-            x >= rect[0] && x < rect[2] && y >= rect[1] && y < rect[3]
-        });
+        segments.retain(|s| s.starts_in(rect));
         segments
     }
 
@@ -219,23 +218,26 @@ impl RiverNetwork {
         if !self.world.rivers.enabled || !self.world.rivers.lakes {
             return Vec::new();
         }
-        let cell = |v: f64| (v * DRAINAGE_CELLS_PER_UNIT).ceil().clamp(-9e15, 9e15) as i64;
-        // Cell `c` is in the rectangle when `x_min <= c / cells_per_unit < x_max`.
-        let (lo, hi) = ([cell(rect[0]), cell(rect[1])], [cell(rect[2]) - 1, cell(rect[3]) - 1]);
-        if hi[0] < lo[0] || hi[1] < lo[1] {
-            return Vec::new();
-        }
+        let Some([lo, hi]) = cells_centred_in(rect) else { return Vec::new() };
         let (first, last) = (RegionKey::of_cell(lo), RegionKey::of_cell(hi));
         let mut lakes = Vec::new();
         for x in first.x..=last.x {
             for y in first.y..=last.y {
                 let region = self.region(RegionKey { x, y });
-                let inside =
-                    |c: &[i64; 2]| (lo[0]..=hi[0]).contains(&c[0]) && (lo[1]..=hi[1]).contains(&c[1]);
-                lakes.extend(region.lakes.iter().filter(|(c, _)| inside(c)));
+                lakes.extend(region.lakes.iter().filter(|(c, _)| cell_within(*c, [lo, hi])));
             }
         }
         lakes
+    }
+
+    /// The rivers and lakes that reach the map rectangle `[x_min, y_min, x_max, y_max]`, placed
+    /// for carving and asking for water at its points ([`RiversNear`]). Solves the regions it
+    /// needs.
+    pub fn near(&self, rect: [f64; 4]) -> RiversNear {
+        let half = 0.5 / DRAINAGE_CELLS_PER_UNIT;
+        let mut lakes = self.lakes_in([rect[0] - half, rect[1] - half, rect[2] + half, rect[3] + half]);
+        lakes.sort_unstable_by_key(|(c, _)| (c[1], c[0]));
+        RiversNear { shape: self.shape, placed: self.placed_near(rect), lakes }
     }
 
     /// Carves the rivers' valleys into `heights` (and `gradients`, per map unit, unless empty)
@@ -245,46 +247,25 @@ impl RiverNetwork {
         let GridWindow { origin, width, height, pixels_per_unit } = window;
         let at = |o: i64, k: u32| (o as f64 + f64::from(k)) / pixels_per_unit;
         let rect = [at(origin[0], 0), at(origin[1], 0), at(origin[0], width), at(origin[1], height)];
-        let placed: Vec<PlacedSegment> = self.placed_near(rect).into_iter().map(|(_, p)| p).collect();
-        if placed.is_empty() {
-            return;
-        }
-        let width = width as usize;
-        let with_gradients = gradients.len() == heights.len();
-        let mut row_segments: Vec<&PlacedSegment> = Vec::new();
-        for (j, row) in heights.chunks_exact_mut(width).enumerate().take(height as usize) {
-            let y = at(origin[1], j as u32);
-            row_segments.clear();
-            row_segments.extend(placed.iter().filter(|s| s.reaches_row(y)));
-            if row_segments.is_empty() {
-                continue;
-            }
-            for (i, h) in row.iter_mut().enumerate() {
-                let x = at(origin[0], i as u32);
-                let near = row_segments.iter().copied().filter(|s| s.reaches_column(x));
-                let k = j * width + i;
-                let g = if with_gradients { gradients[k] } else { [0.0; 2] };
-                let (carved, carved_gradient) = carve_point(&self.shape, near, [x, y], *h, g);
-                *h = carved;
-                if with_gradients {
-                    gradients[k] = carved_gradient;
-                }
-            }
-        }
+        let near = RiversNear { shape: self.shape, placed: self.placed_near(rect), lakes: Vec::new() };
+        near.carve(window, heights, gradients);
     }
 
     /// The ground `h` with gradient `g` (per map unit) at map position `p` carved: the point
     /// form of [`carve`](Self::carve), the same bits.
     pub fn carve_point(&self, p: [f64; 2], h: f32, g: [f32; 2]) -> (f32, [f32; 2]) {
-        let placed: Vec<PlacedSegment> =
-            self.placed_near([p[0], p[1], p[0], p[1]]).into_iter().map(|(_, s)| s).collect();
-        carve_point(
-            &self.shape,
-            placed.iter().filter(|s| s.reaches_row(p[1]) && s.reaches_column(p[0])),
-            p,
-            h,
-            g,
-        )
+        let near = RiversNear {
+            shape: self.shape,
+            placed: self.placed_near([p[0], p[1], p[0], p[1]]),
+            lakes: Vec::new(),
+        };
+        near.carve_point(p, h, g)
+    }
+
+    /// The river or lake at map position `p` (see [`RiversNear::water_at`]). Solves the regions
+    /// it needs: for many points of one rectangle, [`near`](Self::near) it once.
+    pub fn water_at(&self, p: [f64; 2]) -> Option<RiverWater> {
+        self.near([p[0], p[1], p[0], p[1]]).water_at(p)
     }
 }
 

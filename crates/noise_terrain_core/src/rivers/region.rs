@@ -62,6 +62,27 @@ impl RiverSegment {
     pub fn positions(&self) -> [[f64; 2]; 2] {
         self.cells.map(|c| c.map(|v| v as f64 / DRAINAGE_CELLS_PER_UNIT))
     }
+
+    /// Whether its upper end lies in the map rectangle `[x_min, y_min, x_max, y_max)` (the far
+    /// edges excluded: rectangles that tile the map hold every segment once).
+    pub fn starts_in(&self, rect: [f64; 4]) -> bool {
+        let [[x, y], _] = self.positions();
+        x >= rect[0] && x < rect[2] && y >= rect[1] && y < rect[3]
+    }
+}
+
+/// The first and last drainage cell (by column and by row) whose centres (cell `c` at map
+/// position `c / DRAINAGE_CELLS_PER_UNIT`) lie in the map rectangle `[x_min, y_min, x_max,
+/// y_max)`; `None` where none does.
+pub(crate) fn cells_centred_in(rect: [f64; 4]) -> Option<[[i64; 2]; 2]> {
+    let cell = |v: f64| (v * DRAINAGE_CELLS_PER_UNIT).ceil().clamp(-9e15, 9e15) as i64;
+    let (lo, hi) = ([cell(rect[0]), cell(rect[1])], [cell(rect[2]) - 1, cell(rect[3]) - 1]);
+    (hi[0] >= lo[0] && hi[1] >= lo[1]).then_some([lo, hi])
+}
+
+/// Whether `cell` lies in the block of cells from `lo` to `hi` (both included).
+pub(crate) fn cell_within(cell: [i64; 2], [lo, hi]: [[i64; 2]; 2]) -> bool {
+    (lo[0]..=hi[0]).contains(&cell[0]) && (lo[1]..=hi[1]).contains(&cell[1])
 }
 
 /// `segments` in a network's order (as [`RiverNetwork::segments_near`](crate::RiverNetwork::segments_near)

@@ -1,28 +1,12 @@
 use std::collections::HashMap;
 
 use super::*;
-use crate::field::fractal::Fractal;
+use crate::FieldSampler;
 use crate::grid::GridWindow;
-use crate::{ErosionFilter, FieldSampler};
 
 /// The endless example's world (mountains cut by gullies, one map unit 2 km) with rivers on.
-fn world() -> RiverWorld {
-    RiverWorld {
-        noise: NoiseSettings {
-            fractal: Fractal::Fbm,
-            octaves: 7,
-            frequency: 3.0,
-            persistence: 0.5,
-            seed: 11,
-            erosion_filter: ErosionFilter { enabled: true, scale: 8.0, octaves: 4, ..Default::default() },
-            ..Default::default()
-        },
-        post: PostProcess { power: 1.5, ..Default::default() },
-        sea_level: 0.24,
-        world_size: 2000.0,
-        height_scale: 420.0,
-        rivers: EndlessRivers { enabled: true, ..Default::default() },
-    }
+pub(crate) fn world() -> RiverWorld {
+    crate::TerrainPreset::river_mountains().river_world()
 }
 
 /// The cells next to `c` (eight-connected).
@@ -355,4 +339,110 @@ fn a_region_is_the_same_bits_on_one_thread_and_on_three() {
     let (one, three) = (solve(1), solve(3));
     assert!(!one.segments.is_empty());
     assert_eq!(one, three);
+}
+
+/// The waters a brute-force search over `segments` and `lakes` finds at `p`: in the channel of
+/// the nearest segment within its half-width (the mean of its ends' halves; every segment as
+/// near as the nearest to rounding, where channels meet at a cell), else on the lake cell around
+/// `p`, else none.
+fn waters_by_search(
+    world: &RiverWorld,
+    segments: &[RiverSegment],
+    lakes: &[([i64; 2], f32)],
+    p: [f64; 2],
+) -> Vec<Option<RiverWater>> {
+    let mut rivers: Vec<(f64, RiverWater)> = Vec::new();
+    for s in segments {
+        let [a, b] = s.positions();
+        let e = [b[0] - a[0], b[1] - a[1]];
+        let t = (((p[0] - a[0]) * e[0] + (p[1] - a[1]) * e[1]) / (e[0] * e[0] + e[1] * e[1])).clamp(0.0, 1.0);
+        let d = (p[0] - a[0] - t * e[0]).hypot(p[1] - a[1] - t * e[1]);
+        let half = 0.25 * f64::from(s.width[0] + s.width[1]) / f64::from(world.world_size);
+        if d < half {
+            let t = t as f32;
+            let length = e[0].hypot(e[1]);
+            let water = RiverWater::River {
+                surface: s.water[0] + t * (s.water[1] - s.water[0]),
+                width: s.width[0] + t * (s.width[1] - s.width[0]),
+                flow: [(e[0] / length) as f32, (e[1] / length) as f32],
+            };
+            rivers.push((d, water));
+        }
+    }
+    if let Some(nearest) = rivers.iter().map(|r| r.0).min_by(f64::total_cmp) {
+        return rivers.into_iter().filter(|r| r.0 <= nearest + 1e-7).map(|r| Some(r.1)).collect();
+    }
+    let cell = p.map(|v| (v * DRAINAGE_CELLS_PER_UNIT).round() as i64);
+    vec![lakes.iter().find(|(c, _)| *c == cell).map(|&(_, surface)| RiverWater::Lake { surface })]
+}
+
+/// Whether two waters are the same to rounding (a river's place along its segment is found in
+/// `f32` by the network).
+fn same_water(a: Option<RiverWater>, b: Option<RiverWater>) -> bool {
+    match (a, b) {
+        (
+            Some(RiverWater::River { surface, width, flow }),
+            Some(RiverWater::River { surface: s, width: w, flow: f }),
+        ) => {
+            (surface - s).abs() < 1e-5
+                && (width - w).abs() < 1e-3 * w
+                && (flow[0] - f[0]).abs() < 1e-5
+                && (flow[1] - f[1]).abs() < 1e-5
+        }
+        (a, b) => a == b,
+    }
+}
+
+#[test]
+fn the_water_near_a_rectangle_is_what_a_search_of_every_river_and_lake_finds() {
+    let network = RiverNetwork::new(world());
+    // A rectangle around a large river of region (1, 1), with lakes beside it.
+    let region = network.region(RegionKey { x: 1, y: 1 });
+    let river = region.segments.iter().max_by(|a, b| a.area[1].total_cmp(&b.area[1])).unwrap();
+    let [at, _] = river.positions();
+    let rect = [at[0] - 0.08, at[1] - 0.08, at[0] + 0.08, at[1] + 0.08];
+    let near = network.near(rect);
+    // Every segment and lake cell of the regions around, to search.
+    let all: Vec<RiverSegment> =
+        network.segments_near([rect[0] - 0.1, rect[1] - 0.1, rect[2] + 0.1, rect[3] + 0.1]);
+    let lakes = network.lakes_in([rect[0] - 0.01, rect[1] - 0.01, rect[2] + 0.01, rect[3] + 0.01]);
+    assert!(!lakes.is_empty(), "the rectangle has lakes");
+    let (mut rivers, mut on_lakes, mut dry) = (0, 0, 0);
+    let mut points: Vec<[f64; 2]> = crate::test_support::random_points(20_000, 5, 1.0)
+        .into_iter()
+        .map(|[x, y, _]| [rect[0] + (x + 1.0) * 0.08, rect[1] + (y + 1.0) * 0.08])
+        .collect();
+    // And the middle of every segment, and a point in every lake cell, of the rectangle.
+    let inside = |p: &[f64; 2]| p[0] >= rect[0] && p[0] <= rect[2] && p[1] >= rect[1] && p[1] <= rect[3];
+    points.extend(all.iter().map(|s| {
+        let [a, b] = s.positions();
+        [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])]
+    }));
+    points.extend(lakes.iter().map(|(c, _)| c.map(|v| (v as f64 + 0.3) / DRAINAGE_CELLS_PER_UNIT)));
+    points.retain(inside);
+    for p in points {
+        let found = near.water_at(p);
+        let expected = waters_by_search(&world(), &all, &lakes, p);
+        assert!(
+            expected.iter().any(|&e| same_water(found, e)),
+            "at {p:?} the rectangle's water is {found:?}, the search's {expected:?}"
+        );
+        match found {
+            Some(RiverWater::River { .. }) => rivers += 1,
+            Some(RiverWater::Lake { .. }) => on_lakes += 1,
+            None => dry += 1,
+        }
+        assert_eq!(network.water_at(p), found, "the network's own answer at {p:?}");
+        // The rectangle's carving is the network's, bit for bit.
+        let (h, g) = (0.4 + (p[0] * 7.0).sin() as f32 * 0.1, [0.3, -0.2]);
+        let (a, b) = (near.carve_point(p, h, g), network.carve_point(p, h, g));
+        assert_eq!((a.0.to_bits(), a.1.map(f32::to_bits)), (b.0.to_bits(), b.1.map(f32::to_bits)));
+    }
+    assert!(rivers > 30 && on_lakes > 20 && dry > 1000, "{rivers} in rivers, {on_lakes} on lakes, {dry} dry");
+    // What starts in a part of the rectangle: the network's, in its order.
+    let part = [rect[0] + 0.01, rect[1] + 0.02, rect[2] - 0.03, rect[3] - 0.01];
+    assert_eq!(near.segments_starting_in(part), network.segments_starting_in(part));
+    let mut lakes_of_part = network.lakes_in(part);
+    lakes_of_part.sort_by_key(|(c, _)| (c[1], c[0]));
+    assert_eq!(near.lakes_in(part), lakes_of_part);
 }

@@ -2,11 +2,13 @@
 
 use crate::field::FieldSampler;
 use crate::scatter::rule::Ground;
-use crate::{NoiseSettings, PostProcess};
+use crate::{NoiseSettings, PostProcess, RiverWater, RiversNear};
 
 /// The ground of an endless terrain at world points: the field at `world / world_per_unit` map
 /// units, post-processed in world space as the chunks are, with its exact normal. A pure
 /// function of the point, so it does not depend on which chunk, at which level of detail, asks.
+/// With the endless rivers ([`with_rivers`](Self::with_rivers)) the ground is carved by their
+/// valleys as the chunks are, and nothing is placed in a river or on a lake.
 ///
 /// ```
 /// use noise_terrain_core::{NoiseSettings, PostProcess, WorldGround};
@@ -23,6 +25,7 @@ pub struct WorldGround {
     bounds: (f32, f32),
     world_per_unit: f64,
     height_scale: f32,
+    rivers: Option<RiversNear>,
 }
 
 impl WorldGround {
@@ -37,18 +40,45 @@ impl WorldGround {
             bounds: noise.value_bounds(),
             world_per_unit: f64::from(world_per_unit.max(1e-6)),
             height_scale,
+            rivers: None,
         }
+    }
+
+    /// The ground carved by the rivers and lakes `near` a rectangle of the map (see
+    /// [`RiverNetwork::near`](crate::RiverNetwork::near), the network of the same field and
+    /// post-processing): asked at points of that rectangle, the ground is the carved chunks'
+    /// (its cut the deeper of the filter's and the rivers'), and [`within`](Self::within) places
+    /// nothing in a river's channel or on a lake.
+    pub fn with_rivers(self, near: RiversNear) -> Self {
+        Self { rivers: Some(near), ..self }
+    }
+
+    /// The river or lake at world `(x, z)` (`None` on dry ground and without rivers).
+    pub fn water_at(&self, x: f64, z: f64) -> Option<RiverWater> {
+        self.rivers.as_ref()?.water_at(self.map_point(x, z))
+    }
+
+    /// World `(x, z)` in map units.
+    fn map_point(&self, x: f64, z: f64) -> [f64; 2] {
+        [x / self.world_per_unit, z / self.world_per_unit]
     }
 
     /// The ground at world `(x, z)`.
     pub fn at(&self, x: f64, z: f64) -> Ground {
-        let at = [x / self.world_per_unit, z / self.world_per_unit];
+        let at = self.map_point(x, z);
         let (raw, cut) = self.sampler.sample_with_gradient_and_cut(at[0], at[1]);
         let d = self.post.apply_at_world_point(raw, at, self.bounds);
+        let ((height, gradient), cut) = match &self.rivers {
+            Some(rivers) => {
+                let carved = rivers.carve_point(at, d.value, d.gradient);
+                (carved, cut.max(d.value - carved.0))
+            }
+            None => ((d.value, d.gradient), cut),
+        };
         // World rise per world unit: noise per map unit, times the height scale, over the map unit.
         let k = self.height_scale / self.world_per_unit as f32;
-        let n = glam::Vec3::new(-d.gradient[0] * k, 1.0, -d.gradient[1] * k).normalize_or(glam::Vec3::Y);
-        Ground { height: d.value, normal: n.to_array(), cut }
+        let n = glam::Vec3::new(-gradient[0] * k, 1.0, -gradient[1] * k).normalize_or(glam::Vec3::Y);
+        Ground { height, normal: n.to_array(), cut }
     }
 
     /// The ground at world `(x, z)` if its height may lie in `heights` (`[low, high]`, noise
@@ -56,7 +86,11 @@ impl WorldGround {
     /// `None` where it surely does not, found from bounds of the height that cost a fraction of
     /// the ground ([`FieldSampler::sample_bounds`]). A point it gives is [`at`](Self::at)'s.
     pub fn at_within(&self, x: f64, z: f64, [low, high]: [f32; 2]) -> Option<Ground> {
-        let at = [x / self.world_per_unit, z / self.world_per_unit];
+        let at = self.map_point(x, z);
+        // The bounds are the uncarved field's: a valley may take the ground below them.
+        if self.rivers.as_ref().is_some_and(|r| r.reaches(at)) {
+            return Some(self.at(x, z));
+        }
         let [below, above] = self.sampler.sample_bounds(at[0], at[1]);
         let lowest = self.post.value_at_world_point(below, at, self.bounds);
         let highest = self.post.value_at_world_point(above, at, self.bounds);
@@ -69,10 +103,14 @@ impl WorldGround {
     /// as a function for [`scatter_points`](crate::scatter_points): it asks `at_within` while
     /// that pays, and [`at`](Self::at) once more than one in three of the first 16 points or
     /// later pass (the bounds cost a third of the ground with the erosion filter, two thirds
-    /// without). It places the same points either way; only the time differs.
+    /// without). It places the same points either way; only the time differs. With rivers, no
+    /// point in a river or on a lake ([`water_at`](Self::water_at)).
     pub fn within(&self, heights: [f32; 2]) -> impl FnMut(f64, f64) -> Option<Ground> + '_ {
         let (mut asked, mut passed) = (0u32, 0u32);
         move |x, z| {
+            if self.water_at(x, z).is_some() {
+                return None;
+            }
             if asked >= 16 && passed * 3 > asked {
                 return Some(self.at(x, z));
             }
@@ -201,5 +239,61 @@ mod tests {
             assert!(!full.is_empty(), "{}", layer.name);
             assert_eq!(full, screened, "{}", layer.name);
         }
+    }
+
+    /// With the rivers, the ground is the carved field (the network's carve of the dry ground,
+    /// its cut at least the rivers'), and nothing is placed in a river or on a lake, where the
+    /// dry ground places things.
+    #[test]
+    fn with_rivers_the_ground_is_carved_and_nothing_stands_in_water() {
+        let world = crate::rivers::tests::world();
+        let network = crate::RiverNetwork::new(world.clone());
+        let region = network.region(crate::RegionKey { x: 1, y: 1 });
+        let river = region.segments.iter().max_by(|a, b| a.area[1].total_cmp(&b.area[1])).unwrap();
+        let [at, _] = river.positions();
+        let ws = f64::from(world.world_size);
+        // 300 world units around the river's largest segment of the region.
+        let rect = [at[0] * ws - 150.0, at[1] * ws - 150.0, at[0] * ws + 150.0, at[1] * ws + 150.0];
+        let dry = WorldGround::new(&world.noise, &world.post, world.world_size, world.height_scale);
+        let near = network.near(rect.map(|v| v / ws));
+        let wet = WorldGround::new(&world.noise, &world.post, world.world_size, world.height_scale)
+            .with_rivers(near.clone());
+        let mut lowered = 0;
+        for [x, z, _] in crate::test_support::random_points(4000, 3, 1.0) {
+            let (x, z) = (rect[0] + (x + 1.0) * 150.0, rect[1] + (z + 1.0) * 150.0);
+            let (d, w) = (dry.at(x, z), wet.at(x, z));
+            let p = [x / ws, z / ws];
+            // The dry ground's gradient from its normal (the carve's input).
+            let k = world.height_scale / world.world_size;
+            let g = [-d.normal[0] / d.normal[1] / k, -d.normal[2] / d.normal[1] / k];
+            let (h, _) = near.carve_point(p, d.height, g);
+            assert_eq!(w.height.to_bits(), h.to_bits(), "at {p:?}");
+            assert!(w.height <= d.height && w.cut >= d.cut && w.cut >= d.height - w.height - 1e-6);
+            if !near.reaches(p) {
+                assert_eq!(w, d, "beyond every valley the ground is the field's");
+            }
+            lowered += usize::from(w.height < d.height);
+            assert_eq!(wet.water_at(x, z), near.water_at(p));
+        }
+        assert!(lowered > 100, "the valleys lower the ground ({lowered} of 4000 points)");
+        // A dense rule on the shores: the dry ground puts things in the water, the wet one none.
+        let levels = crate::ScatterLevels { water_level: world.sea_level, height_scale: world.height_scale };
+        let rule = crate::ScatterRule {
+            density: 0.5,
+            spacing: 0.5,
+            heights: [0.0, 1.0],
+            slopes: [0.0, 90.0],
+            ..Default::default()
+        };
+        let heights = rule.clamped().height_window(levels.water_level);
+        let (mut on_dry, mut on_wet) = (Vec::new(), Vec::new());
+        crate::scatter_points(&rule, levels, rect, 1.0, dry.within(heights), &mut on_dry).unwrap();
+        crate::scatter_points(&rule, levels, rect, 1.0, wet.within(heights), &mut on_wet).unwrap();
+        let in_water = |p: &crate::ScatterPoint| wet.water_at(p.position[0], p.position[2]).is_some();
+        assert!(
+            on_dry.iter().filter(|p| in_water(p)).count() > 20,
+            "the dry ground places things in the water"
+        );
+        assert!(!on_wet.is_empty() && !on_wet.iter().any(in_water), "nothing stands in a river or on a lake");
     }
 }
