@@ -24,9 +24,10 @@ pub enum RiverWater {
     },
 }
 
-/// The river segments and lake cells that reach a map rectangle (see [`RiverNetwork::near`]
-/// (crate::RiverNetwork::near)): carving a point of the rectangle or asking for its water looks
-/// only at these, with the same bits as the network's own [`carve`](crate::RiverNetwork::carve).
+/// The river segments and lake cells that reach a map rectangle (see
+/// [`RiverNetwork::near`](crate::RiverNetwork::near)): carving a point of the rectangle or asking
+/// for its water looks only at these, with the same bits as the network's own
+/// [`carve`](crate::RiverNetwork::carve).
 #[derive(Clone, Debug)]
 pub struct RiversNear {
     pub(crate) shape: ChannelShape,
@@ -44,8 +45,8 @@ impl RiversNear {
     }
 
     /// The segments whose upper end lies in the map rectangle `[x_min, y_min, x_max, y_max)`, a
-    /// part of the rectangle these are near: [`RiverNetwork::segments_starting_in`]
-    /// (crate::RiverNetwork::segments_starting_in)'s, in its order.
+    /// part of the rectangle these are near: the network's
+    /// [`segments_starting_in`](crate::RiverNetwork::segments_starting_in), in its order.
     pub fn segments_starting_in(&self, rect: [f64; 4]) -> Vec<RiverSegment> {
         self.segments().filter(|s| s.starts_in(rect)).copied().collect()
     }
@@ -65,8 +66,8 @@ impl RiversNear {
     }
 
     /// The ground `h` with gradient `g` (per map unit) at map point `p` of the rectangle carved by
-    /// the rivers' valleys, and its gradient: [`RiverNetwork::carve_point`]
-    /// (crate::RiverNetwork::carve_point)'s bits.
+    /// the rivers' valleys, and its gradient: the bits of the network's
+    /// [`carve_point`](crate::RiverNetwork::carve_point).
     pub fn carve_point(&self, p: [f64; 2], h: f32, g: [f32; 2]) -> (f32, [f32; 2]) {
         let near =
             self.placed.iter().map(|(_, s)| s).filter(|s| s.reaches_row(p[1]) && s.reaches_column(p[0]));
