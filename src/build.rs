@@ -481,7 +481,7 @@ fn carve_rivers(
     cuts: &mut Vec<f32>,
 ) -> (Vec<RiverSegment>, Vec<([i64; 2], f32)>) {
     let ChunkToCarve { window, border, n } = chunk;
-    let near = network.near(chunk_square(window, 0, window.width + 1));
+    let near = network.near(window_square(window));
     let uncarved = padded.samples().to_vec();
     near.carve(window, padded.samples_mut(), gradients);
     add_river_cuts(cuts, &uncarved, padded, border, n);
@@ -510,6 +510,11 @@ fn add_river_cuts(cuts: &mut Vec<f32>, uncarved: &[f32], padded: &Heightmap, bor
 pub(crate) fn chunk_samples_rect(params: &TerrainPreset, key: ChunkKey) -> [f64; 4] {
     let (chunk_size, n) = chunk_shape(&params.layout);
     let window = chunk_window(key, chunk_size, n, f64::from(params.world_size), 2);
+    window_square(window)
+}
+
+/// The map square `window` samples: its first sample's position to one past its last.
+fn window_square(window: GridWindow) -> [f64; 4] {
     chunk_square(window, 0, window.width + 1)
 }
 

@@ -335,6 +335,22 @@ mod tests {
             .collect()
     }
 
+    /// Asserts that `key`'s points taken from its children's, and from its parent's with the rest
+    /// placed, are `anew` (its points placed from nothing, as [`points`] gives them).
+    fn assert_kept_points_are_placed_anew(
+        params: &TerrainPreset,
+        key: ChunkKey,
+        anew: &[Vec<[u64; 3]>],
+        what: &str,
+    ) {
+        let made = |key| -> PiecePoints { piece_points(&build(params, key), params, Kept::Nothing).into() };
+        let children: Vec<PiecePoints> = key.children().map(made).collect();
+        let children = Kept::Children(key, children.try_into().unwrap());
+        assert_eq!(points(params, key, children), anew, "{what}: from its children");
+        let parent = Kept::Parent(key.parent(), made(key.parent()));
+        assert_eq!(points(params, key, parent), anew, "{what}: from its parent");
+    }
+
     /// A chunk's points taken from its children's, or from its parent's and the rest placed,
     /// are the ones it places from nothing, bit for bit, at every level and on chunks whose
     /// sides are not powers of two.
@@ -353,14 +369,7 @@ mod tests {
                     !anew[0].is_empty() && !anew[1].is_empty(),
                     "{chunk_size} {key:?}: no trees or rocks"
                 );
-                let made = |key| -> PiecePoints {
-                    piece_points(&build(&params, key), &params, Kept::Nothing).into()
-                };
-                let children: Vec<PiecePoints> = key.children().map(made).collect();
-                let children = Kept::Children(key, children.try_into().unwrap());
-                assert_eq!(points(&params, key, children), anew, "{chunk_size} {key:?} from its children");
-                let parent = Kept::Parent(key.parent(), made(key.parent()));
-                assert_eq!(points(&params, key, parent), anew, "{chunk_size} {key:?} from its parent");
+                assert_kept_points_are_placed_anew(&params, key, &anew, &format!("{chunk_size} {key:?}"));
             }
         }
     }
@@ -437,12 +446,6 @@ mod tests {
             assert!(!placed.iter().any(wet), "{}: a thing in the water", layer.name);
             assert!(on_dry.iter().any(wet), "{}: the dry ground has things where the water is", layer.name);
         }
-        let made = |key| -> PiecePoints { piece_points(&build(&params, key), &params, Kept::Nothing).into() };
-        let anew = points(&params, key, Kept::Nothing);
-        let children: Vec<PiecePoints> = key.children().map(made).collect();
-        let children = Kept::Children(key, children.try_into().unwrap());
-        assert_eq!(points(&params, key, children), anew, "from its children");
-        let parent = Kept::Parent(key.parent(), made(key.parent()));
-        assert_eq!(points(&params, key, parent), anew, "from its parent");
+        assert_kept_points_are_placed_anew(&params, key, &points(&params, key, Kept::Nothing), "rivers");
     }
 }

@@ -237,7 +237,12 @@ impl RiverNetwork {
         let half = 0.5 / DRAINAGE_CELLS_PER_UNIT;
         let mut lakes = self.lakes_in([rect[0] - half, rect[1] - half, rect[2] + half, rect[3] + half]);
         lakes.sort_unstable_by_key(|(c, _)| (c[1], c[0]));
-        RiversNear { shape: self.shape, placed: self.placed_near(rect), lakes }
+        RiversNear { lakes, ..self.segments_reaching(rect) }
+    }
+
+    /// The segments that reach `rect`, placed, without its lakes: what carving needs.
+    fn segments_reaching(&self, rect: [f64; 4]) -> RiversNear {
+        RiversNear { shape: self.shape, placed: self.placed_near(rect), lakes: Vec::new() }
     }
 
     /// Carves the rivers' valleys into `heights` (and `gradients`, per map unit, unless empty)
@@ -247,19 +252,13 @@ impl RiverNetwork {
         let GridWindow { origin, width, height, pixels_per_unit } = window;
         let at = |o: i64, k: u32| (o as f64 + f64::from(k)) / pixels_per_unit;
         let rect = [at(origin[0], 0), at(origin[1], 0), at(origin[0], width), at(origin[1], height)];
-        let near = RiversNear { shape: self.shape, placed: self.placed_near(rect), lakes: Vec::new() };
-        near.carve(window, heights, gradients);
+        self.segments_reaching(rect).carve(window, heights, gradients);
     }
 
     /// The ground `h` with gradient `g` (per map unit) at map position `p` carved: the point
     /// form of [`carve`](Self::carve), the same bits.
     pub fn carve_point(&self, p: [f64; 2], h: f32, g: [f32; 2]) -> (f32, [f32; 2]) {
-        let near = RiversNear {
-            shape: self.shape,
-            placed: self.placed_near([p[0], p[1], p[0], p[1]]),
-            lakes: Vec::new(),
-        };
-        near.carve_point(p, h, g)
+        self.segments_reaching([p[0], p[1], p[0], p[1]]).carve_point(p, h, g)
     }
 
     /// The river or lake at map position `p` (see [`RiversNear::water_at`]). Solves the regions

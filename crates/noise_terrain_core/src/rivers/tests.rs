@@ -9,6 +9,14 @@ pub(crate) fn world() -> RiverWorld {
     crate::TerrainPreset::river_mountains().river_world()
 }
 
+/// The upper end (map units) of the segment of region (1, 1) that drains the most: a large river
+/// with lakes beside it in [`world`].
+pub(crate) fn largest_river_of_region_1_1(network: &RiverNetwork) -> [f64; 2] {
+    let region = network.region(RegionKey { x: 1, y: 1 });
+    let river = region.segments.iter().max_by(|a, b| a.area[1].total_cmp(&b.area[1])).unwrap();
+    river.positions()[0]
+}
+
 /// The cells next to `c` (eight-connected).
 fn neighbours(a: [i64; 2], b: [i64; 2]) -> bool {
     a != b && (a[0] - b[0]).abs() <= 1 && (a[1] - b[1]).abs() <= 1
@@ -397,9 +405,7 @@ fn same_water(a: Option<RiverWater>, b: Option<RiverWater>) -> bool {
 fn the_water_near_a_rectangle_is_what_a_search_of_every_river_and_lake_finds() {
     let network = RiverNetwork::new(world());
     // A rectangle around a large river of region (1, 1), with lakes beside it.
-    let region = network.region(RegionKey { x: 1, y: 1 });
-    let river = region.segments.iter().max_by(|a, b| a.area[1].total_cmp(&b.area[1])).unwrap();
-    let [at, _] = river.positions();
+    let at = largest_river_of_region_1_1(&network);
     let rect = [at[0] - 0.08, at[1] - 0.08, at[0] + 0.08, at[1] + 0.08];
     let near = network.near(rect);
     // Every segment and lake cell of the regions around, to search.

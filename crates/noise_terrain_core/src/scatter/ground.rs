@@ -248,9 +248,7 @@ mod tests {
     fn with_rivers_the_ground_is_carved_and_nothing_stands_in_water() {
         let world = crate::rivers::tests::world();
         let network = crate::RiverNetwork::new(world.clone());
-        let region = network.region(crate::RegionKey { x: 1, y: 1 });
-        let river = region.segments.iter().max_by(|a, b| a.area[1].total_cmp(&b.area[1])).unwrap();
-        let [at, _] = river.positions();
+        let at = crate::rivers::tests::largest_river_of_region_1_1(&network);
         let ws = f64::from(world.world_size);
         // 300 world units around the river's largest segment of the region.
         let rect = [at[0] * ws - 150.0, at[1] * ws - 150.0, at[0] * ws + 150.0, at[1] * ws + 150.0];
