@@ -202,14 +202,18 @@ fn fill_uninit_with(isa: Isa, sampler: &FieldSampler, window: GridWindow, out: &
     let write_rows = |scratch: &mut RowScratch, j: usize, out: &mut [MaybeUninit<f32>]| {
         if width == segment {
             let rows = out.len() / width;
-            fill_row(RowJob { sampler, window, xs: &shared, first: 0, j, rows, isa }, out, scratch);
+            fill_row(
+                RowJob { sampler, window, xs: &shared, first: 0, j, rows, isa, reused: 0 },
+                out,
+                scratch,
+            );
             return;
         }
         let mut xs = std::mem::take(&mut scratch.xs);
         for (k, out) in out.chunks_mut(segment).enumerate() {
             let first = k * segment;
             x_positions(first, out.len(), &mut xs);
-            fill_row(RowJob { sampler, window, xs: &xs, first, j, rows: 1, isa }, out, scratch);
+            fill_row(RowJob { sampler, window, xs: &xs, first, j, rows: 1, isa, reused: 0 }, out, scratch);
         }
         scratch.xs = xs;
     };
@@ -230,7 +234,8 @@ fn fill_uninit_with(isa: Isa, sampler: &FieldSampler, window: GridWindow, out: &
 
 /// One row (or one segment of a row) to fill, or several whole rows ([`rows_at_once`]): the
 /// field, the window, the x positions of the segment's pixels, its first pixel, the (first) row
-/// index, the number of rows and the instruction set to fill them with.
+/// index, the number of rows, the instruction set to fill them with and how many of the first
+/// octaves' layers the erosion filter's slope made (see [`gradients::heights_coarse_slope`]).
 #[derive(Clone, Copy)]
 struct RowJob<'a> {
     sampler: &'a FieldSampler,
@@ -240,6 +245,7 @@ struct RowJob<'a> {
     j: usize,
     rows: usize,
     isa: Isa,
+    reused: usize,
 }
 
 /// Writes every element of `row` (`job.rows` rows of `job.xs.len()` pixels).
@@ -263,14 +269,18 @@ fn fill_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch)
         }
         return;
     }
-    lattice_row_at(job.isa, job, row, scratch);
-    if sampler.filter.is_some() {
-        // SAFETY: the row path writes every element of `row`, so all of it is initialised, and
-        // `MaybeUninit<f32>` has the layout of `f32`.
-        let heights = unsafe { &mut *(row as *mut [MaybeUninit<f32>] as *mut [f32]) };
-        let at = (window, j, job.xs);
-        crate::grid::gradients::filter_heights_row(job.isa, sampler, at, &mut scratch.slopes, heights);
+    if sampler.filter.is_none() {
+        return lattice_row_at(job.isa, job, row, scratch);
     }
+    // The filter's slope first: the field takes the coarse octaves' layers from it. The rows share
+    // their x positions where a row is one segment.
+    let at = (window, j, job.xs, job.xs.len() == window.width as usize);
+    let reused = crate::grid::gradients::heights_coarse_slope(job.isa, sampler, at, &mut scratch.slopes);
+    lattice_row_at(job.isa, RowJob { reused, ..job }, row, scratch);
+    // SAFETY: the row path writes every element of `row`, so all of it is initialised, and
+    // `MaybeUninit<f32>` has the layout of `f32`.
+    let heights = unsafe { &mut *(row as *mut [MaybeUninit<f32>] as *mut [f32]) };
+    crate::grid::gradients::filter_heights_row(job.isa, sampler, at, &mut scratch.slopes, heights);
 }
 
 crate::isa::dispatch! {
@@ -306,6 +316,11 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     let mut scale = 1.0f64;
     for (k, layer) in layers.chunks_exact_mut(width).take(octaves).enumerate() {
         let lattice = &sampler.lattices[k];
+        if k < job.reused {
+            layer.copy_from_slice(scratch.slopes.coarse_values(k, width));
+            scale *= s.lacunarity as f64;
+            continue;
+        }
         match s.basis {
             Basis::Simplex => {
                 let pys = ys.iter().map(|&y| y * scale);

@@ -85,22 +85,47 @@ impl<T: GullyNumber> GullyState<T> {
     }
 }
 
-impl GullyState<Dual> {
-    /// The state as twelve numbers: mask, the two slopes and the height above the bound, each
-    /// a value and its gradient (for rows kept as a structure of arrays).
+/// A filter state as `N` numbers, for rows kept as a structure of arrays: heights alone in four
+/// (mask, the two slopes and the height above the bound), heights with gradients in twelve (each
+/// of those a value and its gradient).
+///
+/// [`DUAL_PARTS`] for [`Dual`], [`PARTS`] for `f32`.
+pub(crate) trait GullyParts<const N: usize>: Sized {
+    /// The state's numbers.
+    fn parts_of(state: GullyState<Self>) -> [f32; N];
+    /// The state from [`parts_of`](Self::parts_of)' numbers.
+    fn state_from(parts: [f32; N]) -> GullyState<Self>;
+}
+
+/// How many numbers hold a state of heights alone (see [`GullyParts`]).
+pub(crate) const PARTS: usize = 4;
+/// How many numbers hold a state with gradients (see [`GullyParts`]): the mask's three first, then
+/// the slopes' six and the height's three.
+pub(crate) const DUAL_PARTS: usize = 12;
+
+impl GullyParts<PARTS> for f32 {
     #[inline(always)]
-    pub(crate) fn to_parts(self) -> [f32; 12] {
+    fn parts_of(s: GullyState<f32>) -> [f32; PARTS] {
+        [s.mask, s.slope[0], s.slope[1], s.above]
+    }
+    #[inline(always)]
+    fn state_from([mask, s0, s1, above]: [f32; PARTS]) -> GullyState<f32> {
+        GullyState { mask, slope: [s0, s1], above }
+    }
+}
+
+impl GullyParts<DUAL_PARTS> for Dual {
+    #[inline(always)]
+    fn parts_of(s: GullyState<Dual>) -> [f32; DUAL_PARTS] {
         let d = |v: Dual| [v.value, v.gradient[0], v.gradient[1]];
         let ([a, b, c], [e, f, g], [h, i, j], [k, l, m]) =
-            (d(self.mask), d(self.slope[0]), d(self.slope[1]), d(self.above));
+            (d(s.mask), d(s.slope[0]), d(s.slope[1]), d(s.above));
         [a, b, c, e, f, g, h, i, j, k, l, m]
     }
-
-    /// The state from [`to_parts`](Self::to_parts)' numbers.
     #[inline(always)]
-    pub(crate) fn from_parts(p: [f32; 12]) -> Self {
+    fn state_from(p: [f32; DUAL_PARTS]) -> GullyState<Dual> {
         let d = |k: usize| Dual::new(p[k], [p[k + 1], p[k + 2]]);
-        Self { mask: d(0), slope: [d(3), d(6)], above: d(9) }
+        GullyState { mask: d(0), slope: [d(3), d(6)], above: d(9) }
     }
 }
 
@@ -213,10 +238,18 @@ impl GullyPlan {
         GullyState::from_dual(self.octave_in(
             k,
             bends,
-            [fx, fy],
+            [self.weights(k, fx), self.weights(k, fy)],
             &self.offsets_from_pivots(k, [ix, iy], [fx, fy]),
             state.to_dual(),
         ))
+    }
+
+    /// The blend weight of the upper of octave `k`'s two cells around a point at the fraction
+    /// `f` past the lower one's centre (see [`cell_of`](Self::cell_of)), with its slope and
+    /// curvature per map unit along that axis: what [`octave_in`](Self::octave_in) blends with.
+    #[inline(always)]
+    pub(crate) fn weights(&self, k: usize, f: f32) -> [f32; 3] {
+        quintic_jet(f, self.per_unit[k])
     }
 
     /// Where a coordinate `q` (base lattice units) falls among octave `k`'s cells: the index of
@@ -265,8 +298,8 @@ impl GullyPlan {
         ]
     }
 
-    /// Octave `k` of gullies at the fractions `[fx, fy]` of the point in its cell (see
-    /// [`cell_of`](Self::cell_of)), `from` the four cells' pivots (see
+    /// Octave `k` of gullies at a point whose cells' blend weights along x and y are `[x, y]`
+    /// (see [`weights`](Self::weights)), `from` the four cells' pivots (see
     /// [`offsets_from_pivots`](Self::offsets_from_pivots)), added to the state, with the exact
     /// gradient; with `bends` the slope bent for the next octave.
     ///
@@ -279,7 +312,7 @@ impl GullyPlan {
         &self,
         k: usize,
         bends: bool,
-        [fx, fy]: [f32; 2],
+        [x, y]: [[f32; 3]; 2],
         from: &[[f32; 2]; 4],
         state: GullyState<Dual>,
     ) -> GullyState<Dual> {
@@ -299,9 +332,6 @@ impl GullyPlan {
             Dual::new(-(s1.value * c), [0, 1].map(|j| s1.value * w[j] - s1.gradient[j] * c)),
             Dual::new(s0.value * c, [0, 1].map(|j| s0.gradient[j] * c - s0.value * w[j])),
         ];
-        // Quintic weights of the cells along each axis, with their slope and curvature per map
-        // unit.
-        let (x, y) = (quintic_jet(fx, d), quintic_jet(fy, d));
         let [a, b] = self.profile;
         let centre = 1.0 + self.profile_mean;
         // `32 t - 128 t³` and its slope `32 - 384 t²`, times `d`.

@@ -2,6 +2,8 @@
 //! filter's states of a row, octave by octave, chunk by chunk of lanes.
 
 use super::*;
+use crate::field::erosion_filter::{DUAL_PARTS, GullyNumber, GullyParts, PARTS};
+use crate::limits::MAX_FILTER_OCTAVES;
 
 /// Row `j` of heights and gradients: [`lattice_row`], then the erosion filter when there is one
 /// (following the slope of the coarse octaves along the row, from [`coarse_slope_row`], whose
@@ -17,7 +19,7 @@ pub(super) fn filtered_row(isa: Isa, sampler: &FieldSampler, window: GridWindow,
     };
     let py = row_y(sampler, window, j);
     let reuse = reuses_coarse_layers(sampler);
-    coarse_slope_at(isa, sampler, (xs, py, reuse), scratch);
+    coarse_slope_with_hessian_at(isa, sampler, (xs, py, reuse), scratch);
     let reused = if reuse { sampler.filter_octaves as usize } else { 0 };
     lattice_row_at(isa, sampler, (window, j, reused), isa, RowOut { heights, gradients, xs, scratch });
     for k in 0..plan.octaves() {
@@ -40,14 +42,14 @@ pub(super) fn reuses_coarse_layers(sampler: &FieldSampler) -> bool {
 
 /// The filter's starting states of `L` pixels from `start` of a row of heights with gradients
 /// (the field's `heights` and `gradients`, the coarse slope's rows `coarse`, padded to whole
-/// chunks), as [`GullyState::to_parts`]' twelve numbers; zeros past the row's end.
+/// chunks), as [`GullyParts::parts_of`]' numbers; zeros past the row's end.
 #[inline(always)]
 pub(super) fn start_lanes<const L: usize>(
     plan: &GullyPlan,
     start: usize,
     (heights, gradients): (&[f32], &[[f32; 2]]),
     coarse: &[Vec<f32>; 5],
-) -> [[f32; L]; 12] {
+) -> [[f32; L]; DUAL_PARTS] {
     let lanes = start..start + L;
     let (mut h, mut g) = ([0.0f32; L], [[0.0f32; 2]; L]);
     if lanes.end <= heights.len() {
@@ -63,22 +65,22 @@ pub(super) fn start_lanes<const L: usize>(
     let take = |v: &[f32]| -> [f32; L] { v[lanes.clone()].try_into().expect("L long") };
     let [gx, gy, xx, xy, yy] = coarse;
     let (gx, gy, xx, xy, yy) = (take(gx), take(gy), take(xx), take(xy), take(yy));
-    let mut p = [[0.0f32; L]; 12];
+    let mut p = [[0.0f32; L]; DUAL_PARTS];
     for l in 0..L {
         let slope = [Dual::new(gx[l], [xx[l], xy[l]]), Dual::new(gy[l], [xy[l], yy[l]])];
-        let v = plan.start(Dual::new(h[l], [hx[l], hy[l]]), slope).to_parts();
-        for c in 0..12 {
+        let v = Dual::parts_of(plan.start(Dual::new(h[l], [hx[l], hy[l]]), slope));
+        for c in 0..DUAL_PARTS {
             p[c][l] = v[c];
         }
     }
     p
 }
 
-/// The filter's states of [`LANES`] pixels with gradients: [`GullyState::to_parts`]' twelve
+/// The filter's states of [`LANES`] pixels with gradients: [`GullyParts::parts_of`]'
 /// numbers, each for every lane. A row's states are a run of these: one array per chunk, where
 /// twelve rows of numbers took a bounds check and a reload of each row's address per chunk (as
 /// fast on Zen 4, and simpler).
-pub(super) type StateChunk = [[f32; LANES]; 12];
+pub(super) type StateChunk = [[f32; LANES]; DUAL_PARTS];
 
 /// The filtered heights and gradients of a row from the states after the last octave.
 #[inline(always)]
@@ -88,13 +90,13 @@ pub(super) fn dual_gully_finish(
     gradients: &mut [[f32; 2]],
     states: &[StateChunk],
 ) {
-    // The finish reads the height above the bound alone ([`GullyState::to_parts`]' last three
+    // The finish reads the height above the bound alone ([`GullyParts::parts_of`]' last three
     // numbers): taken apart from the rest, so that LLVM vectorises the lanes (with whole states it
     // vectorised across chunks, with gathers).
     let finish = |above: &[[f32; LANES]], l: usize, h: f32, g: [f32; 2]| {
-        let mut parts = [0.0f32; 12];
+        let mut parts = [0.0f32; DUAL_PARTS];
         parts[9..].copy_from_slice(&[above[0][l], above[1][l], above[2][l]]);
-        let d = plan.finish(Dual::new(h, g), GullyState::from_parts(parts)).0.with_finite_gradient();
+        let d = plan.finish(Dual::new(h, g), Dual::state_from(parts)).0.with_finite_gradient();
         (d.value, d.gradient)
     };
     let (mut heights, mut gradients) = (heights.chunks_exact_mut(LANES), gradients.chunks_exact_mut(LANES));
@@ -114,54 +116,131 @@ pub(super) fn dual_gully_finish(
     }
 }
 
+/// The slope that the erosion filter's gullies follow along a row segment of heights (x positions
+/// `xs` of row `j`), into `scratch`, before the row's field is made: returns how many of the
+/// field's first octaves it kept the layers of (see [`Scratch::coarse_values`]), which the field
+/// takes rather than makes again. With `shared` (the grid's rows are one segment each, so that
+/// every row has these `xs`) cells along x are found by the first row and kept for the others.
+pub(crate) fn heights_coarse_slope(
+    isa: Isa,
+    sampler: &FieldSampler,
+    (window, j, xs, shared): (GridWindow, usize, &[f64], bool),
+    scratch: &mut Scratch,
+) -> usize {
+    let keep = shared && reuses_coarse_layers(sampler);
+    coarse_slope_at(isa, sampler, (xs, row_y(sampler, window, j), keep), scratch);
+    if keep { sampler.filter_octaves as usize } else { 0 }
+}
+
 /// The erosion filter over a row segment of heights `row` (the field's, already written) at the x
-/// positions `xs` of row `j`: bit for bit [`FieldSampler::sample`] (value, gradient and simplex
-/// noise). Rewrites every element of `row`.
+/// positions `xs` of row `j`, after [`heights_coarse_slope`] of the same row: bit for bit
+/// [`FieldSampler::sample`] (value, gradient and simplex noise). Rewrites every element of `row`.
+/// With `shared`, as there, each octave's gully cells along x are kept for the other rows.
 pub(crate) fn filter_heights_row(
     isa: Isa,
     sampler: &FieldSampler,
-    (window, j, xs): (GridWindow, usize, &[f64]),
+    (window, j, xs, shared): (GridWindow, usize, &[f64], bool),
     scratch: &mut Scratch,
     row: &mut [f32],
 ) {
     let plan = sampler.filter.as_ref().expect("a field with the erosion filter");
     let py = row_y(sampler, window, j);
-    coarse_slope_at(isa, sampler, (xs, py, false), scratch);
-    let [gx, gy, ..] = &scratch.coarse;
-    let states = &mut scratch.states;
-    states.clear();
-    states.extend(row.iter().zip(gx.iter().zip(gy)).map(|(&h, (&gx, &gy))| plan.start(h, [gx, gy])));
-    gully_octaves_at(isa, plan, xs, py, scratch);
-    for (h, &state) in row.iter_mut().zip(&scratch.states) {
-        *h = plan.finish(*h, state).0;
+    if !shared {
+        scratch.gully_columns.clear();
     }
-}
-
-/// Octave `k`'s gully cells along a row (x positions `xs` in base lattice units): each pixel's
-/// cell index and fraction (see [`GullyPlan::cell_of`]), [`LANES`] longer than the row.
-#[inline(always)]
-pub(super) fn gully_cells(plan: &GullyPlan, k: usize, xs: &[f64], ix: &mut Vec<i32>, fx: &mut Vec<f32>) {
-    let width = xs.len();
-    ix.resize(width + LANES, 0);
-    fx.resize(width + LANES, 0.0);
-    for ((&x, i), f) in xs.iter().zip(&mut ix[..width]).zip(&mut fx[..width]) {
-        (*i, *f) = plan.cell_of(k, x);
+    // The width of the chunks follows the level's registers (see `Isa::wide`).
+    if isa.wide() {
+        gully_heights_wide_at(isa, plan, (xs, py), scratch, row);
+    } else {
+        gully_heights_narrow_at(isa, plan, (xs, py), scratch, row);
     }
 }
 
 /// One octave's gully cells along the rows of a grid, which share their x positions: each
-/// pixel's cell index and fraction in x (see [`gully_cells`]).
+/// pixel's cell index and fraction in x (see [`GullyPlan::cell_of`]) and the blend weights there
+/// (see [`GullyPlan::weights`]: weight, slope, curvature), each [`LANES`] longer than the row.
 #[derive(Default)]
 pub(super) struct GullyColumns {
     ix: Vec<i32>,
     fx: Vec<f32>,
+    weights: [Vec<f32>; 3],
+}
+
+/// Makes the gully columns of every octave of `plan` along the row `xs` that `columns` lacks (a
+/// grid's first row makes them all; the others find them there).
+#[inline(always)]
+pub(super) fn make_gully_columns(plan: &GullyPlan, xs: &[f64], columns: &mut Vec<GullyColumns>) {
+    let width = xs.len();
+    while columns.len() < plan.octaves() {
+        let k = columns.len();
+        let mut c = GullyColumns::default();
+        c.ix.resize(width + LANES, 0);
+        c.fx.resize(width + LANES, 0.0);
+        for ((&x, i), f) in xs.iter().zip(&mut c.ix[..width]).zip(&mut c.fx[..width]) {
+            (*i, *f) = plan.cell_of(k, x);
+        }
+        let [w, dw, ddw] = &mut c.weights;
+        for v in [&mut *w, &mut *dw, &mut *ddw] {
+            v.resize(width + LANES, 0.0);
+        }
+        for (l, &f) in c.fx.iter().enumerate() {
+            [w[l], dw[l], ddw[l]] = plan.weights(k, f);
+        }
+        columns.push(c);
+    }
+}
+
+/// An octave's cells for the pixels of a row: the grid's columns (see [`GullyColumns`]) and the
+/// row's cell, fraction and blend weights in y.
+#[derive(Clone, Copy)]
+pub(super) struct OctaveCells<'a> {
+    columns: &'a GullyColumns,
+    iy: i32,
+    fy: f32,
+    y: [f32; 3],
+}
+
+impl<'a> OctaveCells<'a> {
+    /// Octave `k`'s cells for the row at `py` (base lattice units).
+    #[inline(always)]
+    fn new(plan: &GullyPlan, k: usize, columns: &'a GullyColumns, py: f64) -> Self {
+        let (iy, fy) = plan.cell_of(k, py);
+        Self { columns, iy, fy, y: plan.weights(k, fy) }
+    }
+
+    /// Octave `k` of gullies over `L` pixels from `start` with the given states (`L` lanes of
+    /// [`GullyState`]'s parts, with or without gradients), in place.
+    #[inline(always)]
+    fn octave<const L: usize, const BENDS: bool, const PARTS: usize, T: GullyNumber + GullyParts<PARTS>>(
+        self,
+        plan: &GullyPlan,
+        k: usize,
+        start: usize,
+        p: &mut [[f32; L]; PARTS],
+    ) {
+        let lanes = start..start + L;
+        let take = |v: &[f32]| -> [f32; L] { v[lanes.clone()].try_into().expect("L long") };
+        let c = self.columns;
+        let cell: [i32; L] = c.ix[lanes.clone()].try_into().expect("L long");
+        let (x, [w, dw, ddw]) =
+            (take(&c.fx), [take(&c.weights[0]), take(&c.weights[1]), take(&c.weights[2])]);
+        for l in 0..L {
+            let state = T::state_from(std::array::from_fn(|c| p[c][l]));
+            let from = plan.offsets_from_pivots(k, [cell[l], self.iy], [x[l], self.fy]);
+            let v = plan.octave_in(k, BENDS, [[w[l], dw[l], ddw[l]], self.y], &from, state.to_dual());
+            let v = T::parts_of(GullyState::from_dual(v));
+            for c in 0..PARTS {
+                p[c][l] = v[c];
+            }
+        }
+    }
 }
 
 /// Octave `k` of the erosion filter with gradients over a row whose states are kept as chunks of
 /// structures of arrays (`scratch.dual_states`, see [`StateChunk`]): unit-stride loads and
 /// stores, so that the pixel loop vectorises (as an array of states it did not). The first
 /// octave starts the states from the `field`'s heights and gradients and the coarse slope in the
-/// same loop (a loop of its own stored and loaded the twelve numbers once more). `WIDE`: sixteen
+/// same loop (a loop of its own stored and loaded the numbers once more). `WIDE`: sixteen
 /// pixels at a time (AVX-512), else eight (see [`Isa::wide`]).
 #[inline(always)]
 pub(super) fn dual_gully_octave<const WIDE: bool>(
@@ -172,15 +251,11 @@ pub(super) fn dual_gully_octave<const WIDE: bool>(
     scratch: &mut Scratch,
 ) {
     let Scratch { gully_columns, dual_states, coarse, .. } = scratch;
-    // The first row's octaves find the grid's columns of cells; the other rows reuse them.
-    while gully_columns.len() <= k {
-        let mut columns = GullyColumns::default();
-        gully_cells(plan, gully_columns.len(), xs, &mut columns.ix, &mut columns.fx);
-        gully_columns.push(columns);
-    }
-    let at = ((&gully_columns[k].ix[..], &gully_columns[k].fx[..]), plan.cell_of(k, py));
+    // The first row finds the grid's columns of cells; the other rows reuse them.
+    make_gully_columns(plan, xs, gully_columns);
+    let at = OctaveCells::new(plan, k, &gully_columns[k], py);
     if k == 0 {
-        dual_states.resize(xs.len().div_ceil(LANES), [[0.0; LANES]; 12]);
+        dual_states.resize(xs.len().div_ceil(LANES), [[0.0; LANES]; DUAL_PARTS]);
     }
     let first = (field, &*coarse);
     // The branches taken out of the pixel loops.
@@ -191,10 +266,6 @@ pub(super) fn dual_gully_octave<const WIDE: bool>(
         (false, false) => dual_gully_octave_row::<WIDE, false, false>(plan, k, at, first, dual_states),
     }
 }
-
-/// An octave's cells along a row: each pixel's cell and fraction in x, the row's in y (see
-/// [`gully_cells`]).
-pub(super) type OctaveCells<'a> = ((&'a [i32], &'a [f32]), (i32, f32));
 
 /// What the first octave starts its states from: the field's heights and gradients and the
 /// coarse slope (see [`start_lanes`]).
@@ -244,30 +315,18 @@ pub(super) fn dual_gully_octave_chunk<
 >(
     plan: &GullyPlan,
     (k, start): (usize, usize),
-    ((ix, fx), (iy, fy)): OctaveCells<'_>,
+    at: OctaveCells<'_>,
     first: FirstOctave<'_>,
     chunk: &mut StateChunk,
 ) {
-    let lanes = start + OFFSET..start + OFFSET + L;
-    let x: [f32; L] = fx[lanes.clone()].try_into().expect("L long");
-    let cell: [i32; L] = ix[lanes.clone()].try_into().expect("L long");
+    let from = start + OFFSET;
     let mut p = if FIRST {
-        start_lanes::<L>(plan, lanes.start, first.0, first.1)
+        start_lanes::<L>(plan, from, first.0, first.1)
     } else {
         chunk.map(|lanes| std::array::from_fn(|l| lanes[OFFSET + l]))
     };
-    for l in 0..L {
-        let state = GullyState::from_parts([
-            p[0][l], p[1][l], p[2][l], p[3][l], p[4][l], p[5][l], p[6][l], p[7][l], p[8][l], p[9][l],
-            p[10][l], p[11][l],
-        ]);
-        let from = plan.offsets_from_pivots(k, [cell[l], iy], [x[l], fy]);
-        let v = plan.octave_in(k, BENDS, [x[l], fy], &from, state).to_parts();
-        for c in 0..12 {
-            p[c][l] = v[c];
-        }
-    }
-    // Stored where they changed: the mask ([`GullyState::to_parts`]' first three numbers) only
+    at.octave::<L, BENDS, DUAL_PARTS, Dual>(plan, k, from, &mut p);
+    // Stored where they changed: the mask ([`GullyParts::parts_of`]' first three numbers) only
     // when started, the slope (the next six) only when started or bent.
     for (c, (to, from)) in chunk.iter_mut().zip(&p).enumerate() {
         if FIRST || c >= 9 || (BENDS && c >= 3) {
@@ -276,39 +335,71 @@ pub(super) fn dual_gully_octave_chunk<
     }
 }
 
-/// Every octave of the erosion filter over a row of heights (x positions `xs`, y `py` in base
-/// lattice units; the states in `scratch.states`), octave by octave so that each pixel loop is
-/// straight-line code that vectorises (an array of four-number states does; the gradients'
-/// twelve take [`dual_gully_octave`]).
+/// The erosion filter over a row of heights `row` (x positions `xs`, y `py` in base lattice
+/// units; the coarse slope in `scratch.coarse`): [`LANES`] pixels at a time with `WIDE` (AVX-512),
+/// else half as many (see [`dual_gully_octave_row`]), each chunk started, taken through every
+/// octave and finished with its states in registers.
 #[inline(always)]
-pub(super) fn gully_octaves(plan: &GullyPlan, xs: &[f64], py: f64, scratch: &mut Scratch) {
-    let Scratch { cells, states, .. } = scratch;
-    for k in 0..plan.octaves() {
-        gully_cells(plan, k, xs, &mut cells.i0, &mut cells.fx);
-        let y = plan.cell_of(k, py);
-        // The branch taken out of the pixel loops.
-        if plan.bends_after(k) {
-            gully_octave_row::<true>(plan, k, (&cells.i0, &cells.fx), y, states);
-        } else {
-            gully_octave_row::<false>(plan, k, (&cells.i0, &cells.fx), y, states);
-        }
+pub(super) fn gully_heights<const WIDE: bool>(
+    plan: &GullyPlan,
+    (xs, py): (&[f64], f64),
+    scratch: &mut Scratch,
+    row: &mut [f32],
+) {
+    let Scratch { gully_columns, coarse, .. } = scratch;
+    make_gully_columns(plan, xs, gully_columns);
+    let octaves = plan.octaves();
+    let at: [_; MAX_FILTER_OCTAVES as usize] = std::array::from_fn(|k| {
+        OctaveCells::new(plan, k.min(octaves - 1), &gully_columns[k.min(octaves - 1)], py)
+    });
+    let at = &at[..octaves];
+    if WIDE {
+        gully_heights_lanes::<LANES>(plan, at, coarse, row);
+    } else {
+        gully_heights_lanes::<{ LANES / 2 }>(plan, at, coarse, row);
     }
 }
 
-/// Octave `k` of the erosion filter over a row of heights' states, the bend fixed.
+/// [`gully_heights`] `L` pixels at a time (the row's last ones in a chunk padded with zeros,
+/// whose results are dropped). Each chunk is started, taken through every octave and finished
+/// with its states in registers (octave by octave over the row, storing the states, measured as
+/// fast).
 #[inline(always)]
-pub(super) fn gully_octave_row<const BENDS: bool>(
+fn gully_heights_lanes<const L: usize>(
     plan: &GullyPlan,
-    k: usize,
-    (ix, fx): (&[i32], &[f32]),
-    (iy, fy): (i32, f32),
-    states: &mut [GullyState<f32>],
+    at: &[OctaveCells<'_>],
+    [gx, gy, ..]: &[Vec<f32>; 5],
+    row: &mut [f32],
 ) {
-    let width = states.len();
-    cut_to!(width; ix, fx);
-    for (i, state) in states.iter_mut().enumerate() {
-        let from = plan.offsets_from_pivots(k, [ix[i], iy], [fx[i], fy]);
-        let octave = plan.octave_in(k, BENDS, [fx[i], fy], &from, state.to_dual());
-        *state = GullyState::from_dual(octave);
+    // The bend's branch taken out of the pixel loops: every octave but the last bends, or none.
+    let bends = plan.bends_after(0);
+    let (last, before) = at.split_last().expect("at least one octave");
+    let width = row.len();
+    for start in (0..width).step_by(L) {
+        let n = L.min(width - start);
+        let mut h = [0.0f32; L];
+        h[..n].copy_from_slice(&row[start..start + n]);
+        let lanes = start..start + L;
+        let take = |v: &[f32]| -> [f32; L] { v[lanes.clone()].try_into().expect("L long") };
+        let (sx, sy) = (take(gx), take(gy));
+        let mut p = [[0.0f32; L]; PARTS];
+        for l in 0..L {
+            let v = f32::parts_of(plan.start(h[l], [sx[l], sy[l]]));
+            for c in 0..PARTS {
+                p[c][l] = v[c];
+            }
+        }
+        for (k, at) in before.iter().enumerate() {
+            if bends {
+                at.octave::<L, true, PARTS, f32>(plan, k, start, &mut p);
+            } else {
+                at.octave::<L, false, PARTS, f32>(plan, k, start, &mut p);
+            }
+        }
+        last.octave::<L, false, PARTS, f32>(plan, before.len(), start, &mut p);
+        for l in 0..n {
+            let state = f32::state_from(std::array::from_fn(|c| p[c][l]));
+            row[start + l] = plan.finish(h[l], state).0;
+        }
     }
 }

@@ -6,14 +6,15 @@ use super::*;
 
 /// The slope per map unit of the field's first `filter_octaves` octaves (fBm, billow or a single
 /// layer of value, gradient or simplex noise) along a row (x positions `xs`, y `py` in base
-/// lattice units) and its derivatives per map unit², into `scratch.coarse`: per octave the
+/// lattice units) and, with `HESSIAN` (for heights with gradients), its derivatives per map unit²,
+/// into `scratch.coarse` (with no `HESSIAN` its first two rows alone, for heights): per octave the
 /// corners once per run of pixels in a lattice cell, then per pixel the cell's derivatives by the
 /// point path's own functions, added up as the point path adds them (bit for bit
 /// `FieldSampler`'s). With `grid_rows` (value and gradient noise over a grid with gradients, whose
 /// `Scratch` serves the grid's rows alone: see [`reuses_coarse_layers`]), each octave's layer too,
 /// into `scratch.coarse_layers`, and its cells along x found once, by the first row.
 #[inline(always)]
-pub(super) fn coarse_slope_row(
+pub(super) fn coarse_slope_row<const HESSIAN: bool>(
     sampler: &FieldSampler,
     (xs, py, grid_rows): (&[f64], f64, bool),
     scratch: &mut Scratch,
@@ -22,12 +23,14 @@ pub(super) fn coarse_slope_row(
     let s = &sampler.settings;
     let width = xs.len();
     cells.resize(width);
+    // The rows this call makes.
+    let (sums, parts) = if HESSIAN { (5, 6) } else { (2, 3) };
     // Padded to whole chunks of `LANES` (see `start_lanes`).
-    for v in coarse.iter_mut() {
+    for v in coarse[..sums].iter_mut() {
         v.clear();
         v.resize(width.next_multiple_of(LANES), 0.0);
     }
-    for v in jets.iter_mut() {
+    for v in jets[..parts].iter_mut() {
         v.resize(width + LANES, 0.0);
     }
     let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
@@ -37,7 +40,7 @@ pub(super) fn coarse_slope_row(
         if s.basis == Basis::Simplex {
             for (i, &x) in xs.iter().enumerate() {
                 let jet = jet_parts(simplex_2d_with_hessian(x * scale, y, lattice.seed));
-                for (row, v) in jets.iter_mut().zip(jet) {
+                for (row, v) in jets[..parts].iter_mut().zip(jet) {
                     row[i] = v;
                 }
             }
@@ -71,13 +74,13 @@ pub(super) fn coarse_slope_row(
                     (Basis::Gradient, kernel) => {
                         let g = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_gradient_2d);
                         match kernel {
-                            GradientKernel::Perlin => fill_jets(
+                            GradientKernel::Perlin => fill_jets::<HESSIAN>(
                                 cells,
                                 (run, short),
                                 jets,
                                 GradientCell::<false> { g, fy: cy.f, y_fades },
                             ),
-                            GradientKernel::Rounded => fill_jets(
+                            GradientKernel::Rounded => fill_jets::<HESSIAN>(
                                 cells,
                                 (run, short),
                                 jets,
@@ -88,7 +91,7 @@ pub(super) fn coarse_slope_row(
                     // Simplex took the branch above; Worley has no erosion filter.
                     (Basis::Value | Basis::Simplex | Basis::Worley, _) => {
                         let c = lattice.corners([cell, x1], [cy.i0, cy.i1], corner_value_2d);
-                        fill_jets(cells, (run, short), jets, ValueCell { c, y_fades });
+                        fill_jets::<HESSIAN>(cells, (run, short), jets, ValueCell { c, y_fades });
                     }
                 }
                 start = end;
@@ -100,9 +103,22 @@ pub(super) fn coarse_slope_row(
             keep_layer(&jets[..3], per, (k, width), coarse_layers);
         }
         let [gx, gy, xx, xy, yy] = &mut *coarse;
-        cut_to!(width; mut gx, gy, xx, xy, yy);
+        cut_to!(width; mut gx, gy);
         let [value, dx, dy, hxx, hxy, hyy] = &*jets;
-        cut_to!(width; value, dx, dy, hxx, hxy, hyy);
+        cut_to!(width; value, dx, dy);
+        if !HESSIAN {
+            for i in 0..width {
+                let octave = OctaveJet { value: value[i], gradient: [dx[i], dy[i]], hessian: [0.0; 3] };
+                let ([a, b], _) =
+                    octave.add_to(sampler.fractal.kind, amplitude, per, ([gx[i], gy[i]], [0.0; 3]));
+                (gx[i], gy[i]) = (a, b);
+            }
+            amplitude *= sampler.fractal.persistence;
+            scale *= s.lacunarity as f64;
+            continue;
+        }
+        cut_to!(width; mut xx, xy, yy);
+        cut_to!(width; hxx, hxy, hyy);
         for i in 0..width {
             let octave =
                 OctaveJet { value: value[i], gradient: [dx[i], dy[i]], hessian: [hxx[i], hxy[i], hyy[i]] };
@@ -114,7 +130,7 @@ pub(super) fn coarse_slope_row(
         scale *= s.lacunarity as f64;
     }
     let k = sampler.to_unit.slope_scale();
-    for v in coarse.iter_mut() {
+    for v in coarse[..sums].iter_mut() {
         v.iter_mut().for_each(|v| *v *= k);
     }
 }
@@ -201,19 +217,19 @@ impl CellJet for ValueCell {
 /// little less; value noise unchanged.
 pub(super) const SHORT_JET_RUNS: usize = 24;
 
-/// Writes `cell`'s value, gradient and Hessian for the pixels `run` of the row into `jets`,
+/// Writes `cell`'s value, gradient and, with `HESSIAN`, Hessian for the pixels `run` of the row into `jets`,
 /// [`LANES`] pixels at a time, or half as many where the octave's runs are `short` (as
 /// [`fill_run`], whose spare pixels land where the next run or the padding will be). A trait
 /// rather than a closure: LLVM left the closure out of line, per pixel.
 #[inline(always)]
-pub(super) fn fill_jets(
+pub(super) fn fill_jets<const HESSIAN: bool>(
     cells: &Cells,
     (run, short): (std::ops::Range<usize>, bool),
     jets: &mut [Vec<f32>; 6],
     cell: impl CellJet,
 ) {
     #[inline(always)]
-    fn chunks<const L: usize>(
+    fn chunks<const L: usize, const HESSIAN: bool>(
         cells: &Cells,
         run: std::ops::Range<usize>,
         jets: &mut [Vec<f32>; 6],
@@ -230,14 +246,15 @@ pub(super) fn fill_jets(
                     o[l] = v;
                 }
             }
-            for (to, from) in jets.iter_mut().zip(&out) {
+            // Without `HESSIAN` the second derivatives are left out, and their arithmetic with them.
+            for (to, from) in jets[..if HESSIAN { 6 } else { 3 }].iter_mut().zip(&out) {
                 to[lanes.clone()].copy_from_slice(from);
             }
         }
     }
     if short {
-        chunks::<{ LANES / 2 }>(cells, run, jets, cell)
+        chunks::<{ LANES / 2 }, HESSIAN>(cells, run, jets, cell)
     } else {
-        chunks::<LANES>(cells, run, jets, cell)
+        chunks::<LANES, HESSIAN>(cells, run, jets, cell)
     }
 }

@@ -48,8 +48,8 @@ mod tests;
 
 use damped::add_octave;
 pub(crate) use damped::damped_heights_row;
-pub(crate) use gullies::filter_heights_row;
-use gullies::{GullyColumns, StateChunk, dual_gully_finish, dual_gully_octave, filtered_row, gully_octaves};
+use gullies::{GullyColumns, StateChunk, dual_gully_finish, dual_gully_octave, filtered_row, gully_heights};
+pub(crate) use gullies::{filter_heights_row, heights_coarse_slope};
 use jets::coarse_slope_row;
 
 /// Fills `heights` and `gradients` (`width × height`, row-major) with the sampler's heights over
@@ -151,16 +151,23 @@ pub(crate) struct Scratch {
     /// One coarse octave's value, gradient and Hessian per cell, a row each:
     /// `[value, ∂/∂x, ∂/∂y, xx, xy, yy]`, [`LANES`] longer than the row.
     jets: [Vec<f32>; 6],
-    /// The erosion filter's state per pixel: for heights, and for heights with gradients.
-    states: Vec<GullyState<f32>>,
-    /// For heights with gradients as a structure of arrays (see [`dual_gully_octave`]).
+    /// The erosion filter's states of a row of heights with gradients, as a structure of arrays
+    /// (see [`dual_gully_octave`]).
     dual_states: Vec<StateChunk>,
-    /// Each octave's gully cells along the rows, found by the first row (with gradients: a
-    /// `Scratch` serves one grid, whose rows share their x positions).
+    /// Each octave's gully cells along the rows, found by the first row (with gradients a
+    /// `Scratch` serves one grid, whose rows share their x positions; heights say whether they
+    /// do, see [`filter_heights_row`]).
     gully_columns: Vec<GullyColumns>,
     /// The coarse octaves' cells along the rows, found by the first row (see
     /// [`coarse_slope_row`]).
     coarse_columns: Vec<Cells>,
+}
+
+impl Scratch {
+    /// Octave `k`'s values along a row of `width` pixels, as [`heights_coarse_slope`] kept them.
+    pub(crate) fn coarse_values(&self, k: usize, width: usize) -> &[f32] {
+        &self.coarse_layers[0][k * width..(k + 1) * width]
+    }
 }
 
 /// One octave's split of the row into cells: cell indices, fractions, faded weights and slopes.
@@ -211,8 +218,13 @@ crate::isa::dispatch! {
 }
 
 crate::isa::dispatch! {
-    /// [`coarse_slope_row`] compiled for a level.
-    fn coarse_slope_at(sampler: &FieldSampler, along: (&[f64], f64, bool), scratch: &mut Scratch) => coarse_slope_row
+    /// [`coarse_slope_row`] with its second derivatives compiled for a level.
+    fn coarse_slope_with_hessian_at(sampler: &FieldSampler, along: (&[f64], f64, bool), scratch: &mut Scratch) => coarse_slope_row::<true>
+}
+
+crate::isa::dispatch! {
+    /// [`coarse_slope_row`] without its second derivatives compiled for a level.
+    fn coarse_slope_at(sampler: &FieldSampler, along: (&[f64], f64, bool), scratch: &mut Scratch) => coarse_slope_row::<false>
 }
 
 crate::isa::dispatch! {
@@ -231,8 +243,13 @@ crate::isa::dispatch! {
 }
 
 crate::isa::dispatch! {
-    /// [`gully_octaves`] compiled for a level.
-    fn gully_octaves_at(plan: &GullyPlan, xs: &[f64], py: f64, scratch: &mut Scratch) => gully_octaves
+    /// [`gully_heights`] compiled for a level, sixteen pixels at a time (AVX-512).
+    fn gully_heights_wide_at(plan: &GullyPlan, along: (&[f64], f64), scratch: &mut Scratch, row: &mut [f32]) => gully_heights::<true>
+}
+
+crate::isa::dispatch! {
+    /// [`gully_heights`] compiled for a level, eight pixels at a time (the other levels).
+    fn gully_heights_narrow_at(plan: &GullyPlan, along: (&[f64], f64), scratch: &mut Scratch, row: &mut [f32]) => gully_heights::<false>
 }
 
 /// Row `j` of value, gradient or simplex noise (of simplex noise, rows `j` on: as many as `heights`
