@@ -76,15 +76,20 @@ impl ColumnTable {
 }
 
 /// Where a block whose first column is `column` reads a plane of a table that starts at column
-/// `first`: `column - first`, in `0..=last` (`last` the furthest offset whose reads stay in the
-/// plane) whatever the inputs. A block's columns lie within its row's, so the clamp changes
-/// nothing where the rows are monotone (the argument is in `rows.rs`; a debug assertion checks
-/// it), and the kernels' reads stay in the table even if that argument broke.
+/// `first`: `column - first`, at most `last` (the furthest offset whose reads stay in the plane)
+/// whatever the inputs. A block's columns lie within its row's, so the bound changes nothing where
+/// the rows are monotone (the argument is in `rows.rs`; a debug assertion checks it), and the
+/// kernels' reads stay in the table even if that argument broke: the difference is taken modulo
+/// 2³² (a column left of `first` becomes a large offset), then bounded by `last`, one unsigned
+/// minimum per block (a clamp of the signed difference to both ends cost AVX2's value rows 7% to
+/// 10% on a Zen 3, where a block is eight pixels of a few operations each).
 #[inline(always)]
 pub(crate) fn plane_offset(column: i32, first: i32, last: usize) -> usize {
-    let offset = i64::from(column) - i64::from(first);
-    debug_assert!((0..=last as i64).contains(&offset), "column {column} outside the table from {first}");
-    offset.clamp(0, last as i64) as usize
+    debug_assert!(
+        (0..=last as i64).contains(&(i64::from(column) - i64::from(first))),
+        "column {column} outside the table from {first}"
+    );
+    (column.wrapping_sub(first) as u32 as usize).min(last)
 }
 
 #[cfg(test)]
@@ -111,9 +116,10 @@ mod tests {
         assert_eq!(plane_offset(3, 3, 10), 0);
         assert_eq!(plane_offset(13, 3, 10), 10);
         if !cfg!(debug_assertions) {
-            // Only where the debug assertion is off: past either end, the nearest end.
-            assert_eq!(plane_offset(2, 3, 10), 0);
+            // Only where the debug assertion is off: past either end, within the plane.
+            assert_eq!(plane_offset(2, 3, 10), 10);
             assert_eq!(plane_offset(i32::MAX, i32::MIN, 10), 10);
+            assert!(plane_offset(i32::MIN, i32::MAX, 10) <= 10);
         }
     }
 }

@@ -149,7 +149,8 @@ fn lattice_row<S: Lanes, const Q: usize, const P: usize, const O: usize>(
         }
     }
     let starts: [usize; P] = std::array::from_fn(|k| table.start(k / Q, (k % Q, Q), count));
-    let planes = &table.planes;
+    // The table's address once: read through the row's borrow, it was loaded again per block.
+    let planes = table.planes.as_ptr();
     let one = s.splat_i(1);
     let mut at = 0;
     while at < n {
@@ -168,10 +169,8 @@ fn lattice_row<S: Lanes, const Q: usize, const P: usize, const O: usize>(
         // Where each plane's entries for the block start: `offset + READ <= count - 2 + READ <=
         // ColumnTable::stride(count)`, so each plane's reads stay within it.
         let offset = plane_offset(base, first, count - 2);
-        let reads = inlined!(|| (
-            starts.map(|start| planes.as_ptr().wrapping_add(start + offset)),
-            (index, index + one)
-        ));
+        let reads =
+            inlined!(|| (starts.map(|start| planes.wrapping_add(start + offset)), (index, index + one)));
         // SAFETY: the picks below read within each plane (above).
         let (left, right) = unsafe {
             match registers {
