@@ -348,6 +348,8 @@ pub(super) fn gully_heights<const WIDE: bool>(
 ) {
     let Scratch { gully_columns, coarse, .. } = scratch;
     make_gully_columns(plan, xs, gully_columns);
+    // Each octave's cells for this row, made once for all the row's chunks (an array past the
+    // last octave repeats it, unused).
     let octaves = plan.octaves();
     let at: [_; MAX_FILTER_OCTAVES as usize] = std::array::from_fn(|k| {
         OctaveCells::new(plan, k.min(octaves - 1), &gully_columns[k.min(octaves - 1)], py)
