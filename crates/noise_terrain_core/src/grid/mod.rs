@@ -272,10 +272,11 @@ fn fill_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch)
     if sampler.filter.is_none() {
         return lattice_row_at(job.isa, job, row, scratch);
     }
-    // The filter's slope first: the field takes the coarse octaves' layers from it. The rows share
+    // The filter's slope first: the field takes the coarse octaves' values from it. The rows share
     // their x positions where a row is one segment.
+    let along = (window, j, job.xs);
+    let reused = crate::grid::gradients::heights_coarse_slope(job.isa, sampler, along, &mut scratch.slopes);
     let at = (window, j, job.xs, job.xs.len() == window.width as usize);
-    let reused = crate::grid::gradients::heights_coarse_slope(job.isa, sampler, at, &mut scratch.slopes);
     lattice_row_at(job.isa, RowJob { reused, ..job }, row, scratch);
     // SAFETY: the row path writes every element of `row`, so all of it is initialised, and
     // `MaybeUninit<f32>` has the layout of `f32`.

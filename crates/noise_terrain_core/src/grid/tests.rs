@@ -259,6 +259,44 @@ fn every_basis_gives_the_point_path_bits_at_cells_about_a_pixel_wide() {
 }
 
 #[test]
+fn filtered_rows_wider_than_a_segment_give_the_point_path_bits() {
+    // Rows of more than `MAX_SEGMENT` pixels are filled segment by segment, each with x positions
+    // of its own: the erosion filter's kept columns (gully cells, coarse layers) must be those of
+    // the segment at hand, not the first's. Two coarse octaves (`scale` 4), a persistence whose
+    // amplitudes are not powers of two, every basis with the filter's row path, every level.
+    let width = MAX_SEGMENT as u32 + 300;
+    for basis in [Basis::Value, Basis::Gradient, Basis::Simplex] {
+        let s = NoiseSettings {
+            basis,
+            octaves: 4,
+            persistence: 0.45,
+            frequency: 3.0,
+            erosion_filter: crate::ErosionFilter {
+                enabled: true,
+                scale: 4.0,
+                octaves: 3,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let sampler = s.sampler();
+        assert!(sampler.filter.is_some() && sampler.filter_octaves == 2, "{basis:?}: two coarse octaves");
+        let window = GridWindow { origin: [-1000, 7], width, height: 2, pixels_per_unit: 600.0 };
+        for isa in crate::isa::levels_under_test() {
+            let mut out = vec![MaybeUninit::new(f32::NAN); 2 * width as usize];
+            fill_uninit_with(isa, &sampler, window, &mut out);
+            for (k, h) in out.iter().enumerate() {
+                let (i, j) = ((k % width as usize) as f64 - 1000.0, (k / width as usize) as f64 + 7.0);
+                // SAFETY: initialised above (and overwritten by the fill).
+                let h = unsafe { h.assume_init() };
+                let expected = sampler.sample(i / 600.0, j / 600.0);
+                assert_eq!(h.to_bits(), expected.to_bits(), "{basis:?} {isa:?}: pixel {k}");
+            }
+        }
+    }
+}
+
+#[test]
 fn value_gradient_and_worley_rows_take_both_paths_with_the_point_path_bits() {
     // Cells of 128 pixels down to half a pixel: the first octaves take runs, the last ones go
     // per pixel.

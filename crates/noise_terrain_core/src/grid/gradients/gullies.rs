@@ -118,24 +118,29 @@ pub(super) fn dual_gully_finish(
 
 /// The slope that the erosion filter's gullies follow along a row segment of heights (x positions
 /// `xs` of row `j`), into `scratch`, before the row's field is made: returns how many of the
-/// field's first octaves it kept the layers of (see [`Scratch::coarse_values`]), which the field
-/// takes rather than makes again. With `shared` (the grid's rows are one segment each, so that
-/// every row has these `xs`) cells along x are found by the first row and kept for the others.
+/// field's first octaves it kept the values of (see [`Scratch::coarse_values`]), which the field
+/// takes rather than makes again (value and gradient noise: see [`coarse_slope_from_layers`]).
 pub(crate) fn heights_coarse_slope(
     isa: Isa,
     sampler: &FieldSampler,
-    (window, j, xs, shared): (GridWindow, usize, &[f64], bool),
+    (window, j, xs): (GridWindow, usize, &[f64]),
     scratch: &mut Scratch,
 ) -> usize {
-    let keep = shared && reuses_coarse_layers(sampler);
-    coarse_slope_at(isa, sampler, (xs, row_y(sampler, window, j), keep), scratch);
-    if keep { sampler.filter_octaves as usize } else { 0 }
+    let py = row_y(sampler, window, j);
+    if reuses_coarse_layers(sampler) {
+        coarse_slope_from_layers_at(isa, sampler, (xs, py), isa, scratch);
+        sampler.filter_octaves as usize
+    } else {
+        coarse_slope_at(isa, sampler, (xs, py, false), scratch);
+        0
+    }
 }
 
 /// The erosion filter over a row segment of heights `row` (the field's, already written) at the x
 /// positions `xs` of row `j`, after [`heights_coarse_slope`] of the same row: bit for bit
 /// [`FieldSampler::sample`] (value, gradient and simplex noise). Rewrites every element of `row`.
-/// With `shared`, as there, each octave's gully cells along x are kept for the other rows.
+/// With `shared` (the grid's rows are one segment each, so that every row has these `xs`) each
+/// octave's gully cells along x are found by the first row and kept for the others.
 pub(crate) fn filter_heights_row(
     isa: Isa,
     sampler: &FieldSampler,
@@ -348,6 +353,8 @@ pub(super) fn gully_heights<const WIDE: bool>(
 ) {
     let Scratch { gully_columns, coarse, .. } = scratch;
     make_gully_columns(plan, xs, gully_columns);
+    // Each octave's cells for this row, made once for all the row's chunks (an array past the
+    // last octave repeats it, unused).
     // Each octave's cells for this row, made once for all the row's chunks (an array past the
     // last octave repeats it, unused).
     let octaves = plan.octaves();

@@ -135,6 +135,57 @@ pub(super) fn coarse_slope_row<const HESSIAN: bool>(
     }
 }
 
+/// [`coarse_slope_row`]'s slope without second derivatives (its first two rows of
+/// `scratch.coarse`, the same bits) for value and gradient noise, from each coarse octave's layer
+/// as the rows of heights with gradients make it ([`octave_layer`], per lattice unit: the blends'
+/// values and gradients are the jets', see [`reuses_coarse_layers`]), which cost less than the
+/// jets where heights need no Hessian; and each octave's values into `scratch.coarse_layers` for
+/// the field (see [`Scratch::coarse_values`]).
+#[inline(always)]
+pub(super) fn coarse_slope_from_layers(
+    sampler: &FieldSampler,
+    (xs, py): (&[f64], f64),
+    level: Isa,
+    scratch: &mut Scratch,
+) {
+    let Scratch { cells, coarse, layers, coarse_layers, .. } = scratch;
+    let s = &sampler.settings;
+    let width = xs.len();
+    cells.resize(width);
+    for v in coarse[..2].iter_mut() {
+        v.clear();
+        v.resize(width.next_multiple_of(LANES), 0.0);
+    }
+    for v in layers.iter_mut() {
+        v.resize(v.len().max(width + LANES), 0.0);
+    }
+    let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
+    for k in 0..sampler.filter_octaves as usize {
+        let [values, dx, dy] = &mut *layers;
+        let out = [&mut values[..width + LANES], &mut dx[..width + LANES], &mut dy[..width + LANES]];
+        octave_layer((s.basis, k, level), &sampler.lattices[k], (xs, scale), &[py], (1.0, 1.0), cells, out);
+        let [values, dx, dy] = &*layers;
+        cut_to!(width; values, dx, dy);
+        let kept = &mut coarse_layers[0];
+        kept.resize(kept.len().max((k + 1) * width), 0.0);
+        kept[k * width..(k + 1) * width].copy_from_slice(values);
+        let per = scale as f32 * s.frequency;
+        let [gx, gy, ..] = &mut *coarse;
+        cut_to!(width; mut gx, gy);
+        for i in 0..width {
+            let octave = OctaveJet { value: values[i], gradient: [dx[i], dy[i]], hessian: [0.0; 3] };
+            let ([a, b], _) = octave.add_to(sampler.fractal.kind, amplitude, per, ([gx[i], gy[i]], [0.0; 3]));
+            (gx[i], gy[i]) = (a, b);
+        }
+        amplitude *= sampler.fractal.persistence;
+        scale *= s.lacunarity as f64;
+    }
+    let k = sampler.to_unit.slope_scale();
+    for v in coarse[..2].iter_mut() {
+        v.iter_mut().for_each(|v| *v *= k);
+    }
+}
+
 /// Octave `lattice`'s cells along a row (x positions `xs` times `scale`) with the fade's value,
 /// slope and curvature at each pixel.
 #[inline(always)]

@@ -50,7 +50,7 @@ use damped::add_octave;
 pub(crate) use damped::damped_heights_row;
 use gullies::{GullyColumns, StateChunk, dual_gully_finish, dual_gully_octave, filtered_row, gully_heights};
 pub(crate) use gullies::{filter_heights_row, heights_coarse_slope};
-use jets::coarse_slope_row;
+use jets::{coarse_slope_from_layers, coarse_slope_row};
 
 /// Fills `heights` and `gradients` (`width × height`, row-major) with the sampler's heights over
 /// `window` and their gradients per map unit, `[∂h/∂x, ∂h/∂y]`. The rows run at the
@@ -225,6 +225,11 @@ crate::isa::dispatch! {
 crate::isa::dispatch! {
     /// [`coarse_slope_row`] without its second derivatives compiled for a level.
     fn coarse_slope_at(sampler: &FieldSampler, along: (&[f64], f64, bool), scratch: &mut Scratch) => coarse_slope_row::<false>
+}
+
+crate::isa::dispatch! {
+    /// [`coarse_slope_from_layers`] compiled for a level.
+    fn coarse_slope_from_layers_at(sampler: &FieldSampler, along: (&[f64], f64), level: Isa, scratch: &mut Scratch) => coarse_slope_from_layers
 }
 
 crate::isa::dispatch! {
