@@ -7,7 +7,8 @@ use super::*;
 /// The slope per map unit of the field's first `filter_octaves` octaves (fBm, billow or a single
 /// layer of value, gradient or simplex noise) along a row (x positions `xs`, y `py` in base
 /// lattice units) and, with `HESSIAN` (for heights with gradients), its derivatives per map unit²,
-/// into `scratch.coarse` (with no `HESSIAN` its first two rows alone, for heights): per octave the
+/// into `scratch.coarse` (with no `HESSIAN` its first two rows alone, for simplex heights; value
+/// and gradient heights take [`coarse_slope_from_layers`]): per octave the
 /// corners once per run of pixels in a lattice cell, then per pixel the cell's derivatives by the
 /// point path's own functions, added up as the point path adds them (bit for bit
 /// `FieldSampler`'s). With `grid_rows` (value and gradient noise over a grid with gradients, whose
