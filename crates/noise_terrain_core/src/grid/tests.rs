@@ -75,6 +75,8 @@ fn settings_strategy() -> impl Strategy<Value = NoiseSettings> {
                         scale: 1.0 + lac,
                         octaves: 1 + seed % 5,
                         seed: seed / 3,
+                        // No bend (every octave straight down the field's slope) in a quarter.
+                        bend: (seed / 5 % 4) as f32 / 3.0,
                         ..Default::default()
                     },
                 }
