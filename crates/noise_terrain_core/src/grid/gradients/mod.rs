@@ -11,7 +11,10 @@
 //! bit for bit [`fill_grid`](crate::fill_grid)'s and the gradients
 //! [`FieldSampler::sample_with_gradient`]'s. With the erosion filter a row then takes the coarse
 //! octaves' slope with its second derivatives, the filter's start, its octaves and its finish,
-//! each stage compiled for the instruction-set level on its own (see `filtered_row`).
+//! each stage compiled for the instruction-set level on its own (see `filtered_row`). Heights
+//! alone with the filter (the heights' grid) take their slope and gully octaves from here too:
+//! the slope without second derivatives, then each chunk of lanes through every octave in
+//! registers (see `filter_heights_row`).
 //!
 //! Here: the entry point, the scratch, the rows of value, gradient and simplex noise with their
 //! gradients and the fractal over them. The octaves' jets along a row: `jets.rs`; the erosion
