@@ -107,25 +107,21 @@ pub(super) fn coarse_slope_row<const HESSIAN: bool>(
         cut_to!(width; mut gx, gy);
         let [value, dx, dy, hxx, hxy, hyy] = &*jets;
         cut_to!(width; value, dx, dy);
-        if !HESSIAN {
+        if HESSIAN {
+            cut_to!(width; mut xx, xy, yy);
+            cut_to!(width; hxx, hxy, hyy);
             for i in 0..width {
-                let octave = OctaveJet { value: value[i], gradient: [dx[i], dy[i]], hessian: [0.0; 3] };
-                let ([a, b], _) =
-                    octave.add_to(sampler.fractal.kind, amplitude, per, ([gx[i], gy[i]], [0.0; 3]));
-                (gx[i], gy[i]) = (a, b);
+                let octave = OctaveJet {
+                    value: value[i],
+                    gradient: [dx[i], dy[i]],
+                    hessian: [hxx[i], hxy[i], hyy[i]],
+                };
+                let sums = ([gx[i], gy[i]], [xx[i], xy[i], yy[i]]);
+                let ([a, b], [c, d, e]) = octave.add_to(sampler.fractal.kind, amplitude, per, sums);
+                (gx[i], gy[i], xx[i], xy[i], yy[i]) = (a, b, c, d, e);
             }
-            amplitude *= sampler.fractal.persistence;
-            scale *= s.lacunarity as f64;
-            continue;
-        }
-        cut_to!(width; mut xx, xy, yy);
-        cut_to!(width; hxx, hxy, hyy);
-        for i in 0..width {
-            let octave =
-                OctaveJet { value: value[i], gradient: [dx[i], dy[i]], hessian: [hxx[i], hxy[i], hyy[i]] };
-            let sums = ([gx[i], gy[i]], [xx[i], xy[i], yy[i]]);
-            let ([a, b], [c, d, e]) = octave.add_to(sampler.fractal.kind, amplitude, per, sums);
-            (gx[i], gy[i], xx[i], xy[i], yy[i]) = (a, b, c, d, e);
+        } else {
+            add_octave_slope(sampler.fractal.kind, (amplitude, per), [value, dx, dy], [gx, gy]);
         }
         amplitude *= sampler.fractal.persistence;
         scale *= s.lacunarity as f64;
@@ -173,17 +169,33 @@ pub(super) fn coarse_slope_from_layers(
         let per = scale as f32 * s.frequency;
         let [gx, gy, ..] = &mut *coarse;
         cut_to!(width; mut gx, gy);
-        for i in 0..width {
-            let octave = OctaveJet { value: values[i], gradient: [dx[i], dy[i]], hessian: [0.0; 3] };
-            let ([a, b], _) = octave.add_to(sampler.fractal.kind, amplitude, per, ([gx[i], gy[i]], [0.0; 3]));
-            (gx[i], gy[i]) = (a, b);
-        }
+        add_octave_slope(sampler.fractal.kind, (amplitude, per), [values, dx, dy], [gx, gy]);
         amplitude *= sampler.fractal.persistence;
         scale *= s.lacunarity as f64;
     }
     let k = sampler.to_unit.slope_scale();
     for v in coarse[..2].iter_mut() {
         v.iter_mut().for_each(|v| *v *= k);
+    }
+}
+
+/// One coarse octave (values, and gradients per lattice unit, a row each) added to the slope's
+/// sums `[gx, gy]` as [`OctaveJet::add_to`] adds it without second derivatives (`per` map units
+/// per lattice unit of the octave), in a loop that vectorises.
+#[inline(always)]
+fn add_octave_slope(
+    kind: Fractal,
+    (amplitude, per): (f32, f32),
+    [values, dx, dy]: [&[f32]; 3],
+    [gx, gy]: [&mut [f32]; 2],
+) {
+    let width = gx.len();
+    cut_to!(width; values, dx, dy);
+    cut_to!(width; mut gy);
+    for i in 0..width {
+        let octave = OctaveJet { value: values[i], gradient: [dx[i], dy[i]], hessian: [0.0; 3] };
+        let ([a, b], _) = octave.add_to(kind, amplitude, per, ([gx[i], gy[i]], [0.0; 3]));
+        (gx[i], gy[i]) = (a, b);
     }
 }
 
