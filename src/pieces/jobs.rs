@@ -18,7 +18,7 @@ use crate::params::TerrainPreset;
 use crate::pieces::components::{Shown, TerrainPiece};
 use crate::pieces::hooks::PieceHooks;
 use crate::pieces::pool::PiecePool;
-use crate::pieces::workers::{BuildPriority, PendingBuild, rescue_starved_builds, spawn_build};
+use crate::pieces::workers::{BuildOrder, BuildPriority, PendingBuild, rescue_starved_builds, spawn_build};
 
 /// Most piece jobs of one terrain running at once.
 pub const MAX_JOBS_IN_FLIGHT: usize = 16;
@@ -277,7 +277,8 @@ fn start_jobs(
             (PieceKey::Chunk(key), Some(rivers)) => !rivers.regions_ready(chunk_samples_rect(&params, key)),
             _ => false,
         };
-        let pending = spawn_build(priority, (spec.key, routes_rivers), move || {
+        let order = BuildOrder { key: spec.key, routes_rivers, distance: desired.distance };
+        let pending = spawn_build(priority, order, move || {
             let reuse = reuse.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
             let mut build = build_piece(&params_for_job, spec, reuse.unwrap_or_default(), &control_for_job)?;
             hooks.run(&mut build, &params_for_job, wanted_hooks.clone());

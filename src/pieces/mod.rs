@@ -7,7 +7,8 @@
 //!    spawned hidden, unwanted ones are marked retiring (they stay on screen).
 //! 3. [`jobs`]: finished builds are taken in (they wait on their piece), then jobs start for the
 //!    nearest pieces that are out of date, at most [`MAX_JOBS_IN_FLIGHT`] at a time, on the
-//!    build threads ([`workers`], at the [`BuildPriority`] of the moment; background builds
+//!    build threads ([`workers`], which take the nearest waiting build first, at the
+//!    [`BuildPriority`] of the moment; background builds
 //!    that starve for a core are run again at normal priority, see `starvation`). A piece has
 //!    at most one job: a parameter change during a job waits for it. (Dropping a running job
 //!    does not stop a CPU-bound task mid-way; its erosion is cancelled.)

@@ -8,13 +8,18 @@
 //! every core through the core crate's parallel loops, and a frame's systems waited for a core
 //! whenever they woke up.
 //!
+//! Each pool takes its waiting builds nearest first, not in the order they were started: a
+//! flight starts bursts of far pieces, and a near piece started a frame later should not wait
+//! behind them.
+//!
 //! Background chunk threads run below every normal thread, so that a frame's threads take a
 //! core from them at once; while other programs keep the cores busy, that would starve them
 //! for good, so the `starvation` watch follows them, and a starved build is run
 //! again on the normal threads (whichever run finishes first is kept).
 
+use std::collections::BinaryHeap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
@@ -57,6 +62,9 @@ pub enum BuildPriority {
 /// keeps its result.
 struct BuildTask {
     build: Box<dyn Fn() -> Result<PieceBuild, BuildError> + Send + Sync>,
+    /// The piece's distance from the nearest focus when it was started (the workers take the
+    /// nearest waiting build first).
+    distance: f64,
     result: Mutex<Option<Result<PieceBuild, BuildError>>>,
     /// A run has stored its result (later runs drop theirs).
     done: AtomicBool,
@@ -65,10 +73,14 @@ struct BuildTask {
 }
 
 impl BuildTask {
-    /// A task for `build`, not yet run.
-    fn new(build: impl Fn() -> Result<PieceBuild, BuildError> + Send + Sync + 'static) -> Arc<Self> {
+    /// A task for `build` of a piece `distance` from the focus, not yet run.
+    fn new(
+        distance: f64,
+        build: impl Fn() -> Result<PieceBuild, BuildError> + Send + Sync + 'static,
+    ) -> Arc<Self> {
         Arc::new(Self {
             build: Box::new(build),
+            distance,
             result: Mutex::new(None),
             done: AtomicBool::new(false),
             rescued: AtomicBool::new(false),
@@ -113,21 +125,41 @@ impl PendingBuild {
     }
 }
 
-/// Runs the build of `key`: a chunk's on the workers of `priority` (with `routes_rivers`, on
-/// the thread for chunks that route rivers' regions first, at that priority), the patch's on its
-/// own. The build may run twice at once (a starved background run and its rescue), so it is `Fn`.
-/// A panic in it becomes [`BuildError::Panicked`] (the piece keeps what it shows).
+/// What [`spawn_build`] builds, and where it queues.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BuildOrder {
+    /// The piece.
+    pub key: PieceKey,
+    /// A chunk that routes the endless rivers' regions it needs before it is built.
+    pub routes_rivers: bool,
+    /// Its distance from the nearest focus, world units: of the builds waiting for a worker,
+    /// the nearest runs first (of equal ones, the first started).
+    pub distance: f64,
+}
+
+#[cfg(test)]
+impl BuildOrder {
+    /// `key`'s build, routing nothing, at distance 0.
+    pub fn of(key: PieceKey) -> Self {
+        Self { key, routes_rivers: false, distance: 0.0 }
+    }
+}
+
+/// Runs the build `order` names: a chunk's on the workers of `priority` (one that routes rivers'
+/// regions on the thread for those, at that priority), the patch's on its own. The build may run
+/// twice at once (a starved background run and its rescue), so it is `Fn`. A panic in it becomes
+/// [`BuildError::Panicked`] (the piece keeps what it shows).
 pub(crate) fn spawn_build(
     priority: BuildPriority,
-    (key, routes_rivers): (PieceKey, bool),
+    order: BuildOrder,
     build: impl Fn() -> Result<PieceBuild, BuildError> + Send + Sync + 'static,
 ) -> PendingBuild {
-    let task = BuildTask::new(build);
-    let workers =
-        Workers::for_piece(priority, key).map(|w| if routes_rivers { w.routing_rivers() } else { w });
+    let task = BuildTask::new(order.distance, build);
+    let workers = Workers::for_piece(priority, order.key)
+        .map(|w| if order.routes_rivers { w.routing_rivers() } else { w });
     match workers.and_then(|workers| pool(workers).map(|pool| (workers, pool))) {
         Some((workers, pool)) => {
-            pool.spawn(job(Arc::downgrade(&task), workers));
+            queue_on(pool, workers, &task);
             if workers.is_background() {
                 starvation::submitted();
                 if starvation::starved() {
@@ -157,24 +189,88 @@ fn rescue(task: &Arc<BuildTask>) {
         return;
     }
     match pool(Workers::Chunks) {
-        Some(pool) => pool.spawn(job(Arc::downgrade(task), Workers::Chunks)),
+        Some(pool) => queue_on(pool, Workers::Chunks, task),
         None => task.rescued.store(false, Ordering::Release),
     }
 }
 
-/// What a worker of `workers` runs for a task: the build, unless its [`PendingBuild`] was
-/// dropped (its piece despawned before a worker took the job up) or another run finished it.
-fn job(task: Weak<BuildTask>, workers: Workers) -> impl FnOnce() + Send + 'static {
-    move || {
-        if let Some(task) = task.upgrade() {
+/// Queues `task` for the workers of `pool`, and hands them a job that runs the nearest waiting
+/// build (one job per queued build, so every build is taken up).
+fn queue_on(pool: &rayon::ThreadPool, workers: Workers, task: &Arc<BuildTask>) {
+    QUEUES[workers as usize].push(task);
+    pool.spawn(move || {
+        if let Some(task) = QUEUES[workers as usize].take_nearest() {
             task.run();
         }
         if workers.is_background() {
             starvation::returned();
         }
         FINISHED.tell();
+    });
+}
+
+/// A build waiting for a worker: a [`BuildQueue`]'s entry.
+struct Waiting {
+    distance: f64,
+    /// When it was queued (of equal distances, the first queued runs first).
+    order: u64,
+    task: Weak<BuildTask>,
+}
+
+impl Waiting {
+    /// Whether `self` runs before `other`.
+    fn before(&self, other: &Self) -> std::cmp::Ordering {
+        self.distance.total_cmp(&other.distance).then(self.order.cmp(&other.order))
     }
 }
+
+impl Ord for Waiting {
+    /// The heap's greatest is the build that runs first.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.before(self)
+    }
+}
+
+impl PartialOrd for Waiting {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Waiting {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Waiting {}
+
+/// The builds waiting for one pool's workers, nearest first.
+struct BuildQueue(Mutex<BinaryHeap<Waiting>>);
+
+impl BuildQueue {
+    const fn new() -> Self {
+        Self(Mutex::new(BinaryHeap::new()))
+    }
+
+    fn push(&self, task: &Arc<BuildTask>) {
+        static QUEUED: AtomicU64 = AtomicU64::new(0);
+        let order = QUEUED.fetch_add(1, Ordering::Relaxed);
+        let waiting = Waiting { distance: task.distance, order, task: Arc::downgrade(task) };
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).push(waiting);
+    }
+
+    /// The nearest waiting build that still needs a run: not dropped (its piece despawned
+    /// before a worker took it up) and not finished by another run; `None` if none is left.
+    fn take_nearest(&self) -> Option<Arc<BuildTask>> {
+        let mut queue = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        std::iter::from_fn(|| queue.pop())
+            .find_map(|waiting| waiting.task.upgrade().filter(|task| !task.done.load(Ordering::Acquire)))
+    }
+}
+
+/// Each pool's waiting builds (indexed by [`Workers`]).
+static QUEUES: [BuildQueue; 5] = [const { BuildQueue::new() }; 5];
 
 /// The builds started on the background threads that may still need a rescue.
 static BACKGROUND_BUILDS: Mutex<Vec<Weak<BuildTask>>> = Mutex::new(Vec::new());
@@ -421,7 +517,7 @@ mod tests {
         let rescued = Arc::new(AtomicBool::new(false));
         let ran_on = Arc::new(Mutex::new(Vec::new()));
         let (rescued_by_build, ran_on_by_build) = (rescued.clone(), ran_on.clone());
-        let mut pending = spawn_build(BuildPriority::Background, (key, false), move || {
+        let mut pending = spawn_build(BuildPriority::Background, BuildOrder::of(key), move || {
             let thread = std::thread::current().name().unwrap_or_default().to_string();
             ran_on_by_build.lock().unwrap().push(thread.clone());
             if thread.starts_with(Workers::BackgroundChunks.name()) {
@@ -492,7 +588,7 @@ mod tests {
     fn an_in_frame_build_is_done_on_return() {
         for key in [PieceKey::Patch, PieceKey::Chunk(noise_terrain_core::ChunkKey { level: 0, x: 1, z: 2 })] {
             let caller = std::thread::current().id();
-            let mut pending = spawn_build(BuildPriority::InFrame, (key, false), move || {
+            let mut pending = spawn_build(BuildPriority::InFrame, BuildOrder::of(key), move || {
                 assert_eq!(std::thread::current().id(), caller);
                 Err(BuildError::Cancelled)
             });
@@ -500,33 +596,40 @@ mod tests {
         }
     }
 
-    /// A build whose job is dropped before a worker takes it up does not run (but counts as
-    /// finished, so that nobody waits for it); one that is kept runs once, however many workers
-    /// take it up (a starved run and its rescue).
+    /// A build whose piece went before a worker took it up does not run, one that another run
+    /// finished is not run again, and of the rest the nearest runs first (of equal distances,
+    /// the first queued).
     #[test]
-    fn a_dropped_job_is_not_built_and_a_kept_one_once() {
-        use std::sync::atomic::AtomicUsize;
-        let built = Arc::new(AtomicUsize::new(0));
-        let counted = |built: &Arc<AtomicUsize>| {
-            let built = built.clone();
-            move || {
-                built.fetch_add(1, Ordering::SeqCst);
+    fn the_nearest_build_that_needs_a_run_is_taken_first() {
+        let ran = Arc::new(Mutex::new(Vec::new()));
+        let task = |distance: f64| {
+            let ran = ran.clone();
+            BuildTask::new(distance, move || {
+                ran.lock().unwrap().push(distance);
                 Err(BuildError::Cancelled)
-            }
+            })
         };
-        let dropped = BuildTask::new(counted(&built));
-        let run = job(Arc::downgrade(&dropped), Workers::Chunks);
+        let queue = BuildQueue::new();
+        let far = task(300.0);
+        let near = task(10.0);
+        let near_too = task(10.0);
+        let dropped = task(1.0);
+        let done = task(2.0);
+        done.run();
+        for t in [&far, &dropped, &near, &done, &near_too] {
+            queue.push(t);
+        }
         drop(dropped);
-        let seen = builds_finished();
-        run();
-        assert_eq!(built.load(Ordering::SeqCst), 0);
-        assert!(builds_finished() > seen, "a waiter hears of a skipped job too");
-        let kept = BuildTask::new(counted(&built));
-        job(Arc::downgrade(&kept), Workers::Chunks)();
-        job(Arc::downgrade(&kept), Workers::Chunks)();
-        assert_eq!(built.load(Ordering::SeqCst), 1, "the second worker finds it done");
-        let mut pending = PendingBuild(kept);
-        assert!(matches!(pending.take_finished(), Some(Err(BuildError::Cancelled))));
+        let mut taken = Vec::new();
+        while let Some(t) = queue.take_nearest() {
+            t.run();
+            taken.push(Arc::as_ptr(&t));
+        }
+        assert_eq!(taken, [Arc::as_ptr(&near), Arc::as_ptr(&near_too), Arc::as_ptr(&far)]);
+        assert_eq!(*ran.lock().unwrap(), [2.0, 10.0, 10.0, 300.0], "each ran once");
+        // A rescue queues a build again; once one run finished it, the other finds nothing.
+        queue.push(&far);
+        assert!(queue.take_nearest().is_none());
     }
 
     /// Of two runs at once, the first to finish is kept and the other's result dropped.
@@ -536,7 +639,7 @@ mod tests {
         let (release, released) = std::sync::mpsc::channel::<()>();
         let released = Mutex::new(released);
         let first = AtomicBool::new(true);
-        let racing = BuildTask::new(move || {
+        let racing = BuildTask::new(0.0, move || {
             if first.swap(false, Ordering::SeqCst) {
                 // The first run to start is held until the other has finished.
                 entered.send(()).unwrap();
@@ -563,7 +666,7 @@ mod tests {
     fn waiting_for_a_build_ends_when_one_finishes() {
         let (start, started) = std::sync::mpsc::channel::<()>();
         let started = Mutex::new(started);
-        let mut pending = spawn_build(BuildPriority::Normal, (PieceKey::Patch, false), move || {
+        let mut pending = spawn_build(BuildPriority::Normal, BuildOrder::of(PieceKey::Patch), move || {
             started.lock().unwrap().recv().ok();
             Err(BuildError::Cancelled)
         });
@@ -585,8 +688,9 @@ mod tests {
 
     #[test]
     fn a_panicking_build_is_an_error_not_a_lost_job() {
-        let mut pending =
-            spawn_build(BuildPriority::Background, (PieceKey::Patch, false), || panic!("broken build"));
+        let mut pending = spawn_build(BuildPriority::Background, BuildOrder::of(PieceKey::Patch), || {
+            panic!("broken build")
+        });
         let result = loop {
             if let Some(result) = pending.take_finished() {
                 break result;
