@@ -340,9 +340,9 @@ fn river_world(rivers: bool) -> TerrainPreset {
 /// The endless rivers on and off, alternated (see the module's description).
 fn rivers() {
     println!(
-        "| endless example's world, 200 units/s | rivers | update median | update p99 | near chunks' wait: median / p99 / longest | regions routed | most kept | their memory |"
+        "| endless example's world, 200 units/s | rivers | update median | update p99 | near chunks' wait: median / p99 / longest | regions routed | most kept | their memory | chunks' samples kept |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for round in 0..2 {
         for on in [true, false] {
             let mut app = streaming_app(TerrainPlugin::default(), river_world(on));
@@ -352,12 +352,21 @@ fn rivers() {
             let mut updates = Vec::new();
             let mut longest = Duration::ZERO;
             let mut near_waits = Vec::new();
+            let mut most_samples = 0;
             for leg in 0..10 {
                 let x0 = leg as f32 * 2000.0;
                 let flight = fly(&mut app, 600, |frame| x0 + frame as f32 * 200.0 / 60.0);
                 updates.extend(flight.updates);
                 longest = longest.max(flight.longest_wait);
                 near_waits.extend(flight.near_waits);
+                let mut pieces = app.world_mut().query::<&TerrainPiece>();
+                most_samples = most_samples.max(
+                    pieces
+                        .iter(app.world())
+                        .filter_map(|p| p.kept_samples())
+                        .map(|s| s.capacity_bytes())
+                        .sum(),
+                );
                 if let Some(network) = default_jobs(&mut app).rivers() {
                     most = most.max(network.kept_regions());
                     most_bytes = most_bytes.max(network.kept_bytes());
@@ -367,10 +376,11 @@ fn rivers() {
             let (near_median, near_p99) = percentiles(near_waits);
             let (median, p99) = percentiles(updates);
             println!(
-                "| round {round} | {} | {median:.2} ms | {p99:.2} ms | {near_median:.0} / {near_p99:.0} / {:.0} ms | {routed} | {most} | {:.1} MiB |",
+                "| round {round} | {} | {median:.2} ms | {p99:.2} ms | {near_median:.0} / {near_p99:.0} / {:.0} ms | {routed} | {most} | {:.1} MiB | {:.1} MiB |",
                 if on { "on" } else { "off" },
                 longest.as_secs_f64() * 1e3,
-                most_bytes as f64 / (1 << 20) as f64
+                most_bytes as f64 / (1 << 20) as f64,
+                most_samples as f64 / (1 << 20) as f64
             );
         }
     }

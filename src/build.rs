@@ -221,6 +221,9 @@ pub struct PieceBuild {
     /// endless rivers): for hooks that ask for the carved ground or the water between the
     /// vertices ([`RiverNetwork::near`]).
     pub rivers: Option<Arc<RiverNetwork>>,
+    /// A chunk's samples before stitching, for a build of it with another stitching (`None` for
+    /// the patch).
+    pub samples: Option<Arc<ChunkSamples>>,
 }
 
 /// Why a build produced nothing.
@@ -247,12 +250,26 @@ pub struct BuildControl {
     /// The endless rivers to carve chunks with, shared between builds (see
     /// [`with_rivers`](Self::with_rivers)).
     rivers: Option<Arc<RiverNetwork>>,
+    /// An earlier build's samples of the chunk (see [`with_samples`](Self::with_samples)).
+    samples: Option<Arc<ChunkSamples>>,
 }
 
 impl BuildControl {
     /// A control with nothing cancelled and no erosion running.
     pub fn new() -> Self {
-        Self { cancel: AtomicBool::new(false), progress: AtomicU32::new(u32::MAX), rivers: None }
+        Self {
+            cancel: AtomicBool::new(false),
+            progress: AtomicU32::new(u32::MAX),
+            rivers: None,
+            samples: None,
+        }
+    }
+
+    /// The control with the samples of an earlier build ([`PieceBuild::samples`]): a build of
+    /// the same chunk with the same parameters starts from them (the same bits as sampling
+    /// again); of another chunk or other parameters, they are not used.
+    pub fn with_samples(self, samples: Option<Arc<ChunkSamples>>) -> Self {
+        Self { samples, ..self }
     }
 
     /// The control with a river network whose solved regions the build shares with others. A
@@ -329,6 +346,10 @@ pub fn build_terrain(params: TerrainPreset) -> Result<PieceBuild, BuildError> {
 /// whatever its level of detail (stitched edges' odd vertices take what the coarser neighbour
 /// shows there). An eroded patch has no field gradient, and Worley and warped fields no fast one
 /// (value, gradient and simplex noise have): their normals come from the heights.
+///
+/// A chunk starts from `control`'s [samples](BuildControl::with_samples) where they are of this
+/// chunk and these parameters, and samples the field otherwise; either way the build keeps them
+/// in [`PieceBuild::samples`].
 pub fn build_piece(
     params: &TerrainPreset,
     spec: PieceSpec,
@@ -341,15 +362,10 @@ pub fn build_piece(
     let n = geometry.vertices;
     let mut erosion_maps = None;
     let (mut river_segments, mut lake_cells, mut rivers) = (Vec::new(), Vec::new(), None);
+    let mut chunk_samples = None;
     // The erosion filter's cut at each vertex, and the rivers' where deeper, for the colour rules
     // (empty without either).
-    let mut cuts;
-    let changes_heights = params.post.is_active() || params.erosion.is_active();
-    // The raw noise's figures, when post-processing or erosion will change them.
-    let raw_stats = |padded: &Heightmap, border: u32| -> Result<Option<HeightStats>, BuildError> {
-        let frame = Frame { x: border, y: border, width: n, height: n };
-        Ok(if changes_heights { Some(padded.crop(frame)?.stats()) } else { None })
-    };
+    let cuts;
     // Each arm also says how many world units one map unit spans (for the normals' slopes).
     let (padded, border, raw, mut gradients, world_per_unit) = match spec.key {
         PieceKey::Patch => {
@@ -357,7 +373,7 @@ pub fn build_piece(
                 GridWindow { origin: [-1, -1], width: n + 2, height: n + 2, pixels_per_unit: f64::from(n) };
             let (mut padded, mut gradients) = sample_with_gradients(&params.noise, window, reuse.gradients)?;
             cuts = cut_depths(&params.noise, window, &padded, 1, n);
-            let raw = raw_stats(&padded, 1)?;
+            let raw = raw_stats(params, &padded, 1, n)?;
             let frame = Frame { x: 1, y: 1, width: n, height: n };
             params.post.apply_in_frame_with_gradients(&mut padded, &mut gradients, frame, f64::from(n));
             if params.erosion.is_active() {
@@ -381,26 +397,23 @@ pub fn build_piece(
             (padded, 1, raw, gradients, world_per_unit)
         }
         PieceKey::Chunk(key) => {
-            let (chunk_size, _) = chunk_shape(&params.layout);
-            let window = chunk_window(key, chunk_size, n, f64::from(params.world_size), 2);
-            let (mut padded, mut gradients) = sample_with_gradients(&params.noise, window, reuse.gradients)?;
-            cuts = cut_depths(&params.noise, window, &padded, 2, n);
-            let raw = raw_stats(&padded, 2)?;
-            params.post.apply_in_world_with_gradients(
-                &mut padded,
-                &mut gradients,
-                window,
-                params.noise.value_bounds(),
-            );
-            if params.has_endless_rivers() {
-                let carved = ChunkToCarve { window, border: 2, n };
-                let network = river_network(params, control);
-                (river_segments, lake_cells) =
-                    carve_rivers(&network, carved, (&mut padded, &mut gradients), &mut cuts);
-                rivers = Some(network);
-            }
-            fold_stitched_edges(&mut padded, 2, spec.stitch);
-            (padded, 2, raw, gradients, params.world_size)
+            let samples =
+                match control.samples.as_ref().filter(|kept| kept.key == key && kept.params == *params) {
+                    Some(kept) => kept.clone(),
+                    None => Arc::new(ChunkSamples::sample(params, key, control)?),
+                };
+            let mut padded = samples.padded.clone();
+            fold_stitched_edges(&mut padded, ChunkSamples::BORDER, spec.stitch);
+            let mut gradients = reuse.gradients;
+            gradients.clear();
+            gradients.extend_from_slice(&samples.gradients);
+            cuts = samples.cuts.clone();
+            river_segments = samples.river_segments.clone();
+            lake_cells = samples.lake_cells.clone();
+            rivers = samples.rivers.clone();
+            let raw = samples.raw;
+            chunk_samples = Some(samples);
+            (padded, ChunkSamples::BORDER, raw, gradients, params.world_size)
         }
     };
     let layout = SurfaceLayout {
@@ -450,7 +463,95 @@ pub fn build_piece(
         river_segments,
         lake_cells,
         rivers,
+        samples: chunk_samples,
     })
+}
+
+/// The figures of the raw noise at the `n × n` vertices inside `border` of `padded`, when
+/// `params`' post-processing or erosion will change them.
+fn raw_stats(
+    params: &TerrainPreset,
+    padded: &Heightmap,
+    border: u32,
+    n: u32,
+) -> Result<Option<HeightStats>, BuildError> {
+    let changes_heights = params.post.is_active() || params.erosion.is_active();
+    let frame = Frame { x: border, y: border, width: n, height: n };
+    Ok(if changes_heights { Some(padded.crop(frame)?.stats()) } else { None })
+}
+
+/// A chunk's samples before its edges are stitched: its post-processed and carved heights with
+/// a border of [`BORDER`](Self::BORDER) samples, their gradients, the cut depths, its rivers, and
+/// the parameters they are of. A build of the same chunk with the same parameters and another
+/// stitching starts from them instead of sampling again (given with
+/// [`BuildControl::with_samples`]): as a focus flies, the levels around a chunk change and most
+/// chunks are stitched anew two or three times, and sampling is most of a build.
+#[derive(Debug)]
+pub struct ChunkSamples {
+    key: ChunkKey,
+    /// The validated parameters they were sampled with.
+    params: TerrainPreset,
+    padded: Heightmap,
+    gradients: Vec<[f32; 2]>,
+    cuts: Vec<f32>,
+    raw: Option<HeightStats>,
+    river_segments: Vec<RiverSegment>,
+    lake_cells: Vec<([i64; 2], f32)>,
+    rivers: Option<Arc<RiverNetwork>>,
+}
+
+impl ChunkSamples {
+    /// Samples around a chunk's vertices: the normals at its edges and the folding of stitched
+    /// edges need two.
+    const BORDER: u32 = 2;
+
+    /// Samples chunk `key` of `params` (validated), with the rivers of `control`.
+    fn sample(params: &TerrainPreset, key: ChunkKey, control: &BuildControl) -> Result<Self, BuildError> {
+        let (chunk_size, n) = chunk_shape(&params.layout);
+        let border = Self::BORDER;
+        let window = chunk_window(key, chunk_size, n, f64::from(params.world_size), border);
+        let (mut padded, mut gradients) = sample_with_gradients(&params.noise, window, Vec::new())?;
+        let mut cuts = cut_depths(&params.noise, window, &padded, border, n);
+        let raw = raw_stats(params, &padded, border, n)?;
+        params.post.apply_in_world_with_gradients(
+            &mut padded,
+            &mut gradients,
+            window,
+            params.noise.value_bounds(),
+        );
+        let (mut river_segments, mut lake_cells, mut rivers) = (Vec::new(), Vec::new(), None);
+        if params.has_endless_rivers() {
+            let carved = ChunkToCarve { window, border, n };
+            let network = river_network(params, control);
+            (river_segments, lake_cells) =
+                carve_rivers(&network, carved, (&mut padded, &mut gradients), &mut cuts);
+            rivers = Some(network);
+        }
+        Ok(Self {
+            key,
+            params: params.clone(),
+            padded,
+            gradients,
+            cuts,
+            raw,
+            river_segments,
+            lake_cells,
+            rivers,
+        })
+    }
+
+    /// The chunk they are of.
+    pub fn key(&self) -> ChunkKey {
+        self.key
+    }
+
+    /// Bytes of memory their arrays hold.
+    pub fn capacity_bytes(&self) -> usize {
+        size_of::<f32>() * (self.padded.samples().len() + self.cuts.capacity())
+            + size_of::<[f32; 2]>() * self.gradients.capacity()
+            + size_of::<RiverSegment>() * self.river_segments.capacity()
+            + size_of::<([i64; 2], f32)>() * self.lake_cells.capacity()
+    }
 }
 
 /// A chunk's samples: its window, the border of samples around its `n × n` vertices.
@@ -656,6 +757,83 @@ mod tests {
             scatter: Vec::new(),
             sea: false,
             ..TerrainPreset::river_mountains()
+        }
+    }
+
+    /// Everything a piece shows of a build, bit for bit.
+    #[derive(Debug, PartialEq)]
+    struct ShownBits {
+        /// Mesh positions and normals, then the heights.
+        floats: Vec<u32>,
+        /// The figures and the raw noise's.
+        stats: Vec<u32>,
+        texels: Vec<u8>,
+        river_segments: Vec<RiverSegment>,
+        lake_cells: Vec<([i64; 2], f32)>,
+    }
+
+    fn shown_bits(build: &PieceBuild) -> ShownBits {
+        let normals = match build.mesh.attribute(Mesh::ATTRIBUTE_NORMAL) {
+            Some(VertexAttributeValues::Float32x3(n)) => n.clone(),
+            other => panic!("normals: {other:?}"),
+        };
+        let floats = positions(&build.mesh).into_iter().chain(normals).flatten();
+        let stats = [build.stats, build.raw_stats].into_iter().flat_map(|s| [s.min, s.max, s.mean]);
+        ShownBits {
+            floats: floats.chain(build.heights.samples().iter().copied()).map(f32::to_bits).collect(),
+            stats: stats.map(f32::to_bits).collect(),
+            texels: build.image.data.clone().unwrap_or_default(),
+            river_segments: build.river_segments.clone(),
+            lake_cells: build.lake_cells.clone(),
+        }
+    }
+
+    /// A chunk stitched anew from the samples of its build with another stitching is the chunk
+    /// built afresh with the new stitching, bit for bit (heights, mesh, normals, texture, figures,
+    /// rivers and lakes), with the erosion filter's gullies and rivers on; samples of another
+    /// chunk or of other parameters are not used.
+    #[test]
+    fn a_chunk_stitched_anew_from_kept_samples_is_the_chunk_built_afresh() {
+        let params = river_world(64.0, 65);
+        let build = |params: &TerrainPreset, key: ChunkKey, stitch: Stitch, control: &BuildControl| {
+            build_piece(params, PieceSpec { key: PieceKey::Chunk(key), stitch }, default(), control).unwrap()
+        };
+        let fresh = |params: &TerrainPreset, key: ChunkKey, stitch: Stitch| {
+            build(params, key, stitch, &BuildControl::new())
+        };
+        // A chunk with a river on it, and its neighbour.
+        let network = RiverNetwork::new(params.river_world());
+        let river = network.region(noise_terrain_core::RegionKey { x: 1, y: 1 }).segments[20];
+        let [at, _] = river.positions();
+        let key = ChunkKey {
+            level: 0,
+            x: (at[0] * 2000.0 / 64.0).floor() as i64,
+            z: (at[1] * 2000.0 / 64.0).floor() as i64,
+        };
+        let first = fresh(&params, key, Stitch::NONE);
+        assert!(!first.river_segments.is_empty(), "a river on the chunk");
+        let kept = first.samples.clone().expect("a chunk keeps its samples");
+        use noise_terrain_core::advanced::{Corner, Side};
+        let west = Stitch::NONE.with(Side::ALL[0], true);
+        let two = west.with(Side::ALL[3], true).with_corner(Corner::ALL[1], true);
+        for stitch in [west, two, Stitch::NONE] {
+            let again = build(&params, key, stitch, &BuildControl::new().with_samples(Some(kept.clone())));
+            assert!(Arc::ptr_eq(again.samples.as_ref().unwrap(), &kept), "started from the kept samples");
+            let afresh = fresh(&params, key, stitch);
+            assert_eq!(shown_bits(&again), shown_bits(&afresh), "{stitch:?}");
+            if stitch != Stitch::NONE {
+                assert_ne!(shown_bits(&again).floats, shown_bits(&first).floats, "the stitching shows");
+            }
+        }
+        let neighbour = ChunkKey { x: key.x + 1, ..key };
+        let other_seed = TerrainPreset {
+            noise: NoiseSettings { seed: params.noise.seed + 1, ..params.noise },
+            ..params.clone()
+        };
+        for (params, key) in [(&params, neighbour), (&other_seed, key)] {
+            let built = build(params, key, west, &BuildControl::new().with_samples(Some(kept.clone())));
+            assert!(!Arc::ptr_eq(built.samples.as_ref().unwrap(), &kept), "not another chunk's samples");
+            assert_eq!(shown_bits(&built), shown_bits(&fresh(params, key, west)));
         }
     }
 

@@ -575,6 +575,41 @@ fn a_chunk_despawned_by_game_code_comes_back() {
     assert_eq!(app.world().resource::<TerrainStats>().pieces_shown, shown);
 }
 
+/// A chunk stitched anew as the levels around it change starts from the samples of its build
+/// before, and the samples go once kept for `CHUNK_SAMPLES_KEPT_FOR` of the app's real time.
+#[test]
+fn chunks_stitched_anew_start_from_their_kept_samples_which_go_in_time() {
+    use bevy::time::TimeUpdateStrategy;
+    use bevy_noise_terrain::pieces::CHUNK_SAMPLES_KEPT_FOR;
+    let mut app = app_with(endless());
+    // The real-time clock stands still until the end (the samples' age is read on it).
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(std::time::Duration::ZERO));
+    settle(&mut app);
+    let kept = |app: &mut App| {
+        let mut q = app.world_mut().query::<(Entity, &TerrainPiece)>();
+        q.iter(app.world())
+            .filter(|(_, p)| p.shown.is_some() && !p.retiring)
+            .map(|(e, p)| (e, (p.spec.stitch, p.kept_samples().cloned())))
+            .collect::<HashMap<_, _>>()
+    };
+    let before = kept(&mut app);
+    assert!(before.values().all(|(_, samples)| samples.is_some()), "every chunk keeps its samples");
+    // Two chunk sizes along x: the levels' rings move, and chunks beside them are stitched anew.
+    move_focus(&mut app, Vec3::new(2.0 * CHUNK, 0.0, 0.0));
+    settle(&mut app);
+    let after = kept(&mut app);
+    let restitched: Vec<_> =
+        after.iter().filter(|(e, (stitch, _))| before.get(e).is_some_and(|(was, _)| was != stitch)).collect();
+    assert!(restitched.len() > 4, "only {} chunks stitched anew", restitched.len());
+    for (entity, (_, samples)) in restitched {
+        let (now, then) = (samples.as_ref(), before[entity].1.as_ref());
+        assert!(now.zip(then).is_some_and(|(a, b)| std::sync::Arc::ptr_eq(a, b)), "{entity}: sampled again");
+    }
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(CHUNK_SAMPLES_KEPT_FOR * 2));
+    app.update();
+    assert!(kept(&mut app).values().all(|(_, samples)| samples.is_none()), "samples kept past their time");
+}
+
 #[test]
 fn after_a_flight_faster_than_the_builds_the_terrain_settles() {
     // At 40 units a frame most chunks retire before their builds land; a retiring piece that

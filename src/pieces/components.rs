@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use noise_terrain_core::advanced::Stitch;
 use noise_terrain_core::{Clamped, HeightStats, Heightmap};
 
-use crate::build::{HookSet, PieceGeometry, PieceSpec};
+use crate::build::{ChunkSamples, HookSet, PieceGeometry, PieceSpec};
 use crate::params::{TerrainPreset, TerrainPresetReflect};
 use crate::pieces::jobs::{FinishedBuild, PieceJob, TerrainJobs};
 
@@ -143,12 +143,33 @@ pub struct TerrainPiece {
     /// A finished build that waits for the pieces its edges depend on (boxed: the component
     /// stays small to move).
     pub(crate) ready: Option<Box<FinishedBuild>>,
+    /// The samples of the chunk's latest finished build, and when it was taken in: its next
+    /// build with the same parameters (stitched anew as the levels around it change) starts
+    /// from them, for [`CHUNK_SAMPLES_KEPT_FOR`](crate::pieces::CHUNK_SAMPLES_KEPT_FOR).
+    pub(crate) samples: Option<(std::time::Instant, Arc<ChunkSamples>)>,
 }
 
 impl TerrainPiece {
     /// A piece that shows nothing yet.
     pub(crate) fn new(spec: PieceSpec, bounds: [f64; 4], image: Handle<Image>) -> Self {
-        Self { spec, shown: None, retiring: false, bounds, image, material: None, job: None, ready: None }
+        Self {
+            spec,
+            shown: None,
+            retiring: false,
+            bounds,
+            image,
+            material: None,
+            job: None,
+            ready: None,
+            samples: None,
+        }
+    }
+
+    /// The samples kept for the chunk's next build with the same parameters (see
+    /// [`ChunkSamples`]; `None` for the patch, and once kept for
+    /// [`CHUNK_SAMPLES_KEPT_FOR`](crate::pieces::CHUNK_SAMPLES_KEPT_FOR)).
+    pub fn kept_samples(&self) -> Option<&Arc<ChunkSamples>> {
+        self.samples.as_ref().map(|(_, samples)| samples)
     }
 
     /// Whether a build is running for the piece.

@@ -2,7 +2,9 @@
 //! out-of-date pieces, and taking in finished ones (they wait on their piece until
 //! [`swap`](super::swap) shows them).
 
+use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bevy::ecs::entity::EntityHashSet;
 use bevy::platform::collections::HashMap;
@@ -22,6 +24,12 @@ use crate::pieces::workers::{BuildOrder, BuildPriority, PendingBuild, rescue_sta
 
 /// Most piece jobs of one terrain running at once.
 pub const MAX_JOBS_IN_FLIGHT: usize = 16;
+
+/// How long a chunk keeps the samples of its latest build for its next one (see
+/// [`ChunkSamples`](crate::build::ChunkSamples)): a flight stitches chunks anew within a few
+/// seconds of their build as the levels around them change (at 100 units/s and the default
+/// layout, within about 5 s); at rest the memory goes.
+pub const CHUNK_SAMPLES_KEPT_FOR: Duration = Duration::from_secs(5);
 
 /// A terrain's validated parameters and their generation (one per effective change).
 #[derive(Clone, Debug)]
@@ -91,7 +99,10 @@ pub struct TerrainJobs {
     /// Work a build hook spreads over frames that waits (scatter's things to spawn or despawn).
     pub(crate) hook_work_waiting: usize,
     /// How long the latest build shown took, from parameters to mesh and image.
-    pub(crate) last_build_time: std::time::Duration,
+    pub(crate) last_build_time: Duration,
+    /// The pieces that kept the samples of a build, and when, oldest first (see
+    /// [`CHUNK_SAMPLES_KEPT_FOR`]).
+    pub(crate) kept_samples: VecDeque<(Instant, Entity)>,
 }
 
 impl TerrainJobs {
@@ -174,20 +185,27 @@ pub(crate) fn drive_jobs(
     mut pool: ResMut<PiecePool>,
     (hooks, priority, time): (Res<PieceHooks>, Res<BuildPriority>, Option<Res<Time<Real>>>),
 ) {
-    let now = time.and_then(|t| t.last_update()).unwrap_or_else(std::time::Instant::now);
+    let now = time.and_then(|t| t.last_update()).unwrap_or_else(Instant::now);
     pool.set_clock(now);
     rescue_starved_builds();
     for mut jobs in &mut terrains {
-        collect_finished(&mut jobs, &mut pieces, &mut pool);
+        collect_finished(&mut jobs, &mut pieces, &mut pool, now);
+        forget_old_samples(&mut jobs, &mut pieces, now);
         start_jobs(&mut jobs, &mut pieces, &mut pool, &hooks, *priority);
     }
     pool.expire_buffers(now);
 }
 
 /// Takes in a terrain's finished jobs: each waits on its piece (replacing an older waiting
-/// build, whose memory goes to the pool). Cancels the erosion of builds that newer parameters
-/// wait behind. Forgets jobs whose piece was despawned (by someone else).
-fn collect_finished(jobs: &mut TerrainJobs, pieces: &mut Query<&mut TerrainPiece>, pool: &mut PiecePool) {
+/// build, whose memory goes to the pool) and keeps its samples for the piece's next build (from
+/// `now`). Cancels the erosion of builds that newer parameters wait behind. Forgets jobs whose
+/// piece was despawned (by someone else).
+fn collect_finished(
+    jobs: &mut TerrainJobs,
+    pieces: &mut Query<&mut TerrainPiece>,
+    pool: &mut PiecePool,
+    now: Instant,
+) {
     let current = jobs.generation();
     let mut building = std::mem::take(&mut jobs.building);
     building.retain(|&entity| {
@@ -201,7 +219,11 @@ fn collect_finished(jobs: &mut TerrainJobs, pieces: &mut Query<&mut TerrainPiece
         let Some(job) = piece.job.take() else { return false };
         let entry = jobs.index.get_mut(&piece.spec.key).filter(|e| e.entity == entity);
         match result {
-            Ok(build) => {
+            Ok(mut build) => {
+                piece.samples = build.samples.take().map(|samples| (now, samples));
+                if piece.samples.is_some() {
+                    jobs.kept_samples.push_back((now, entity));
+                }
                 let finished = FinishedBuild { build, params: job.params, generation: job.generation };
                 if let Some(mut older) = piece.ready.replace(Box::new(finished)) {
                     pool.keep_buffers(TerrainBuffers::from_unshown(&mut older.build));
@@ -232,6 +254,22 @@ fn collect_finished(jobs: &mut TerrainJobs, pieces: &mut Query<&mut TerrainPiece
         false
     });
     jobs.building = building;
+}
+
+/// Lets go of the samples pieces kept longer than [`CHUNK_SAMPLES_KEPT_FOR`] before `now`.
+fn forget_old_samples(jobs: &mut TerrainJobs, pieces: &mut Query<&mut TerrainPiece>, now: Instant) {
+    while let Some(&(kept, entity)) = jobs.kept_samples.front() {
+        if now.saturating_duration_since(kept) <= CHUNK_SAMPLES_KEPT_FOR {
+            break;
+        }
+        jobs.kept_samples.pop_front();
+        // Unless the piece went, or kept newer samples since.
+        if let Ok(mut piece) = pieces.get_mut(entity)
+            && piece.samples.as_ref().is_some_and(|(at, _)| *at == kept)
+        {
+            piece.samples = None;
+        }
+    }
 }
 
 /// Starts jobs for a terrain's nearest wanted pieces that are out of date (neither shown nor
@@ -268,7 +306,11 @@ fn start_jobs(
         let (params, spec) = (current.params.clone(), piece.spec);
         // Taken by the first run (a starved build may be run a second time, see `workers`).
         let reuse = std::sync::Mutex::new(Some(pool.take_buffers()));
-        let control = Arc::new(BuildControl::new().with_rivers(current.rivers.clone()));
+        let control = Arc::new(
+            BuildControl::new()
+                .with_rivers(current.rivers.clone())
+                .with_samples(piece.samples.as_ref().map(|(_, samples)| samples.clone())),
+        );
         let hooks = hooks.clone();
         let (params_for_job, control_for_job) = (params.clone(), control.clone());
         let wanted_hooks = wanted.hooks.clone();

@@ -46,7 +46,7 @@ pub use components::{
     TerrainSettings, TerrainStats, TerrainStatus, TerrainValidation,
 };
 pub use hooks::{HookOutput, PieceHook, PieceHooks};
-pub use jobs::{MAX_JOBS_IN_FLIGHT, TerrainJobs};
+pub use jobs::{CHUNK_SAMPLES_KEPT_FOR, MAX_JOBS_IN_FLIGHT, TerrainJobs};
 pub use pool::{ASSET_POOL_SIZE, PiecePool, SPARE_BUFFERS_KEPT_FOR};
 pub use swap::APPLY_BUDGET;
 pub use workers::{BuildPriority, builds_finished, wait_for_builds_after};
