@@ -12,8 +12,9 @@
 //! - rivers (`-- rivers` only): the endless example's world (gullies, 7 octaves, 2 km map units)
 //!   with its rivers and lakes and without, alternated: the main thread's update time at
 //!   200 units/s, the waits of the chunks near the focus, and over a 20 km flight the regions
-//!   routed, the most kept at once and their memory; then one region's routing against 16 of the
-//!   world's chunks built without rivers, on one thread;
+//!   routed, the most kept at once and their memory, between two runs of the app without a
+//!   terrain; then one region's routing against 16 of the world's chunks built without rivers,
+//!   on one thread;
 //! - scatter (`-- scatter` only): the endless example's world with its three layers (trees,
 //!   rocks, reeds) and without them, alternated, at rest and at 200 units/s, with the instance
 //!   count and, of the flight's frames, the share that began with a chunk build in flight and
@@ -337,8 +338,10 @@ fn river_world(rivers: bool) -> TerrainPreset {
     TerrainPreset { endless_rivers: EndlessRivers { enabled: rivers, ..default() }, ..example_world(false) }
 }
 
-/// The endless rivers on and off, alternated (see the module's description).
+/// The endless rivers on and off, alternated (see the module's description), between two
+/// measurements of the app without a terrain.
 fn rivers() {
+    bare_app();
     println!(
         "| endless example's world, 200 units/s | rivers | update median | update p99 | near chunks' wait: median / p99 / longest | regions routed | most kept | their memory | chunks' samples kept |"
     );
@@ -384,6 +387,7 @@ fn rivers() {
             );
         }
     }
+    bare_app();
     // One region's routing against 16 chunks' builds, on this thread, alternated.
     use bevy_noise_terrain::build::{BuildControl, PieceSpec, build_piece};
     use bevy_noise_terrain::core::{RegionKey, RiverNetwork};

@@ -481,7 +481,7 @@ fn raw_stats(
 }
 
 /// A chunk's samples before its edges are stitched: its post-processed and carved heights with
-/// a border of [`BORDER`](Self::BORDER) samples, their gradients, the cut depths, its rivers, and
+/// a border of two samples, their gradients, the cut depths, its rivers, and
 /// the parameters they are of. A build of the same chunk with the same parameters and another
 /// stitching starts from them instead of sampling again (given with
 /// [`BuildControl::with_samples`]): as a focus flies, the levels around a chunk change and most

@@ -153,10 +153,14 @@ pub struct RiverWater;
 #[derive(Component, Debug, Clone, Copy)]
 struct PieceRiverWater(Entity);
 
-/// What the hook makes in the background for the patch.
+/// What the hook makes in the background for a piece.
 struct RiverOutput {
     rivers: TerrainRivers,
     ribbons: Option<Mesh>,
+    /// The ribbons are a function of the rivers alone (a chunk's: its translation never
+    /// changes), so a piece that has these rivers has this water already (a chunk stitched
+    /// anew keeps both: no entity, mesh or upload is made again).
+    water_follows_rivers: bool,
 }
 
 /// The patch's rivers as data and water (part of [`TerrainPlugins`](crate::TerrainPlugins)):
@@ -183,7 +187,7 @@ fn build_rivers(build: &PieceBuild, params: &TerrainPreset) -> Option<RiverOutpu
         let ribbons = params
             .river_water
             .then(|| ribbon_mesh(&rivers, origin, build.geometry.step(), params.height_scale));
-        return Some(RiverOutput { rivers, ribbons });
+        return Some(RiverOutput { rivers, ribbons, water_follows_rivers: false });
     }
     if build.river_segments.is_empty() && build.lake_cells.is_empty() {
         return None;
@@ -192,15 +196,23 @@ fn build_rivers(build: &PieceBuild, params: &TerrainPreset) -> Option<RiverOutpu
     // On the water: its surface lies below the banks, so the ribbon's edges (as wide as the
     // river) tuck under them.
     let ribbons = Some(ribbons(&rivers, origin, 0.0, 0.0));
-    Some(RiverOutput { rivers, ribbons })
+    Some(RiverOutput { rivers, ribbons, water_follows_rivers: true })
 }
 
 /// The hook's `apply`: gives the piece its rivers and ribbons, or takes old ones away.
 fn apply_rivers(commands: &mut Commands, piece: Entity, output: Option<Option<RiverOutput>>) {
     let output = output.flatten();
     commands.entity(piece).queue(move |mut piece: EntityWorldMut| {
+        let unchanged = output.as_ref().is_some_and(|o| {
+            o.water_follows_rivers
+                && piece.get::<TerrainRivers>() == Some(&o.rivers)
+                && piece.contains::<PieceRiverWater>() == o.ribbons.is_some()
+        });
+        if unchanged {
+            return;
+        }
         let (rivers, ribbons) = match output {
-            Some(RiverOutput { rivers, ribbons }) => (Some(rivers), ribbons),
+            Some(RiverOutput { rivers, ribbons, .. }) => (Some(rivers), ribbons),
             None => (None, None),
         };
         match rivers {

@@ -610,6 +610,44 @@ fn chunks_stitched_anew_start_from_their_kept_samples_which_go_in_time() {
     assert!(kept(&mut app).values().all(|(_, samples)| samples.is_none()), "samples kept past their time");
 }
 
+/// A chunk stitched anew keeps its river water (the same entity and mesh: nothing to make or
+/// upload again), and every chunk with rivers has one water child.
+#[test]
+fn a_chunk_stitched_anew_keeps_its_river_water() {
+    let mut app = app_with(endless_with_rivers());
+    settle(&mut app);
+    let waters = |app: &mut App| {
+        let mut children =
+            app.world_mut().query_filtered::<(Entity, &ChildOf), With<bevy_noise_terrain::RiverWater>>();
+        let mut by_piece: HashMap<Entity, Vec<Entity>> = HashMap::new();
+        for (water, parent) in children.iter(app.world()) {
+            by_piece.entry(parent.parent()).or_default().push(water);
+        }
+        let mut pieces = app.world_mut().query::<(Entity, &TerrainPiece, Option<&TerrainRivers>)>();
+        pieces
+            .iter(app.world())
+            .filter(|(_, p, _)| p.shown.is_some() && !p.retiring)
+            .map(|(e, p, rivers)| {
+                (e, (p.spec.stitch, rivers.cloned(), by_piece.get(&e).cloned().unwrap_or_default()))
+            })
+            .collect::<HashMap<_, _>>()
+    };
+    let before = waters(&mut app);
+    move_focus(&mut app, Vec3::new(2.0 * CHUNK, 0.0, 0.0));
+    settle(&mut app);
+    let after = waters(&mut app);
+    let mut kept = 0;
+    for (entity, (stitch, rivers, water)) in &after {
+        assert_eq!(water.len(), usize::from(rivers.is_some()), "{entity}: {} water children", water.len());
+        let Some((was_stitch, was_rivers, was_water)) = before.get(entity) else { continue };
+        if was_stitch != stitch && rivers.is_some() && was_rivers == rivers {
+            assert_eq!(was_water, water, "{entity}: its water was made again");
+            kept += 1;
+        }
+    }
+    assert!(kept > 0, "no chunk with rivers was stitched anew");
+}
+
 #[test]
 fn after_a_flight_faster_than_the_builds_the_terrain_settles() {
     // At 40 units a frame most chunks retire before their builds land; a retiring piece that
