@@ -26,9 +26,8 @@ use crate::pieces::workers::{BuildOrder, BuildPriority, PendingBuild, rescue_sta
 pub const MAX_JOBS_IN_FLIGHT: usize = 16;
 
 /// How long a chunk keeps the samples of its latest build for its next one (see
-/// [`ChunkSamples`](crate::build::ChunkSamples)): a flight stitches chunks anew within a few
-/// seconds of their build as the levels around them change (at 100 units/s and the default
-/// layout, within about 5 s); at rest the memory goes.
+/// [`ChunkSamples`](crate::build::ChunkSamples)): a flight stitches chunks anew within seconds
+/// of their build as the levels around them change; at rest the memory goes.
 pub const CHUNK_SAMPLES_KEPT_FOR: Duration = Duration::from_secs(5);
 
 /// A terrain's validated parameters and their generation (one per effective change).
