@@ -239,7 +239,7 @@ impl GullyPlan {
             k,
             bends,
             [self.weights(k, fx), self.weights(k, fy)],
-            &self.offsets_from_pivots(k, [ix, iy], [fx, fy]),
+            ([fx, fy], &self.pivot_hashes(k, [ix, iy])),
             state.to_dual(),
         ))
     }
@@ -260,48 +260,33 @@ impl GullyPlan {
         split(q * self.cells[k] - 0.5)
     }
 
-    /// Where the point at fractions `[fx, fy]` of cell `(ix, iy)` (see [`cell_of`](Self::cell_of))
-    /// lies from the pivots of octave `k`'s four cells around it, `[x, y]` in cells, in the order
-    /// `(0, 0)`, `(1, 0)`, `(0, 1)`, `(1, 1)`: each pivot is its cell's centre (that many cells
-    /// from the point's lower centre) moved by a hashed jitter. Branch-free integer arithmetic, so
-    /// that the rows compute them per pixel inside their vectorised loops (filling rows of pivots
-    /// once per run of pixels in a cell took a fifth of each octave: the runs are a few pixels
-    /// long at the finer octaves).
+    /// The hashes of octave `k`'s four cells around a point in cell `(ix, iy)` (see
+    /// [`cell_of`](Self::cell_of)), in the order `(0, 0)`, `(1, 0)`, `(0, 1)`, `(1, 1)`: each
+    /// cell's top and bottom 16 bits, which place its pivot (its centre moved by `PIVOT_JITTER`
+    /// times each as a fraction of 2¹⁶, see [`octave_in`](Self::octave_in)). Branch-free integer
+    /// arithmetic, so that the rows compute them per pixel inside their vectorised loops (filling
+    /// rows of pivots once per run of pixels in a cell took a fifth of each octave: the runs are
+    /// a few pixels long at the finer octaves; hashing once per chunk of lanes in one cell saved
+    /// nothing).
     #[inline(always)]
-    pub(crate) fn offsets_from_pivots(
-        &self,
-        k: usize,
-        [ix, iy]: [i32; 2],
-        [fx, fy]: [f32; 2],
-    ) -> [[f32; 2]; 4] {
+    pub(crate) fn pivot_hashes(&self, k: usize, [ix, iy]: [i32; 2]) -> [[f32; 2]; 4] {
         let seed = self.seeds[k];
         // `spread_x(ix + 1) == spread_x(ix) + spread_x(1)`: the same bits as hashing `ix + 1`.
         let (x0, y0) = (spread_x(ix), spread_y(iy));
         let (x1, y1) = (x0.wrapping_add(spread_x(1)), y0.wrapping_add(spread_y(1)));
-        // The point less the centre's offset and the jitter's mean, once per offset; each cell
-        // then takes away its jitter, `PIVOT_JITTER` times a 16-bit fraction of the hash.
-        let half = 0.5 * PIVOT_JITTER;
-        let ([from_x0, from_x1], [from_y0, from_y1]) =
-            ([fx + half, fx + (half - 1.0)], [fy + half, fy + (half - 1.0)]);
-        // The top and the bottom half of the hash, each a 16-bit fraction (no rotate: AVX2 has
-        // none).
-        let jitter = |bits: u32| bits as f32 * (PIVOT_JITTER / 65_536.0);
-        let from = |x: u32, y: u32, [from_x, from_y]: [f32; 2]| {
+        // The top and the bottom half of the hash (no rotate: AVX2 has none).
+        let halves = |x: u32, y: u32| {
             let hash = light_hash(x ^ y ^ seed);
-            [from_x - jitter(hash >> 16), from_y - jitter(hash & 0xFFFF)]
+            [(hash >> 16) as f32, (hash & 0xFFFF) as f32]
         };
-        [
-            from(x0, y0, [from_x0, from_y0]),
-            from(x1, y0, [from_x1, from_y0]),
-            from(x0, y1, [from_x0, from_y1]),
-            from(x1, y1, [from_x1, from_y1]),
-        ]
+        [halves(x0, y0), halves(x1, y0), halves(x0, y1), halves(x1, y1)]
     }
 
     /// Octave `k` of gullies at a point whose cells' blend weights along x and y are `[x, y]`
-    /// (see [`weights`](Self::weights)), `from` the four cells' pivots (see
-    /// [`offsets_from_pivots`](Self::offsets_from_pivots)), added to the state, with the exact
-    /// gradient; with `bends` the slope bent for the next octave.
+    /// (see [`weights`](Self::weights)), at `fraction` past its lower cell's centre (see
+    /// [`cell_of`](Self::cell_of)) with the four cells' `hashes` (see
+    /// [`pivot_hashes`](Self::pivot_hashes)), added to the state, with the exact gradient; with
+    /// `bends` the slope bent for the next octave.
     ///
     /// Written out by hand rather than with [`Dual`] arithmetic throughout: the blend weights of
     /// one axis have no derivative along the other, and the bent slope's sums over the cells
@@ -313,7 +298,7 @@ impl GullyPlan {
         k: usize,
         bends: bool,
         [x, y]: [[f32; 3]; 2],
-        from: &[[f32; 2]; 4],
+        ([fx, fy], hashes): ([f32; 2], &[[f32; 2]; 4]),
         state: GullyState<Dual>,
     ) -> GullyState<Dual> {
         let GullyState { mask, slope, above } = state;
@@ -332,31 +317,45 @@ impl GullyPlan {
             Dual::new(-(s1.value * c), [0, 1].map(|j| s1.value * w[j] - s1.gradient[j] * c)),
             Dual::new(s0.value * c, [0, 1].map(|j| s0.gradient[j] * c - s0.value * w[j])),
         ];
+        // The point's offsets from the pivots, `(X - jx, Y - jy)` for `X` its offset from a
+        // cell's centre less the jitter's mean (`fx + ½κ` from the lower cells', one less from
+        // the upper ones') and `jx = κ h / 2¹⁶` the jitter from the hash's half `h`, for `κ` the
+        // jitter's reach (`PIVOT_JITTER`); across the gullies, `c ((X - jx) n₀ + (Y - jy) n₁)`
+        // for `n = (-s₁, s₀)`: the point's part once (each upper cell's one `n` less), each
+        // pivot's as the hash's halves times `n κ / 2¹⁶`, and `c` last, so that all of it but one
+        // product is made while the square root and the division of `c` run.
+        let half = 0.5 * PIVOT_JITTER;
+        let (xs, ys) = ([fx + half, fx + (half - 1.0)], [fy + half, fy + (half - 1.0)]);
+        let [n0, n1] = [-s1.value, s0.value];
+        let base = xs[0] * n0 + ys[0] * n1;
+        let bases = [base, base - n0, base - n1, (base - n0) - n1];
+        let unit = PIVOT_JITTER / 65_536.0;
+        let (j0, j1) = (n0 * unit, n1 * unit);
         let [a, b] = self.profile;
-        let centre = 1.0 + self.profile_mean;
         // `32 t - 128 t³` and its slope `32 - 384 t²`, times `d`.
-        let rounded = [32.0 * d, 128.0 * d, 384.0 * d];
-        // One cell's gully profile `p` and the rounded profile's slope `r` across the gullies
+        let [r1, r3, rt] = [32.0 * d, 128.0 * d, 384.0 * d];
+        // One cell's gully profile `p` (less its mean, taken off the blend: the weights sum to
+        // one and their slopes to zero) and the rounded profile's slope `r` across the gullies
         // (for the bend: the sharp one's jumps at the crests, and a jump in the direction would
         // tear the finer octaves there), each with its gradient. Written out for the four cells
         // (not a loop or a closure), so that the pixel loops around it stay innermost and
         // vectorise.
         macro_rules! cell {
             ($c:literal) => {{
-                let [rx, ry] = from[$c];
+                let [hx, hy] = hashes[$c];
                 // Distance across the gullies, in cells, and its place in the nearest one.
-                let t = rx * across[0].value + ry * across[1].value;
-                let t = t - (t + 0.5).floor();
-                let t_x = d * across[0].value + rx * across[0].gradient[0] + ry * across[1].gradient[0];
-                let t_y = d * across[1].value + rx * across[0].gradient[1] + ry * across[1].gradient[1];
-                // `p = -1 + a t² - b t⁴` and `p_t = 2t (a - 2b t²)`.
-                let (t2, twice) = (t * t, t + t);
+                let t = c * (bases[$c] - (hx * j0 + hy * j1));
+                let t = t - t.round_ties_even();
+                let (rx, ry) = (xs[$c & 1] - hx * unit, ys[$c >> 1] - hy * unit);
+                let [t_x, t_y] = [0, 1]
+                    .map(|j| d * across[j].value + rx * across[0].gradient[j] + ry * across[1].gradient[j]);
+                // `p = a t² - b t⁴` and `p_t = 2t (a - 2b t²)`.
+                let t2 = t * t;
                 let m = b * t2;
                 let rest = a - m;
-                let p_t = (rest - m) * twice;
-                let p = Dual::new(t2 * rest - centre, [p_t * t_x, p_t * t_y]);
+                let p_t = (rest - m) * (t + t);
+                let p = Dual::new(t2 * rest, [p_t * t_x, p_t * t_y]);
                 // The rounded profile's slope times the cells per map unit (for the bend).
-                let [r1, r3, rt] = rounded;
                 let r_t = r1 - rt * t2;
                 let r = Dual::new(t * (r1 - r3 * t2), [r_t * t_x, r_t * t_y]);
                 (p, r)
@@ -364,8 +363,9 @@ impl GullyPlan {
         }
         let cells = [cell!(0), cell!(1), cell!(2), cell!(3)];
         let profiles = [cells[0].0, cells[1].0, cells[2].0, cells[3].0];
-        // The profile blended, and for the bend its blend by the weights' slopes.
+        // The profile blended, less its mean, and for the bend its blend by the weights' slopes.
         let (profile, towards) = blend_cells(profiles, x, y);
+        let profile = profile.plus(-(1.0 + self.profile_mean));
         // A gully's full depth: `strength` times the height the ground drops across one cell,
         // faded on peaks and floors, and where the slope it follows turns (see `TURNING_SLOPE`).
         // The profile (ridges up, gullies down, its mean across a gully taken off so that the

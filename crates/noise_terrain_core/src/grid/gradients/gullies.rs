@@ -163,35 +163,65 @@ pub(crate) fn filter_heights_row(
 
 /// One octave's gully cells along the rows of a grid, which share their x positions: each
 /// pixel's cell index and fraction in x (see [`GullyPlan::cell_of`]) and the blend weights there
-/// (see [`GullyPlan::weights`]: weight, slope, curvature), each [`LANES`] longer than the row.
+/// (see [`GullyPlan::weights`]: weight, slope, curvature), in chunks of [`COLUMN_LANES`] pixels
+/// (one bounds check for a chunk's five numbers), [`LANES`] longer than the row.
 #[derive(Default)]
-pub(super) struct GullyColumns {
-    ix: Vec<i32>,
-    fx: Vec<f32>,
-    weights: [Vec<f32>; 3],
+pub(super) struct GullyColumns(Vec<ColumnChunk>);
+
+/// Pixels in a chunk of [`GullyColumns`]: the fewest lanes an octave runs at once.
+const COLUMN_LANES: usize = LANES / 2;
+
+/// [`COLUMN_LANES`] pixels of [`GullyColumns`].
+#[derive(Clone, Copy, Default)]
+struct ColumnChunk {
+    ix: [i32; COLUMN_LANES],
+    fx: [f32; COLUMN_LANES],
+    weights: [[f32; COLUMN_LANES]; 3],
+}
+
+impl GullyColumns {
+    /// The cells of the `L` pixels from `start` (a whole number of chunks): indices, fractions
+    /// and the three weights.
+    #[inline(always)]
+    fn lanes<const L: usize>(&self, start: usize) -> ([i32; L], [f32; L], [[f32; L]; 3]) {
+        const { assert!(L.is_multiple_of(COLUMN_LANES), "whole chunks") };
+        debug_assert!(start.is_multiple_of(COLUMN_LANES));
+        let chunks = &self.0[start / COLUMN_LANES..][..L / COLUMN_LANES];
+        let (mut ix, mut fx, mut weights) = ([0; L], [0.0; L], [[0.0; L]; 3]);
+        for (c, chunk) in chunks.iter().enumerate() {
+            let at = c * COLUMN_LANES..(c + 1) * COLUMN_LANES;
+            ix[at.clone()].copy_from_slice(&chunk.ix);
+            fx[at.clone()].copy_from_slice(&chunk.fx);
+            for (w, from) in weights.iter_mut().zip(&chunk.weights) {
+                w[at.clone()].copy_from_slice(from);
+            }
+        }
+        (ix, fx, weights)
+    }
 }
 
 /// Makes the gully columns of every octave of `plan` along the row `xs` that `columns` lacks (a
 /// grid's first row makes them all; the others find them there).
 #[inline(always)]
 pub(super) fn make_gully_columns(plan: &GullyPlan, xs: &[f64], columns: &mut Vec<GullyColumns>) {
-    let width = xs.len();
+    let chunks = (xs.len() + LANES).div_ceil(COLUMN_LANES);
     while columns.len() < plan.octaves() {
         let k = columns.len();
-        let mut c = GullyColumns::default();
-        c.ix.resize(width + LANES, 0);
-        c.fx.resize(width + LANES, 0.0);
-        for ((&x, i), f) in xs.iter().zip(&mut c.ix[..width]).zip(&mut c.fx[..width]) {
-            (*i, *f) = plan.cell_of(k, x);
+        let mut c = vec![ColumnChunk::default(); chunks];
+        for (l, &x) in xs.iter().enumerate() {
+            let chunk = &mut c[l / COLUMN_LANES];
+            let at = l % COLUMN_LANES;
+            let (i, f) = plan.cell_of(k, x);
+            (chunk.ix[at], chunk.fx[at]) = (i, f);
         }
-        let [w, dw, ddw] = &mut c.weights;
-        for v in [&mut *w, &mut *dw, &mut *ddw] {
-            v.resize(width + LANES, 0.0);
+        // The weights of every lane, those past the row's end too (of fraction 0).
+        for chunk in &mut c {
+            for at in 0..COLUMN_LANES {
+                let [w, dw, ddw] = plan.weights(k, chunk.fx[at]);
+                [chunk.weights[0][at], chunk.weights[1][at], chunk.weights[2][at]] = [w, dw, ddw];
+            }
         }
-        for (l, &f) in c.fx.iter().enumerate() {
-            [w[l], dw[l], ddw[l]] = plan.weights(k, f);
-        }
-        columns.push(c);
+        columns.push(GullyColumns(c));
     }
 }
 
@@ -213,29 +243,49 @@ impl<'a> OctaveCells<'a> {
         Self { columns, iy, fy, y: plan.weights(k, fy) }
     }
 
-    /// Octave `k` of gullies over `L` pixels from `start` with the given states (`L` lanes of
-    /// [`GullyState`]'s parts, with or without gradients), in place.
+    /// Octave `k` of gullies over `G` groups of `L` pixels, from each of `starts`, with the given
+    /// states (`L` lanes of [`GullyState`]'s parts, with or without gradients, per group), in
+    /// place. The groups are independent and run interleaved in one loop: an octave is a long
+    /// chain of dependent operations (a square root and three divisions among them), which one
+    /// group alone leaves the core waiting on.
     #[inline(always)]
-    fn octave<const L: usize, const BENDS: bool, const PARTS: usize, T: GullyNumber + GullyParts<PARTS>>(
+    fn octave<
+        const L: usize,
+        const G: usize,
+        const BENDS: bool,
+        const PARTS: usize,
+        T: GullyNumber + GullyParts<PARTS>,
+    >(
         self,
         plan: &GullyPlan,
         k: usize,
-        start: usize,
-        p: &mut [[f32; L]; PARTS],
+        starts: [usize; G],
+        p: &mut [[[f32; L]; PARTS]; G],
     ) {
-        let lanes = start..start + L;
-        let take = |v: &[f32]| -> [f32; L] { v[lanes.clone()].try_into().expect("L long") };
-        let c = self.columns;
-        let cell: [i32; L] = c.ix[lanes.clone()].try_into().expect("L long");
-        let (x, [w, dw, ddw]) =
-            (take(&c.fx), [take(&c.weights[0]), take(&c.weights[1]), take(&c.weights[2])]);
+        const { assert!(G == 1 || G == 2, "one or two groups") };
+        // (Not `starts.map(...)`: its closure is a call, compiled apart from the level.)
+        let first = self.columns.lanes::<L>(starts[0]);
+        let columns = [first, if G == 2 { self.columns.lanes::<L>(starts[G - 1]) } else { first }];
+        // Lane `l` of group `g`; the groups written out (not a loop over them), so that the
+        // pixel loop stays innermost and vectorises with both groups in its body.
+        macro_rules! lane {
+            ($g:expr, $l:expr) => {{
+                let (g, l) = ($g, $l);
+                let (cell, x, [w, dw, ddw]) = &columns[g];
+                let state = T::state_from(std::array::from_fn(|c| p[g][c][l]));
+                let hashes = plan.pivot_hashes(k, [cell[l], self.iy]);
+                let at = ([x[l], self.fy], &hashes);
+                let v = plan.octave_in(k, BENDS, [[w[l], dw[l], ddw[l]], self.y], at, state.to_dual());
+                let v = T::parts_of(GullyState::from_dual(v));
+                for c in 0..PARTS {
+                    p[g][c][l] = v[c];
+                }
+            }};
+        }
         for l in 0..L {
-            let state = T::state_from(std::array::from_fn(|c| p[c][l]));
-            let from = plan.offsets_from_pivots(k, [cell[l], self.iy], [x[l], self.fy]);
-            let v = plan.octave_in(k, BENDS, [[w[l], dw[l], ddw[l]], self.y], &from, state.to_dual());
-            let v = T::parts_of(GullyState::from_dual(v));
-            for c in 0..PARTS {
-                p[c][l] = v[c];
+            lane!(0, l);
+            if G == 2 {
+                lane!(1, l);
             }
         }
     }
@@ -330,7 +380,7 @@ pub(super) fn dual_gully_octave_chunk<
     } else {
         chunk.map(|lanes| std::array::from_fn(|l| lanes[OFFSET + l]))
     };
-    at.octave::<L, BENDS, DUAL_PARTS, Dual>(plan, k, from, &mut p);
+    at.octave::<L, 1, BENDS, DUAL_PARTS, Dual>(plan, k, [from], std::array::from_mut(&mut p));
     // Stored where they changed: the mask ([`GullyParts::parts_of`]' first three numbers) only
     // when started, the slope (the next six) only when started or bent.
     for (c, (to, from)) in chunk.iter_mut().zip(&p).enumerate() {
@@ -342,8 +392,8 @@ pub(super) fn dual_gully_octave_chunk<
 
 /// The erosion filter over a row of heights `row` (x positions `xs`, y `py` in base lattice
 /// units; the coarse slope in `scratch.coarse`): [`LANES`] pixels at a time with `WIDE` (AVX-512),
-/// else half as many (see [`dual_gully_octave_row`]), each chunk started, taken through every
-/// octave and finished with its states in registers.
+/// else two chunks of half as many side by side (see [`OctaveCells::octave`]), each chunk started,
+/// taken through every octave and finished with its states in registers.
 #[inline(always)]
 pub(super) fn gully_heights<const WIDE: bool>(
     plan: &GullyPlan,
@@ -362,53 +412,82 @@ pub(super) fn gully_heights<const WIDE: bool>(
         OctaveCells::new(plan, k.min(octaves - 1), &gully_columns[k.min(octaves - 1)], py)
     });
     let at = &at[..octaves];
-    if WIDE {
-        gully_heights_lanes::<LANES>(plan, at, coarse, row);
-    } else {
-        gully_heights_lanes::<{ LANES / 2 }>(plan, at, coarse, row);
+    // With AVX2, pairs of chunks while the row has them, then one (a pair with an empty chunk
+    // would double the last one's cost).
+    let width = row.len();
+    let (step, pairs) = if WIDE { (LANES, 0) } else { (LANES, width / LANES) };
+    for pair in 0..pairs {
+        gully_heights_chunks::<{ LANES / 2 }, 2>(plan, at, coarse, row, pair * step);
+    }
+    for start in (pairs * step..width).step_by(if WIDE { LANES } else { LANES / 2 }) {
+        if WIDE {
+            gully_heights_chunks::<LANES, 1>(plan, at, coarse, row, start);
+        } else {
+            gully_heights_chunks::<{ LANES / 2 }, 1>(plan, at, coarse, row, start);
+        }
     }
 }
 
-/// [`gully_heights`] `L` pixels at a time (the row's last ones in a chunk padded with zeros,
-/// whose results are dropped). Each chunk is started, taken through every octave and finished
-/// with its states in registers (octave by octave over the row, storing the states, measured as
-/// fast).
+/// [`gully_heights`] over `G` chunks of `L` pixels from `first` (see [`OctaveCells::octave`]; the
+/// row's last pixels in a chunk padded with zeros, whose results are dropped). Each chunk is
+/// started, taken through every octave and finished with its states in registers (octave by
+/// octave over the row, storing the states, measured as fast).
 #[inline(always)]
-fn gully_heights_lanes<const L: usize>(
+fn gully_heights_chunks<const L: usize, const G: usize>(
     plan: &GullyPlan,
     at: &[OctaveCells<'_>],
     [gx, gy, ..]: &[Vec<f32>; 5],
     row: &mut [f32],
+    first: usize,
 ) {
     // The bend's branch taken out of the pixel loops: every octave but the last bends, or none.
     let bends = plan.bends_after(0);
     let (last, before) = at.split_last().expect("at least one octave");
     let width = row.len();
-    for start in (0..width).step_by(L) {
-        let n = L.min(width - start);
+    let starts: [usize; G] = std::array::from_fn(|g| first + g * L);
+    // The pixels of each chunk in the row (none for a chunk past its end).
+    let n = starts.map(|start| L.min(width.saturating_sub(start)));
+    // Whole chunks as one load and one store (a copy of `n` numbers is a call).
+    let h = std::array::from_fn::<_, G, _>(|g| {
         let mut h = [0.0f32; L];
-        h[..n].copy_from_slice(&row[start..start + n]);
-        let lanes = start..start + L;
+        if n[g] == L {
+            h = row[starts[g]..starts[g] + L].try_into().expect("L long");
+        } else if n[g] > 0 {
+            h[..n[g]].copy_from_slice(&row[starts[g]..starts[g] + n[g]]);
+        }
+        h
+    });
+    let mut p = [[[0.0f32; L]; PARTS]; G];
+    for (g, p) in p.iter_mut().enumerate() {
+        let lanes = starts[g]..starts[g] + L;
         let take = |v: &[f32]| -> [f32; L] { v[lanes.clone()].try_into().expect("L long") };
         let (sx, sy) = (take(gx), take(gy));
-        let mut p = [[0.0f32; L]; PARTS];
         for l in 0..L {
-            let v = f32::parts_of(plan.start(h[l], [sx[l], sy[l]]));
+            let v = f32::parts_of(plan.start(h[g][l], [sx[l], sy[l]]));
             for c in 0..PARTS {
                 p[c][l] = v[c];
             }
         }
-        for (k, at) in before.iter().enumerate() {
-            if bends {
-                at.octave::<L, true, PARTS, f32>(plan, k, start, &mut p);
-            } else {
-                at.octave::<L, false, PARTS, f32>(plan, k, start, &mut p);
-            }
+    }
+    for (k, at) in before.iter().enumerate() {
+        if bends {
+            at.octave::<L, G, true, PARTS, f32>(plan, k, starts, &mut p);
+        } else {
+            at.octave::<L, G, false, PARTS, f32>(plan, k, starts, &mut p);
         }
-        last.octave::<L, false, PARTS, f32>(plan, before.len(), start, &mut p);
-        for l in 0..n {
+    }
+    last.octave::<L, G, false, PARTS, f32>(plan, before.len(), starts, &mut p);
+    for (g, p) in p.iter().enumerate() {
+        // Finished over every lane (vectorised), then the row's pixels among them kept.
+        let mut filtered = [0.0f32; L];
+        for l in 0..L {
             let state = f32::state_from(std::array::from_fn(|c| p[c][l]));
-            row[start + l] = plan.finish(h[l], state).0;
+            filtered[l] = plan.finish(h[g][l], state).0;
+        }
+        if n[g] == L {
+            row[starts[g]..starts[g] + L].copy_from_slice(&filtered);
+        } else if n[g] > 0 {
+            row[starts[g]..starts[g] + n[g]].copy_from_slice(&filtered[..n[g]]);
         }
     }
 }
