@@ -415,11 +415,11 @@ pub(super) fn gully_heights<const WIDE: bool>(
     // With AVX2, pairs of chunks while the row has them, then one (a pair with an empty chunk
     // would double the last one's cost).
     let width = row.len();
-    let (step, pairs) = if WIDE { (LANES, 0) } else { (LANES, width / LANES) };
+    let pairs = if WIDE { 0 } else { width / LANES };
     for pair in 0..pairs {
-        gully_heights_chunks::<{ LANES / 2 }, 2>(plan, at, coarse, row, pair * step);
+        gully_heights_chunks::<{ LANES / 2 }, 2>(plan, at, coarse, row, pair * LANES);
     }
-    for start in (pairs * step..width).step_by(if WIDE { LANES } else { LANES / 2 }) {
+    for start in (pairs * LANES..width).step_by(if WIDE { LANES } else { LANES / 2 }) {
         if WIDE {
             gully_heights_chunks::<LANES, 1>(plan, at, coarse, row, start);
         } else {
