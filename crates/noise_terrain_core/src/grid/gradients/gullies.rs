@@ -445,14 +445,14 @@ fn gully_heights_chunks<const L: usize, const G: usize>(
     let (last, before) = at.split_last().expect("at least one octave");
     let width = row.len();
     let starts: [usize; G] = std::array::from_fn(|g| first + g * L);
-    // The pixels of each chunk in the row (none for a chunk past its end).
-    let n = starts.map(|start| L.min(width.saturating_sub(start)));
+    // The pixels of each chunk in the row (every chunk starts in it, see `gully_heights`).
+    let n = starts.map(|start| L.min(width - start));
     // Whole chunks as one load and one store (a copy of `n` numbers is a call).
     let h = std::array::from_fn::<_, G, _>(|g| {
         let mut h = [0.0f32; L];
         if n[g] == L {
             h = row[starts[g]..starts[g] + L].try_into().expect("L long");
-        } else if n[g] > 0 {
+        } else {
             h[..n[g]].copy_from_slice(&row[starts[g]..starts[g] + n[g]]);
         }
         h
@@ -486,7 +486,7 @@ fn gully_heights_chunks<const L: usize, const G: usize>(
         }
         if n[g] == L {
             row[starts[g]..starts[g] + L].copy_from_slice(&filtered);
-        } else if n[g] > 0 {
+        } else {
             row[starts[g]..starts[g] + n[g]].copy_from_slice(&filtered[..n[g]]);
         }
     }
