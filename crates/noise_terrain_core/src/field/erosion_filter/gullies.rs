@@ -47,6 +47,17 @@ const fn light_hash(bits: u32) -> u32 {
     h ^ (h >> 16)
 }
 
+/// A point's offset along one axis from the pivot of the lower (`upper` 0) or upper (1) of the two
+/// cells around it, at `fraction` past the lower one's centre (see [`GullyPlan::cell_of`]), for
+/// the pivot's `jitter` along that axis (see [`GullyPlan::pivot_jitters`]): in cells, the
+/// jitter's mean taken off both.
+#[inline(always)]
+pub(crate) fn pivot_offset(fraction: f32, upper: usize, jitter: f32) -> f32 {
+    let half = 0.5 * PIVOT_JITTER;
+    let from_centre = if upper == 0 { fraction + half } else { fraction + (half - 1.0) };
+    from_centre - jitter
+}
+
 /// The cubic smoothstep of `t` clamped to `[0, 1]`, and its slope `6t(1 - t)` (zero where
 /// clamped, as it is at the ends).
 #[inline(always)]
@@ -83,6 +94,26 @@ impl<T: GullyNumber> GullyState<T> {
         let slope = [T::from_dual(d.slope[0]), T::from_dual(d.slope[1])];
         GullyState { mask: T::from_dual(d.mask), slope, above: T::from_dual(d.above) }
     }
+}
+
+/// The first stage of an octave at a point (see [`GullyPlan::direction`]): the slope's
+/// direction across the gullies, per unit of the slope (`c`), the direction itself and half the
+/// gullies' depth, with their gradients.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GullyDirection {
+    c: f32,
+    across: [Dual; 2],
+    half_depth: Dual,
+}
+
+/// The second stage of an octave at a point (see [`GullyPlan::profile`]): the blended profile
+/// less its mean, its blend by the weights' slopes and the rounded profile's slope (zero when
+/// the octave does not bend), with their gradients.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GullyProfile {
+    profile: Dual,
+    towards: [Dual; 2],
+    rounded: Dual,
 }
 
 /// A filter state as `N` numbers, for rows kept as a structure of arrays: heights alone in four
@@ -235,11 +266,16 @@ impl GullyPlan {
         state: GullyState<T>,
     ) -> GullyState<T> {
         let ((ix, fx), (iy, fy)) = (self.cell_of(k, q[0]), self.cell_of(k, q[1]));
+        let jitters = self.pivot_jitters(k, [ix, iy]);
+        let offsets = std::array::from_fn(|c| {
+            let [jx, jy] = jitters[c];
+            [pivot_offset(fx, c & 1, jx), pivot_offset(fy, c >> 1, jy)]
+        });
         GullyState::from_dual(self.octave_in(
             k,
             bends,
             [self.weights(k, fx), self.weights(k, fy)],
-            ([fx, fy], &self.pivot_hashes(k, [ix, iy])),
+            &offsets,
             state.to_dual(),
         ))
     }
@@ -260,33 +296,32 @@ impl GullyPlan {
         split(q * self.cells[k] - 0.5)
     }
 
-    /// The hashes of octave `k`'s four cells around a point in cell `(ix, iy)` (see
-    /// [`cell_of`](Self::cell_of)), in the order `(0, 0)`, `(1, 0)`, `(0, 1)`, `(1, 1)`: each
-    /// cell's top and bottom 16 bits, which place its pivot (its centre moved by `PIVOT_JITTER`
-    /// times each as a fraction of 2¹⁶, see [`octave_in`](Self::octave_in)). Branch-free integer
-    /// arithmetic, so that the rows compute them per pixel inside their vectorised loops (filling
-    /// rows of pivots once per run of pixels in a cell took a fifth of each octave: the runs are
-    /// a few pixels long at the finer octaves; hashing once per chunk of lanes in one cell saved
-    /// nothing).
+    /// The jitters of octave `k`'s four pivots around a point in cell `(ix, iy)` (see
+    /// [`cell_of`](Self::cell_of)), in the order `(0, 0)`, `(1, 0)`, `(0, 1)`, `(1, 1)`: along x
+    /// and y, `PIVOT_JITTER` times the cell's hash's top and bottom 16 bits as a fraction of 2¹⁶
+    /// (a pivot lies that far from its cell's centre less half the jitter's reach, see
+    /// [`pivot_offset`]). Branch-free integer arithmetic, which vectorises; a grid's rows make
+    /// them once per row of cells, not per pixel row.
     #[inline(always)]
-    pub(crate) fn pivot_hashes(&self, k: usize, [ix, iy]: [i32; 2]) -> [[f32; 2]; 4] {
+    pub(crate) fn pivot_jitters(&self, k: usize, [ix, iy]: [i32; 2]) -> [[f32; 2]; 4] {
         let seed = self.seeds[k];
         // `spread_x(ix + 1) == spread_x(ix) + spread_x(1)`: the same bits as hashing `ix + 1`.
         let (x0, y0) = (spread_x(ix), spread_y(iy));
         let (x1, y1) = (x0.wrapping_add(spread_x(1)), y0.wrapping_add(spread_y(1)));
+        let unit = PIVOT_JITTER / 65_536.0;
         // The top and the bottom half of the hash (no rotate: AVX2 has none).
-        let halves = |x: u32, y: u32| {
+        let jitter = |x: u32, y: u32| {
             let hash = light_hash(x ^ y ^ seed);
-            [(hash >> 16) as f32, (hash & 0xFFFF) as f32]
+            [(hash >> 16) as f32 * unit, (hash & 0xFFFF) as f32 * unit]
         };
-        [halves(x0, y0), halves(x1, y0), halves(x0, y1), halves(x1, y1)]
+        [jitter(x0, y0), jitter(x1, y0), jitter(x0, y1), jitter(x1, y1)]
     }
 
     /// Octave `k` of gullies at a point whose cells' blend weights along x and y are `[x, y]`
-    /// (see [`weights`](Self::weights)), at `fraction` past its lower cell's centre (see
-    /// [`cell_of`](Self::cell_of)) with the four cells' `hashes` (see
-    /// [`pivot_hashes`](Self::pivot_hashes)), added to the state, with the exact gradient; with
-    /// `bends` the slope bent for the next octave.
+    /// (see [`weights`](Self::weights)), at `offsets` from the four cells' pivots (see
+    /// [`pivot_offset`]), added to the state, with the exact gradient; with `bends` the slope
+    /// bent for the next octave: [`direction`](Self::direction), [`profile`](Self::profile) and
+    /// [`carve`](Self::carve), which a grid runs for several groups of pixels stage by stage.
     ///
     /// Written out by hand rather than with [`Dual`] arithmetic throughout: the blend weights of
     /// one axis have no derivative along the other, and the bent slope's sums over the cells
@@ -297,12 +332,20 @@ impl GullyPlan {
         &self,
         k: usize,
         bends: bool,
-        [x, y]: [[f32; 3]; 2],
-        ([fx, fy], hashes): ([f32; 2], &[[f32; 2]; 4]),
+        weights: [[f32; 3]; 2],
+        offsets: &[[f32; 2]; 4],
         state: GullyState<Dual>,
     ) -> GullyState<Dual> {
-        let GullyState { mask, slope, above } = state;
-        let d = self.per_unit[k];
+        let direction = self.direction(k, state);
+        let profile = self.profile(k, bends, weights, offsets, state, direction);
+        self.carve(bends, state, direction, profile)
+    }
+
+    /// The first stage of octave `k` (see [`octave_in`](Self::octave_in)): the direction across
+    /// the gullies and their depth, from the state's slope and mask.
+    #[inline(always)]
+    pub(crate) fn direction(&self, k: usize, state: GullyState<Dual>) -> GullyDirection {
+        let GullyState { mask, slope, .. } = state;
         // Across the gullies: the slope so far turned a quarter and divided by its length, with
         // a floor on flats: `c = u / √(u²|s|² + ε²)` for `u` the slope per base lattice cell of a
         // unit range, whose gradient is `-c³ (s₀∇s₀ + s₁∇s₁)`.
@@ -317,20 +360,33 @@ impl GullyPlan {
             Dual::new(-(s1.value * c), [0, 1].map(|j| s1.value * w[j] - s1.gradient[j] * c)),
             Dual::new(s0.value * c, [0, 1].map(|j| s0.gradient[j] * c - s0.value * w[j])),
         ];
-        // The point's offsets from the pivots, `(X - jx, Y - jy)` for `X` its offset from a
-        // cell's centre less the jitter's mean (`fx + ½κ` from the lower cells', one less from
-        // the upper ones') and `jx = κ h / 2¹⁶` the jitter from the hash's half `h`, for `κ` the
-        // jitter's reach (`PIVOT_JITTER`); across the gullies, `c ((X - jx) n₀ + (Y - jy) n₁)`
-        // for `n = (-s₁, s₀)`: the point's part once (each upper cell's one `n` less), each
-        // pivot's as the hash's halves times `n κ / 2¹⁶`, and `c` last, so that all of it but one
-        // product is made while the square root and the division of `c` run.
-        let half = 0.5 * PIVOT_JITTER;
-        let (xs, ys) = ([fx + half, fx + (half - 1.0)], [fy + half, fy + (half - 1.0)]);
+        // A gully's full depth: `strength` times the height the ground drops across one cell,
+        // faded on peaks and floors, and where the slope it follows turns (see `TURNING_SLOPE`).
+        // The profile takes a share of half of it.
+        let half_depth =
+            (mask * self.kept_where_turning(bent_square, slope_dot, mask)).times(0.5 * self.depth[k]);
+        GullyDirection { c, across, half_depth }
+    }
+
+    /// The second stage of octave `k` (see [`octave_in`](Self::octave_in)): the four cells'
+    /// profiles blended at offsets `offsets` from their pivots, with blend weights `[x, y]`.
+    #[inline(always)]
+    pub(crate) fn profile(
+        &self,
+        k: usize,
+        bends: bool,
+        [x, y]: [[f32; 3]; 2],
+        offsets: &[[f32; 2]; 4],
+        state: GullyState<Dual>,
+        direction: GullyDirection,
+    ) -> GullyProfile {
+        let [s0, s1] = state.slope;
+        let GullyDirection { c, across, .. } = direction;
+        let d = self.per_unit[k];
+        // Across the gullies from a pivot at offsets `(rx, ry)`: `c (rx n₀ + ry n₁)` for
+        // `n = (-s₁, s₀)`, with `c` last, so that all of it but one product is made while the
+        // square root and the division of `c` run.
         let [n0, n1] = [-s1.value, s0.value];
-        let base = xs[0] * n0 + ys[0] * n1;
-        let bases = [base, base - n0, base - n1, (base - n0) - n1];
-        let unit = PIVOT_JITTER / 65_536.0;
-        let (j0, j1) = (n0 * unit, n1 * unit);
         let [a, b] = self.profile;
         // `32 t - 128 t³` and its slope `32 - 384 t²`, times `d`.
         let [r1, r3, rt] = [32.0 * d, 128.0 * d, 384.0 * d];
@@ -342,11 +398,10 @@ impl GullyPlan {
         // vectorise.
         macro_rules! cell {
             ($c:literal) => {{
-                let [hx, hy] = hashes[$c];
+                let [rx, ry] = offsets[$c];
                 // Distance across the gullies, in cells, and its place in the nearest one.
-                let t = c * (bases[$c] - (hx * j0 + hy * j1));
+                let t = c * (rx * n0 + ry * n1);
                 let t = t - t.round_ties_even();
-                let (rx, ry) = (xs[$c & 1] - hx * unit, ys[$c >> 1] - hy * unit);
                 let [t_x, t_y] = [0, 1]
                     .map(|j| d * across[j].value + rx * across[0].gradient[j] + ry * across[1].gradient[j]);
                 // `p = a t² - b t⁴` and `p_t = 2t (a - 2b t²)`.
@@ -366,14 +421,29 @@ impl GullyPlan {
         // The profile blended, less its mean, and for the bend its blend by the weights' slopes.
         let (profile, towards) = blend_cells(profiles, x, y);
         let profile = profile.plus(-(1.0 + self.profile_mean));
-        // A gully's full depth: `strength` times the height the ground drops across one cell,
-        // faded on peaks and floors, and where the slope it follows turns (see `TURNING_SLOPE`).
+        let rounded = if bends {
+            blend_cells([cells[0].1, cells[1].1, cells[2].1, cells[3].1], x, y).0
+        } else {
+            Dual::new(0.0, [0.0; 2])
+        };
+        GullyProfile { profile, towards, rounded }
+    }
+
+    /// The last stage of an octave (see [`octave_in`](Self::octave_in)): the gullies' change
+    /// added to the state, and with `bends` the slope bent.
+    #[inline(always)]
+    pub(crate) fn carve(
+        &self,
+        bends: bool,
+        state: GullyState<Dual>,
+        GullyDirection { across, half_depth, .. }: GullyDirection,
+        GullyProfile { profile, towards, rounded }: GullyProfile,
+    ) -> GullyState<Dual> {
+        let GullyState { mask, slope, above } = state;
         // The profile (ridges up, gullies down, its mean across a gully taken off so that the
-        // ground keeps its mean height) takes a share of half of it; never past the field's
-        // bounds: a smooth minimum of the change and the room left (`x·r / (x + r)`, which starts
-        // with slope 1 either way).
-        let half_depth =
-            (mask * self.kept_where_turning(bent_square, slope_dot, mask)).times(0.5 * self.depth[k]);
+        // ground keeps its mean height) times half the depth; never past the field's bounds: a
+        // smooth minimum of the change and the room left (`x·r / (x + r)`, which starts with
+        // slope 1 either way).
         let change = half_depth * profile;
         // The room on the change's side: the height above the lower bound when it lowers, below
         // the upper one when it raises. `c r / (|c| + r)` with its gradient `(r / (|c| + r))² ∇c
@@ -391,7 +461,6 @@ impl GullyPlan {
             // The slope that bends the next octave, with the direction held: the weights' slopes
             // times the profile, plus the rounded profile's slope across the gullies.
             let bent = half_depth.times(self.bend);
-            let rounded = blend_cells([cells[0].1, cells[1].1, cells[2].1, cells[3].1], x, y).0;
             [
                 slope[0] + bent * (towards[0] + rounded * across[0]),
                 slope[1] + bent * (towards[1] + rounded * across[1]),

@@ -41,7 +41,7 @@ mod gullies;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use gullies::{DUAL_PARTS, GullyNumber, GullyParts, GullyPlan, GullyState, PARTS};
+pub(crate) use gullies::{DUAL_PARTS, GullyNumber, GullyParts, GullyPlan, GullyState, PARTS, pivot_offset};
 
 /// [`ErosionFilter::strength`] is clamped to this range.
 pub const FILTER_STRENGTH_RANGE: (f32, f32) = (0.0, 4.0);
