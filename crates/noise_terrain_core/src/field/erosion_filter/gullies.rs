@@ -347,12 +347,12 @@ impl GullyPlan {
     pub(crate) fn direction(&self, k: usize, state: GullyState<Dual>) -> GullyDirection {
         let GullyState { mask, slope, .. } = state;
         // Across the gullies: the slope so far turned a quarter and divided by its length, with
-        // a floor on flats: `c = u / √(u²|s|² + ε²)` for `u` the slope per base lattice cell of a
-        // unit range, whose gradient is `-c³ (s₀∇s₀ + s₁∇s₁)`.
+        // a floor on flats: `c = u / √(u²|s|² + ε²) = 1 / √(|s|² + (ε/u)²)` for `u` the slope
+        // per base lattice cell of a unit range, whose gradient is `-c³ (s₀∇s₀ + s₁∇s₁)`.
         let [s0, s1] = slope;
         let u = self.slope_unit;
-        let bent_square = (s0.value * s0.value + s1.value * s1.value) * (u * u);
-        let c = u / (bent_square + FLAT_SLOPE * FLAT_SLOPE).sqrt();
+        let square = s0.value * s0.value + s1.value * s1.value;
+        let c = 1.0 / (square + (FLAT_SLOPE / u) * (FLAT_SLOPE / u)).sqrt();
         let c3 = c * c * c;
         let slope_dot = [0, 1].map(|j| s0.value * s0.gradient[j] + s1.value * s1.gradient[j]);
         let w = slope_dot.map(|v| c3 * v);
@@ -363,8 +363,7 @@ impl GullyPlan {
         // A gully's full depth: `strength` times the height the ground drops across one cell,
         // faded on peaks and floors, and where the slope it follows turns (see `TURNING_SLOPE`).
         // The profile takes a share of half of it.
-        let half_depth =
-            (mask * self.kept_where_turning(bent_square, slope_dot, mask)).times(0.5 * self.depth[k]);
+        let half_depth = (mask * self.kept_where_turning(square, slope_dot, mask)).times(0.5 * self.depth[k]);
         GullyDirection { c, across, half_depth }
     }
 
@@ -475,14 +474,16 @@ impl GullyPlan {
 
     /// The share of an octave's depth kept where the slope it follows is short against the
     /// field's steepness `mask` (see [`TURNING_SLOPE`]), with its gradient: `q³ / (1 + q³)` for
-    /// `q = n / ((κ · mask)² + ε²)`, `n` the bent slope's square `bent_square` (per base lattice
-    /// cell of a unit range), whose gradient is `2 u² (s₀∇s₀ + s₁∇s₁)` (`slope_dot` the sum).
+    /// `q = u² n / ((κ · mask)² + ε²)`, `n` the bent slope's square `square` (per map unit; `u²
+    /// n` per base lattice cell of a unit range), whose gradient is `2 u² (s₀∇s₀ + s₁∇s₁)`
+    /// (`slope_dot` the sum).
     #[inline(always)]
-    fn kept_where_turning(&self, bent_square: f32, slope_dot: [f32; 2], mask: Dual) -> Dual {
+    fn kept_where_turning(&self, square: f32, slope_dot: [f32; 2], mask: Dual) -> Dual {
         let k2 = TURNING_SLOPE * TURNING_SLOPE;
         let inverse = 1.0 / (k2 * mask.value * mask.value + FLAT_SLOPE * FLAT_SLOPE);
-        let q = bent_square * inverse;
-        let (to_n, to_reference) = (2.0 * self.slope_unit * self.slope_unit, 2.0 * k2 * mask.value);
+        let to_n = self.slope_unit * self.slope_unit;
+        let q = square * (to_n * inverse);
+        let (to_n, to_reference) = (2.0 * to_n, 2.0 * k2 * mask.value);
         let q_gradient =
             [0, 1].map(|j| (to_n * slope_dot[j] - q * to_reference * mask.gradient[j]) * inverse);
         let (q2, q3) = (q * q, q * q * q);
