@@ -178,11 +178,10 @@ mod tests {
     #[test]
     fn an_unclamped_warp_is_clamped_inside() {
         // u32::MAX octaves would loop for minutes, and an amplitude of 1e6 moves points a million
-        // cells: both are clamped, so the move stays within the largest amplitude.
+        // cells: both are clamped, so the move stays within the largest amplitude and equals the
+        // clamped warp's.
         let wild = Warp { amplitude: 1e6, frequency: 1e9, octaves: u32::MAX };
-        let start = std::time::Instant::now();
         let (x, y) = wild.displace(3, None, 0.3, 0.7);
-        assert!(start.elapsed() < std::time::Duration::from_secs(1));
         assert!((x - 0.3).abs() <= MAX_WARP_AMPLITUDE as f64 && (y - 0.7).abs() <= MAX_WARP_AMPLITUDE as f64);
         assert_eq!((x, y), wild.clamped().displace(3, None, 0.3, 0.7));
     }
