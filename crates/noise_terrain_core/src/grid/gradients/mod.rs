@@ -394,7 +394,8 @@ fn octave_layer(
         if level != Isa::BASELINE {
             let (points, offsets) = ((&i[..width], &j[..width]), (&x0[..width], &y0[..width]));
             let out = [values, dx, dy];
-            return super::lanes::with_lanes!(level, |s| {
+            // Two blocks side by side with AVX-512 (see `simplex_layer`): 3% to 4% faster here.
+            return super::lanes::with_lanes!(level, wide as super::lanes::Twice, |s| {
                 super::kernels::simplex::simplex_row_with_gradient(s, lattice.seed, points, offsets, per, out)
             });
         }

@@ -261,12 +261,13 @@ impl SimplexTable {
         if self.seed != seed || !fits {
             self.seed = seed;
             self.first = (left - Self::SLACK) as i32;
-            self.width = ((right - left + 1 + 2 * Self::SLACK) as usize).next_multiple_of(16);
+            self.width = ((right - left + 1 + 2 * Self::SLACK) as usize).next_multiple_of(32);
             self.rows.clear();
             self.rows.resize(height.next_power_of_two(), None);
             self.entries.resize(self.rows.len() * self.width, 0);
         }
         let (prime_x, spread) = (s.splat_i(PRIME_X as i32), s.splat_i(seed as i32));
+        const { assert!(32 % S::LANES == 0, "rows of entries in whole registers") };
         for row in top..=bottom {
             let (row, slot) = (row as i32, self.slot(row as i32));
             if self.rows[slot] == Some(row) {
@@ -278,7 +279,7 @@ impl SimplexTable {
                 let k = s.shr::<28>(mix_to_last_step(s, (cells * prime_x) ^ sy));
                 let at = slot * self.width + c;
                 // SAFETY: `at + LANES <= (slot + 1) * width <= entries.len()`, as `width` is a
-                // multiple of 16 (and of `LANES`).
+                // multiple of 32 (and so of `LANES`, asserted above).
                 unsafe { s.store_bytes(self.entries.as_mut_ptr().add(at), k) };
             }
             self.rows[slot] = Some(row);

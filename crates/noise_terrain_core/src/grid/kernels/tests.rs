@@ -21,7 +21,8 @@ use crate::grid::lanes::{Lanes, OPERATIONS, Portable, Unit};
 use crate::grid::test_rows::{skewed_row, split_cells};
 
 /// `#[test]`s that run `$check` with the portable lanes, and with AVX2's and AVX-512's
-/// (`at_avx2`, `at_avx512`: ignored unless asked for, as a CPU without the level cannot run them).
+/// (`at_avx2`, `at_avx512`: ignored unless asked for, as a CPU without the level cannot run them),
+/// each alone and in pairs ([`Twice`](crate::grid::lanes::Twice)).
 macro_rules! at_every_level {
     ($($check:ident),+ $(,)?) => {$(
         mod $check {
@@ -29,6 +30,7 @@ macro_rules! at_every_level {
             fn portable() {
                 super::$check(crate::grid::lanes::Portable::<16>);
                 super::$check(crate::grid::lanes::Portable::<8>);
+                super::$check(crate::grid::lanes::Twice(crate::grid::lanes::Portable::<8>));
             }
 
             #[cfg(target_arch = "x86_64")]
@@ -37,6 +39,7 @@ macro_rules! at_every_level {
             fn at_avx2() {
                 let isa = crate::isa::Isa::checked(crate::isa::Level::Avx2).expect("this CPU lacks AVX2: this test needs it");
                 super::$check(crate::grid::lanes::Avx2::of(isa).expect("the AVX2 level"));
+                super::$check(crate::grid::lanes::Twice(crate::grid::lanes::Avx2::of(isa).expect("the AVX2 level")));
             }
 
             #[cfg(target_arch = "x86_64")]
@@ -45,6 +48,7 @@ macro_rules! at_every_level {
             fn at_avx512() {
                 let isa = crate::isa::Isa::checked(crate::isa::Level::Avx512).expect("this CPU lacks AVX-512: this test needs it");
                 super::$check(crate::grid::lanes::Avx512::of(isa).expect("the AVX-512 level"));
+                super::$check(crate::grid::lanes::Twice(crate::grid::lanes::Avx512::of(isa).expect("the AVX-512 level")));
             }
         }
     )+};
@@ -159,8 +163,8 @@ fn worley_rows_give_the_point_path_bits<S: Lanes>(s: S) {
 
 /// Rows of one octave going down and then up again, at cells 3 to 40 pixels wide, near the
 /// origin and a million lattice units away, rising and falling: the row with the kept table gives
-/// `corners_2d`'s bits for every pixel, and at cells 8 pixels wide or more nearly every block reads
-/// the table (so the table path is what was checked). The rows without a table give them too.
+/// `corners_2d`'s bits for every pixel, and at cells half a block wide or more (8 pixels for 16
+/// lanes) nearly every block reads the table (so the table path is what was checked). The rows without a table give them too.
 fn simplex_rows_reading_the_kept_table_give_the_point_path_bits<S: Lanes>(s: S) {
     let n = 203;
     for pixels_per_cell in [3.0, 4.5, 8.0, 13.0, 40.0] {
@@ -191,7 +195,8 @@ fn simplex_rows_reading_the_kept_table_give_the_point_path_bits<S: Lanes>(s: S) 
                     read += usize::from(table.read(block).is_some());
                 }
             }
-            if pixels_per_cell >= 8.0 {
+            // Cells half a block wide or more: at most three lattice columns and two rows a block.
+            if pixels_per_cell >= S::LANES as f64 / 2.0 {
                 assert!(read * 10 >= blocks * 9, "{pixels_per_cell} px per cell: {read} of {blocks} read");
             }
         }

@@ -3,8 +3,9 @@
 //!
 //! A kernel is one generic function `fn kernel<S: Lanes>(s: S, ...)`, instantiated per level:
 //! [`Avx2`] (8 lanes), [`Avx512`] (16 lanes) and [`Portable`] (any width: the tests' emulated
-//! AVX-512 level is `Portable<16>`, which also counts the operations a kernel spends). A NEON
-//! level would be one more implementation. A token of a level exists only where the CPU runs the
+//! AVX-512 level is `Portable<16>`, which also counts the operations a kernel spends); [`Twice`]
+//! runs two registers of any of them side by side, for kernels bound by their chains of
+//! dependent operations. A NEON level would be one more implementation. A token of a level exists only where the CPU runs the
 //! level: it is made from an [`Isa`](crate::isa::Isa), the proof of that, and its vectors only by
 //! the token's methods, so the safe operations of a vector type are sound wherever one exists.
 //! [`Lanes::vectorize`] runs a kernel compiled with the level's target features, so that the
@@ -60,6 +61,7 @@ mod avx2;
 mod avx512;
 #[cfg(test)]
 mod portable;
+mod twice;
 
 use std::ops::{Add, BitAnd, BitXor, Mul, Sub};
 
@@ -67,6 +69,7 @@ pub(crate) use avx2::Avx2;
 pub(crate) use avx512::Avx512;
 #[cfg(test)]
 pub(crate) use portable::{OPERATIONS, Portable, Unit};
+pub(crate) use twice::Twice;
 
 /// One instruction-set level's registers of `f32` and `i32` lanes, and the operations the
 /// kernels use on them. `Mul` of [`Lanes::I`] is the wrapping product of each lane; `max` and
@@ -211,13 +214,18 @@ pub(crate) trait Lanes: Copy {
 }
 
 /// `$body` with `$s` the lanes of `$isa`'s level, a SIMD level (the baseline has no lanes: it
-/// runs the portable row path). The tests' emulated AVX-512 level runs `Portable<16>`.
+/// runs the portable row path). The tests' emulated AVX-512 level runs `Portable<16>`. With
+/// `wide as $wide`, the AVX-512 levels' lanes are `$wide(lanes)` (`Twice`: see [`Twice`] for the
+/// kernels it speeds up; AVX2's sixteen registers do not hold two blocks of most kernels).
 macro_rules! with_lanes {
-    ($isa:expr, |$s:ident| $body:expr) => {{
+    ($isa:expr, |$s:ident| $body:expr) => {
+        $crate::grid::lanes::with_lanes!($isa, wide as std::convert::identity, |$s| $body)
+    };
+    ($isa:expr, wide as $wide:path, |$s:ident| $body:expr) => {{
         let isa: $crate::isa::Isa = $isa;
         match isa.level() {
             $crate::isa::Level::Avx512 => {
-                let $s = $crate::grid::lanes::Avx512::of(isa).expect("the AVX-512 level");
+                let $s = $wide($crate::grid::lanes::Avx512::of(isa).expect("the AVX-512 level"));
                 $body
             }
             $crate::isa::Level::Avx2 => {
@@ -226,7 +234,7 @@ macro_rules! with_lanes {
             }
             #[cfg(test)]
             $crate::isa::Level::Avx512Emulated => {
-                let $s = $crate::grid::lanes::Portable::<16>;
+                let $s = $wide($crate::grid::lanes::Portable::<16>);
                 $body
             }
             $crate::isa::Level::Baseline => unreachable!("a SIMD level"),
