@@ -6,16 +6,29 @@ use std::ops::Range;
 
 use crate::field::coord::AxisCell;
 
-/// A row's cells and weights: pixel `k` in cell `x0[k]` at fraction `fx[k]` with faded weight
-/// `u[k]`; the row in cell `cy` with faded weight `v`. The cells are an unbounded lattice's and
-/// monotone along the row (a row's cells never both rise and fall).
+/// One or more rows' cells and weights: pixel `k` of a row in cell `x0[k]` at fraction `fx[k]`
+/// with faded weight `u[k]` (the same for every row), row `r` in cell `ys[r].cy` with faded
+/// weight `ys[r].v`. The cells are an unbounded lattice's and monotone along the row (a row's
+/// cells never both rise and fall). Several rows run as one stream of blocks, a block spanning
+/// the end of a row and the start of the next: then the cells are [`STREAM_PADDING`] longer than
+/// a row, their first ones again.
 pub(crate) struct Row<'a> {
     pub x0: &'a [i32],
     pub fx: &'a [f32],
     pub u: &'a [f32],
+    pub ys: &'a [RowY],
+}
+
+/// A row's cell along y and its faded weight there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowY {
     pub cy: AxisCell,
     pub v: f32,
 }
+
+/// How many cells past a row a stream of rows may read (see [`Row`]): a block of the widest
+/// lanes (two registers of sixteen), less one.
+pub(crate) const STREAM_PADDING: usize = 31;
 
 /// A row's table of the corners of its lattice columns, kept for the next row of the same octave:
 /// the pixel rows in one row of cells share it whole, and the next row of cells shares half of it

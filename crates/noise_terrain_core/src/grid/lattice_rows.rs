@@ -19,8 +19,10 @@ pub(super) fn swap_cells(scratch: &mut RowScratch, octave: usize) {
     std::mem::swap(u, &mut kept.u);
 }
 
-/// One octave of value, gradient or Worley noise over the row (the octave's y `py`): the
-/// octave's cells along x split for the row segment `xs` unless kept already, then
+/// One octave of value, gradient or Worley noise over the row at base-lattice y `ys[0]` (or the
+/// batch of rows at `ys`: value and gradient noise's SIMD rows only, see `rows_at_once`; the
+/// octave's y is `y · scale`): the octave's cells along x split for the row segment `xs` unless
+/// kept already, then
 /// the level's own rows ([`simd_lattice_layer`]) or Worley's per-pixel search, which read the
 /// kept cells where they are, or the runs ([`cell_layer`]), which read them from the row's
 /// working buffers (swapped in and back).
@@ -29,22 +31,33 @@ pub(super) fn lattice_layer(
     sampler: &FieldSampler,
     (octave, isa): (usize, Isa),
     (xs, scale): (&[f64], f64),
-    py: f64,
+    ys: &[f64],
     scratch: &mut RowScratch,
     layer: &mut [f32],
 ) {
-    let (s, width, lattice) = (&sampler.settings, layer.len(), &sampler.lattices[octave]);
-    scratch.x_cells[octave].split(xs, scale, lattice, 0);
+    let (s, lattice) = (&sampler.settings, &sampler.lattices[octave]);
     #[cfg(target_arch = "x86_64")]
     if takes_simd_rows(s.basis, lattice, isa) {
-        let RowScratch { x_cells, column_tables, .. } = scratch;
+        // Padded for a stream of rows (see `column_table::Row`).
+        let padding = if ys.len() > 1 { column_table::STREAM_PADDING } else { 0 };
+        scratch.x_cells[octave].split(xs, scale, lattice, padding);
+        let RowScratch { x_cells, column_tables, row_ys, .. } = scratch;
+        row_ys.clear();
+        for &y in ys {
+            let cy = AxisCell::new(y * scale, lattice.period);
+            row_ys.push(column_table::RowY { cy, v: lattice.fade.apply(cy.f) });
+        }
         return simd_lattice_layer(
             (s.basis, lattice, isa),
-            (&x_cells[octave], py),
+            (&x_cells[octave], row_ys),
             &mut column_tables[octave],
             layer,
         );
     }
+    // Only value and gradient noise's SIMD rows come in batches (`rows_at_once`).
+    assert_eq!(ys.len(), 1, "one row");
+    let (width, py) = (layer.len(), ys[0] * scale);
+    scratch.x_cells[octave].split(xs, scale, lattice, 0);
     // Cells a few pixels wide: every pixel searches on its own. With AVX2 and AVX-512 the
     // per-pixel search reads a table of the row's feature points, and pays at wider cells.
     let worley_below = if isa == Isa::BASELINE { WORLEY_PER_PIXEL_BELOW } else { WORLEY_TABLE_BELOW };
@@ -71,6 +84,23 @@ pub(super) fn lattice_layer(
     swap_cells(scratch, octave);
 }
 
+/// Whether value or gradient noise's heights take the level's own rows at every octave on a grid
+/// `width` pixels wide, so that batches of whole rows stream through the kernel's blocks
+/// ([`column_table::Row`]): a 65-pixel row alone is four blocks of 16 and one of a single pixel
+/// with AVX-512, a quarter more blocks than its pixels need.
+pub(super) fn streams_rows(sampler: &FieldSampler, isa: Isa, width: usize) -> bool {
+    let s = &sampler.settings;
+    #[cfg(target_arch = "x86_64")]
+    let octaves = sampler.fractal.octave_count() as usize;
+    let simd = sampler.lattices[..octaves].iter().all(|lattice| takes_simd_rows(s.basis, lattice, isa));
+    #[cfg(not(target_arch = "x86_64"))]
+    let simd = {
+        let _ = isa;
+        false
+    };
+    simd && width >= 16 && sampler.filter.is_none() && s.row_path() && !sampler.fractal.kind.needs_slopes()
+}
+
 /// Whether value or gradient noise's octave on `lattice` takes the level's own rows
 /// ([`simd_lattice_layer`]): at the AVX2 and AVX-512 levels, on an unbounded lattice.
 #[cfg(target_arch = "x86_64")]
@@ -79,23 +109,20 @@ pub(super) fn takes_simd_rows(basis: Basis, lattice: &Lattice, isa: Isa) -> bool
     isa != Isa::BASELINE && lattice.period.is_none() && matches!(basis, Basis::Value | Basis::Gradient)
 }
 
-/// One octave of value or gradient noise over the row (the octave's y `py`) with the level's
-/// own rows (`kernels/lattice.rs`), from the octave's cells kept in `cells`, read where they
-/// are, and its table of corners `columns` (not swapped into the row's working buffers: that
-/// copy for every row and octave costs 65² grids 7% to 15%).
+/// One octave of value or gradient noise over the rows `ys` (one, or a batch streamed through
+/// the kernel's blocks) with the level's own rows (`kernels/lattice.rs`), from the octave's
+/// cells kept in `cells`, read where they are, and its table of corners `columns` (not swapped
+/// into the row's working buffers: that copy for every row and octave costs 65² grids 7% to 15%).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(super) fn simd_lattice_layer(
     (basis, lattice, isa): (Basis, &Lattice, Isa),
-    (cells, py): (&XCells, f64),
+    (cells, ys): (&XCells, &[column_table::RowY]),
     columns: &mut column_table::ColumnTable,
     layer: &mut [f32],
 ) {
-    let width = layer.len();
-    let cy = AxisCell::new(py, lattice.period);
-    let v = lattice.fade.apply(cy.f);
-    let (x0, fx, u) = (&cells.i0[..width], &cells.fx[..width], &cells.u[..width]);
-    let row = column_table::Row { x0, fx, u, cy, v };
+    let (x0, fx, u) = (&cells.i0[..], &cells.fx[..], &cells.u[..]);
+    let row = column_table::Row { x0, fx, u, ys };
     let (seed, kernel) = (lattice.seed, lattice.kernel);
     super::lanes::with_lanes!(isa, |s| match basis {
         Basis::Gradient => super::kernels::lattice::gradient_row(s, seed, kernel, row, columns, layer),

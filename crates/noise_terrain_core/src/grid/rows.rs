@@ -67,8 +67,8 @@ impl RowKey {
 /// padding [`split`](Self::split) was asked for.
 #[derive(Default)]
 pub(crate) struct XCells {
-    /// The row segment and scale they are for.
-    key: Option<RowKey>,
+    /// The row segment and scale they are for, and the padding.
+    key: Option<(RowKey, usize)>,
     pub(crate) i0: Vec<i32>,
     pub(crate) i1: Vec<i32>,
     pub(crate) fx: Vec<f32>,
@@ -78,11 +78,11 @@ pub(crate) struct XCells {
 
 impl XCells {
     /// Splits every `x · scale` of the segment into its cell of `lattice`, fraction, faded weight
-    /// and slope, with `padding` elements past the segment's end, unless the cells are this
-    /// segment's already.
+    /// and slope, with `padding` elements past the segment's end (its first ones again), unless
+    /// the cells are this segment's already.
     #[inline(always)]
     pub(crate) fn split(&mut self, xs: &[f64], scale: f64, lattice: &Lattice, padding: usize) {
-        let (width, key) = (xs.len(), Some(RowKey::new(xs, scale)));
+        let (width, key) = (xs.len(), Some((RowKey::new(xs, scale), padding)));
         if self.key == key {
             return;
         }
@@ -96,6 +96,12 @@ impl XCells {
         split_row(xs, scale, lattice.period, [&mut self.i0, &mut self.i1], &mut self.fx);
         let (fx, u, du) = (&self.fx[..width], &mut self.u[..width], &mut self.du[..width]);
         lattice.fade.apply_and_derivative_slice(fx, u, du);
+        // The padding: the segment's first cells again (see `column_table::Row`).
+        for k in width..width + padding {
+            let from = (k - width) % width;
+            (self.i0[k], self.i1[k]) = (self.i0[from], self.i1[from]);
+            (self.fx[k], self.u[k], self.du[k]) = (self.fx[from], self.u[from], self.du[from]);
+        }
     }
 }
 

@@ -19,10 +19,15 @@ pub(super) fn rows_at_once(sampler: &FieldSampler, width: usize, height: usize) 
         && sampler.filter.is_none()
         && s.row_path()
         && !sampler.fractal.kind.needs_slopes();
-    if !simplex_rows || height == 0 {
+    if !simplex_rows { 1 } else { batch_of(width, height) }
+}
+
+/// Whole rows of a grid `width × height` per batch: as many as fit in [`SIMPLEX_BATCH_PIXELS`],
+/// spread evenly over the batches (65 rows: five batches of 13), at least one.
+pub(super) fn batch_of(width: usize, height: usize) -> usize {
+    if height == 0 {
         return 1;
     }
-    // As many rows as fit, spread evenly over the batches (65 rows: five batches of 13).
     let most = (SIMPLEX_BATCH_PIXELS / width.max(1)).clamp(1, height);
     height.div_ceil(height.div_ceil(most))
 }

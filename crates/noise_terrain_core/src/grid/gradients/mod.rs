@@ -431,7 +431,8 @@ fn octave_layer(
         if columns.len() <= octave {
             columns.resize_with(octave + 1, Default::default);
         }
-        let row = super::column_table::Row { x0: &i0[..width], fx: &fx[..width], u: &u[..width], cy, v };
+        let ys = [super::column_table::RowY { cy, v }];
+        let row = super::column_table::Row { x0: &i0[..width], fx: &fx[..width], u: &u[..width], ys: &ys };
         let (at, columns) = ((row, &du[..width], dv), &mut columns[octave]);
         let out = [&mut values[..width], &mut dx[..width], &mut dy[..width]];
         super::lanes::with_lanes!(level, |s| match basis {

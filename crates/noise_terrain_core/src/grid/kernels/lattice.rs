@@ -4,7 +4,7 @@ use super::{clamp_unit, lerp, mix, mix_to_last_step, registers_spanning, unit_va
 use crate::field::basis::gradient_kernel::{GradientKernel, ROUNDED_SCALE};
 use crate::field::coord::AxisCell;
 use crate::field::hash::{PRIME_X, spread_seed, spread_y};
-use crate::grid::column_table::{ColumnTable, Row, plane_offset};
+use crate::grid::column_table::{ColumnTable, Row, RowY, STREAM_PADDING, plane_offset};
 use crate::grid::lanes::{Lanes, array, inlined, map};
 
 /// One octave's row of gradient noise into `out[k]` for every `k < out.len()` (the row's inputs
@@ -18,11 +18,20 @@ pub(crate) fn gradient_row<S: Lanes>(
     out: &mut [f32],
 ) {
     s.vectorize(inlined!(|| {
-        let blend = Blend::new(s, kernel, row.cy, row.v);
-        let pixel = inlined!(|[x0, y0, x1, y1]: [S::F; 4], [x0n, y0n, x1n, y1n]: [S::F; 4], fx, u, _| {
+        let per_row = (
+            inlined!(|y: RowY| Blend::new(s, kernel, y.cy, y.v)),
+            inlined!(|m, a, b| Blend::select(m, a, b)),
+        );
+        let pixel = inlined!(|[x0, y0, x1, y1]: [S::F; 4],
+                              [x0n, y0n, x1n, y1n]: [S::F; 4],
+                              fx,
+                              u,
+                              _,
+                              blend: &Blend<S>| {
             [blend.at([(x0, y0), (x0n, y0n), (x1, y1), (x1n, y1n)], fx, u)]
         });
-        lattice_row(s, seed, row, (inlined!(|sx, row| gradient(s, sx ^ row)), pixel), columns, [out]);
+        let column = inlined!(|sx, row| gradient(s, sx ^ row));
+        lattice_row(s, seed, row, (column, per_row, pixel), columns, [out]);
     }))
 }
 
@@ -39,19 +48,27 @@ pub(crate) fn gradient_row_with_gradient<S: Lanes>(
     columns: &mut ColumnTable,
     out: [&mut [f32]; 3],
 ) {
-    assert!(du.len() >= out[0].len(), "slopes shorter than the row");
+    assert!(du.len() >= out[0].len() && row.ys.len() == 1, "slopes shorter than the row, or several rows");
     s.vectorize(inlined!(|| {
-        let blend = Blend::new(s, kernel, row.cy, row.v);
+        let per_row = (
+            inlined!(|y: RowY| Blend::new(s, kernel, y.cy, y.v)),
+            inlined!(|m, a, b| Blend::select(m, a, b)),
+        );
         let (dv, per) = (s.splat(dv), s.splat(per));
-        let pixel =
-            inlined!(|[x0, y0, x1, y1]: [S::F; 4], [x0n, y0n, x1n, y1n]: [S::F; 4], fx, u, (at, lanes)| {
-                // SAFETY: lanes `at..at + lanes` are within the row, and `du` is as long (asserted above).
-                let du = unsafe { s.load_first(du, at, lanes) };
-                let [value, gx, gy] =
-                    blend.at_with_gradient([(x0, y0), (x0n, y0n), (x1, y1), (x1n, y1n)], fx, (u, du), dv);
-                [value, gx * per, gy * per]
-            });
-        lattice_row(s, seed, row, (inlined!(|sx, row| gradient(s, sx ^ row)), pixel), columns, out);
+        let pixel = inlined!(|[x0, y0, x1, y1]: [S::F; 4],
+                              [x0n, y0n, x1n, y1n]: [S::F; 4],
+                              fx,
+                              u,
+                              (at, lanes),
+                              blend: &Blend<S>| {
+            // SAFETY: lanes `at..at + lanes` are within the row, and `du` is as long (asserted above).
+            let du = unsafe { s.load_first(du, at, lanes) };
+            let [value, gx, gy] =
+                blend.at_with_gradient([(x0, y0), (x0n, y0n), (x1, y1), (x1n, y1n)], fx, (u, du), dv);
+            [value, gx * per, gy * per]
+        });
+        let column = inlined!(|sx, row| gradient(s, sx ^ row));
+        lattice_row(s, seed, row, (column, per_row, pixel), columns, out);
     }))
 }
 
@@ -59,12 +76,13 @@ pub(crate) fn gradient_row_with_gradient<S: Lanes>(
 /// every `k < out.len()` (the row's inputs at least as long); `columns` is kept for the next row.
 pub(crate) fn value_row<S: Lanes>(s: S, seed: u32, row: Row, columns: &mut ColumnTable, out: &mut [f32]) {
     s.vectorize(inlined!(|| {
-        let v = s.splat(row.v);
-        let pixel = inlined!(|[v0, v1]: [S::F; 2], [v0n, v1n]: [S::F; 2], _fx, u, _| {
+        let per_row = (inlined!(|y: RowY| s.splat(y.v)), inlined!(|m, a, b| s.select(m, a, b)));
+        let pixel = inlined!(|[v0, v1]: [S::F; 2], [v0n, v1n]: [S::F; 2], _fx, u, _, &v: &S::F| {
             let value = lerp::<S>(lerp::<S>(v0, v0n, u), lerp::<S>(v1, v1n, u), v);
             [value * s.splat(2.0) - s.splat(1.0)]
         });
-        lattice_row(s, seed, row, (inlined!(|sx, row| [corner_value(s, sx ^ row)]), pixel), columns, [out]);
+        let column = inlined!(|sx, row| [corner_value(s, sx ^ row)]);
+        lattice_row(s, seed, row, (column, per_row, pixel), columns, [out]);
     }))
 }
 
@@ -81,11 +99,11 @@ pub(crate) fn value_row_with_gradient<S: Lanes>(
     columns: &mut ColumnTable,
     out: [&mut [f32]; 3],
 ) {
-    assert!(du.len() >= out[0].len(), "slopes shorter than the row");
+    assert!(du.len() >= out[0].len() && row.ys.len() == 1, "slopes shorter than the row, or several rows");
     s.vectorize(inlined!(|| {
-        let v = s.splat(row.v);
+        let per_row = (inlined!(|y: RowY| s.splat(y.v)), inlined!(|m, a, b| s.select(m, a, b)));
         let (dv, per, two) = (s.splat(dv), s.splat(per), s.splat(2.0));
-        let pixel = inlined!(|[c0, c2]: [S::F; 2], [c1, c3]: [S::F; 2], _fx, u, (at, lanes)| {
+        let pixel = inlined!(|[c0, c2]: [S::F; 2], [c1, c3]: [S::F; 2], _fx, u, (at, lanes), &v: &S::F| {
             // SAFETY: lanes `at..at + lanes` are within the row, and `du` is as long (asserted above).
             let du = unsafe { s.load_first(du, at, lanes) };
             let value = lerp::<S>(lerp::<S>(c0, c1, u), lerp::<S>(c2, c3, u), v);
@@ -95,106 +113,194 @@ pub(crate) fn value_row_with_gradient<S: Lanes>(
             let dy = dv * (c2 - c0 + twist * u);
             [value * two - s.splat(1.0), dx * two * per, dy * two * per]
         });
-        lattice_row(s, seed, row, (inlined!(|sx, row| [corner_value(s, sx ^ row)]), pixel), columns, out);
+        let column = inlined!(|sx, row| [corner_value(s, sx ^ row)]);
+        lattice_row(s, seed, row, (column, per_row, pixel), columns, out);
     }))
 }
 
-/// The row of a lattice basis with `Q` planes of values per lattice column and row of corners
+/// The rows of a lattice basis with `Q` planes of values per lattice column and row of corners
 /// (`P = 2Q`, the upper row's then the lower row's): `column(spread x, a row's share of the hash)`
-/// gives `LANES` columns' planes of one row of corners, and `pixel(the cell's left column, its
-/// right column, fx, u, (at, lanes))` blends them into `O` outputs for the pixels
-/// `at..at + lanes`, written to `out` for every `k < out[0].len()`.
+/// gives `LANES` columns' planes of one row of corners; `per_row.0(row)` a row's constants and
+/// `per_row.1(mask, a, b)` `a` where `mask` is set, else `b`; and `pixel(the cell's left column,
+/// its right column, fx, u, (at, lanes), the row's constants)` blends them into `O` outputs for
+/// the pixels `at..at + lanes` of the row (of one row: see below), written to `out`. Several
+/// rows (`row.ys`) run as one stream of `row.ys.len()` rows of `out[0].len() / row.ys.len()`
+/// pixels: a block that spans the end of a row and the start of the next takes the next row's
+/// constants and corners in those lanes (hashing its corners).
 #[inline(always)]
-fn lattice_row<S: Lanes, const Q: usize, const P: usize, const O: usize>(
+fn lattice_row<S: Lanes, const Q: usize, const P: usize, const O: usize, C: Copy>(
     s: S,
     seed: u32,
-    Row { x0, fx, u, cy, .. }: Row,
-    (column, pixel): (
+    row: Row,
+    closures: (
         impl Fn(S::I, S::I) -> [S::F; Q],
-        impl Fn([S::F; P], [S::F; P], S::F, S::F, (usize, usize)) -> [S::F; O],
+        (impl Fn(RowY) -> C, impl Fn(S::M, C, C) -> C),
+        impl Fn([S::F; P], [S::F; P], S::F, S::F, (usize, usize), &C) -> [S::F; O],
+    ),
+    table: &mut ColumnTable,
+    out: [&mut [f32]; O],
+) {
+    // A single row compiled apart from the stream's code: one function for both left single
+    // rows, which are every 1024² grid's, up to 8% slower.
+    if row.ys.len() > 1 {
+        lattice_rows::<S, Q, P, O, C, true>(s, seed, row, closures, table, out)
+    } else {
+        lattice_rows::<S, Q, P, O, C, false>(s, seed, row, closures, table, out)
+    }
+}
+
+/// [`lattice_row`] over one row, or with `STREAM` over several.
+#[inline(always)]
+fn lattice_rows<S: Lanes, const Q: usize, const P: usize, const O: usize, C: Copy, const STREAM: bool>(
+    s: S,
+    seed: u32,
+    Row { x0, fx, u, ys }: Row,
+    (column, (row_constants, select), pixel): (
+        impl Fn(S::I, S::I) -> [S::F; Q],
+        (impl Fn(RowY) -> C, impl Fn(S::M, C, C) -> C),
+        impl Fn([S::F; P], [S::F; P], S::F, S::F, (usize, usize), &C) -> [S::F; O],
     ),
     table: &mut ColumnTable,
     out: [&mut [f32]; O],
 ) {
     const { assert!(P == 2 * Q, "two rows of corners") };
-    let n = out[0].len();
-    assert!(x0.len() >= n && fx.len() >= n && u.len() >= n, "inputs shorter than the row");
-    assert!(out.iter().all(|o| o.len() >= n), "outputs shorter than the row");
+    assert!(if STREAM { !ys.is_empty() } else { ys.len() == 1 }, "one row, or a stream of rows");
+    let count = if STREAM { ys.len() } else { 1 };
+    let (total, n) = (out[0].len(), out[0].len() / count);
+    // A block that runs past a row's end reads a whole register of cells from a pixel of it.
+    const { assert!(S::LANES <= STREAM_PADDING + 1, "blocks wider than the cells' padding") };
+    let padding = if STREAM { S::LANES - 1 } else { 0 };
+    assert!(
+        x0.len() >= n + padding && fx.len() >= n + padding && u.len() >= n + padding,
+        "inputs shorter than the row"
+    );
+    assert!(out.iter().all(|o| o.len() >= total), "outputs shorter than the rows");
+    assert!(
+        count == 1 || (n * count == total && n >= S::LANES),
+        "a stream of whole rows wider than a register"
+    );
     if n == 0 {
         return;
     }
     // `hash2(x, y, seed)` is `mix(spread_seed ^ spread_x(x) ^ spread_y(y))`: the rows' share of it.
-    let rows = [spread_seed(seed) ^ spread_y(cy.i0), spread_seed(seed) ^ spread_y(cy.i1)];
-    let rows = map(rows, inlined!(|r| s.splat_i(r as i32)));
+    let shares = inlined!(|y: RowY| {
+        let rows = [spread_seed(seed) ^ spread_y(y.cy.i0), spread_seed(seed) ^ spread_y(y.cy.i1)];
+        map(rows, inlined!(|r| s.splat_i(r as i32)))
+    });
     let prime_x = s.splat_i(PRIME_X as i32);
-    // The row's columns: its cells and each one's right neighbour.
+    // The rows' columns: their cells and each one's right neighbour.
     let first = x0[0].min(x0[n - 1]);
-    let count = (i64::from(x0[0].max(x0[n - 1])) - i64::from(first) + 2) as usize;
+    let columns = (i64::from(x0[0].max(x0[n - 1])) - i64::from(first) + 2) as usize;
     // A block reads the table where its cells and their right neighbours span at most
     // `ColumnTable::READ` columns: worth building where cells are at least about `LANES / 30`
     // pixels wide on average.
-    let tabled = (count - 2) * S::LANES <= n * 30;
-    if tabled {
-        for r in table.prepare(cy.i0, (first, count), Q) {
-            for c in (0..count).step_by(S::LANES) {
-                let cell = s.splat_i(first.wrapping_add(c as i32)) + s.iota();
-                let planes = column(cell * prime_x, rows[r]);
-                for (q, &plane) in planes.iter().enumerate() {
-                    let at = table.start(r, (q, Q), count) + c;
-                    // SAFETY: the plane starting at `at - c` holds `ColumnTable::stride(count)`
-                    // entries and `c + LANES <= count + 15 < stride`.
-                    unsafe { s.store(table.planes.as_mut_ptr().add(at), plane) };
+    let tabled = (columns - 2) * S::LANES <= n * 30;
+    // Row `r`'s constants and hash shares, its corners in the table, and where each plane starts.
+    let start_row = inlined!(|r: usize, table: &mut ColumnTable| {
+        let (y, rows) = (ys[r], shares(ys[r]));
+        if tabled {
+            for r in table.prepare(y.cy.i0, (first, columns), Q) {
+                for c in (0..columns).step_by(S::LANES) {
+                    let cell = s.splat_i(first.wrapping_add(c as i32)) + s.iota();
+                    let planes = column(cell * prime_x, rows[r]);
+                    for (q, &plane) in planes.iter().enumerate() {
+                        let at = table.start(r, (q, Q), columns) + c;
+                        // SAFETY: the plane starting at `at - c` holds `ColumnTable::stride(columns)`
+                        // entries and `c + LANES <= columns + 15 < stride`.
+                        unsafe { s.store(table.planes.as_mut_ptr().add(at), plane) };
+                    }
                 }
             }
         }
-    }
-    let starts: [usize; P] = std::array::from_fn(|k| table.start(k / Q, (k % Q, Q), count));
-    // The table's address once: read through the row's borrow, it was loaded again per block.
-    let planes = table.planes.as_ptr();
+        let starts: [usize; P] = std::array::from_fn(|k| table.start(k / Q, (k % Q, Q), columns));
+        (row_constants(y), rows, starts)
+    });
     let one = s.splat_i(1);
-    let mut at = 0;
-    while at < n {
-        let lanes = (n - at).min(S::LANES);
-        // SAFETY: lanes `at..at + lanes` are within every input (asserted above).
-        let (cell, fx, u) = unsafe {
-            (s.load_first_i(x0, at, lanes), s.load_first(fx, at, lanes), s.load_first(u, at, lanes))
-        };
-        // The block's first cell (its cells are monotone) and how many registers of the table its
-        // cells and their right neighbours span.
-        let (a, b) = (x0[at], x0[at + lanes - 1]);
-        let base = a.min(b);
-        let registers =
-            if tabled { registers_spanning::<S>(i64::from(a.max(b)) - i64::from(base) + 2) } else { 0 };
-        let index = cell - s.splat_i(base);
-        // Where each plane's entries for the block start: `offset + READ <= count - 2 + READ <=
-        // ColumnTable::stride(count)`, so each plane's reads stay within it.
-        let offset = plane_offset(base, first, count - 2);
-        let reads =
-            inlined!(|| (starts.map(|start| planes.wrapping_add(start + offset)), (index, index + one)));
-        // SAFETY: the picks below read within each plane (above).
-        let (left, right) = unsafe {
-            match registers {
-                1 => pick_columns::<S, 1, P>(s, reads()),
-                2 => pick_columns::<S, 2, P>(s, reads()),
-                3 => pick_columns::<S, 3, P>(s, reads()),
-                4 => pick_columns::<S, 4, P>(s, reads()),
-                _ => {
-                    // `spread_x` of the pixel's cell and of the next one (`spread_x(1)` is the prime).
-                    let sx = cell * prime_x;
-                    let both = inlined!(|sx| {
-                        let (upper, lower) = (column(sx, rows[0]), column(sx, rows[1]));
-                        array(inlined!(|k| if k < Q { upper[k] } else { lower[k - Q] }))
-                    });
-                    (both(sx), both(sx + prime_x))
+    // `spread_x` of each lane's cell and of the next one (`spread_x(1)` is the prime), both rows
+    // of corners hashed.
+    let hashed = inlined!(|cell: S::I, rows: [S::I; 2]| {
+        let sx = cell * prime_x;
+        let both = inlined!(|sx| {
+            let (upper, lower) = (column(sx, rows[0]), column(sx, rows[1]));
+            array(inlined!(|k| if k < Q { upper[k] } else { lower[k - Q] }))
+        });
+        (both(sx), both(sx + prime_x))
+    });
+    // Where a row's blocks of its own start: after the pixels of the block that ran on from the
+    // row before.
+    let mut from = 0;
+    for r in 0..count {
+        let (constants, rows, starts) = start_row(r, table);
+        // The table's address once a row: read through its borrow, it was loaded again per block.
+        let planes = table.planes.as_ptr();
+        // The row's own blocks: whole ones, and on the last row the short one at its end.
+        let last = r + 1 == count;
+        let end = if last { n } else { from + (n - from) / S::LANES * S::LANES };
+        let mut col = from;
+        while col < end {
+            let lanes = (end - col).min(S::LANES);
+            // SAFETY: lanes `col..col + lanes` are within every input (asserted above).
+            let (cell, fx, u) = unsafe {
+                (s.load_first_i(x0, col, lanes), s.load_first(fx, col, lanes), s.load_first(u, col, lanes))
+            };
+            // The block's first cell (its cells are monotone) and how many registers of the
+            // table its cells and their right neighbours span.
+            let (a, b) = (x0[col], x0[col + lanes - 1]);
+            let base = a.min(b);
+            let registers =
+                if tabled { registers_spanning::<S>(i64::from(a.max(b)) - i64::from(base) + 2) } else { 0 };
+            let index = cell - s.splat_i(base);
+            // Where each plane's entries for the block start: `offset + READ <= columns - 2 +
+            // READ <= ColumnTable::stride(columns)`, so each plane's reads stay within it.
+            let offset = plane_offset(base, first, columns - 2);
+            let reads =
+                inlined!(|| (starts.map(|start| planes.wrapping_add(start + offset)), (index, index + one)));
+            // SAFETY: the picks below read within each plane (above).
+            let (left, right) = unsafe {
+                match registers {
+                    1 => pick_columns::<S, 1, P>(s, reads()),
+                    2 => pick_columns::<S, 2, P>(s, reads()),
+                    3 => pick_columns::<S, 3, P>(s, reads()),
+                    4 => pick_columns::<S, 4, P>(s, reads()),
+                    _ => hashed(cell, rows),
                 }
+            };
+            let at = r * n + col;
+            let value = pixel(left, right, fx, u, (at, lanes), &constants);
+            for o in 0..O {
+                // SAFETY: lanes `at..at + lanes` are within every output (asserted above).
+                unsafe { s.store_first(out[o], at, lanes, value[o]) };
             }
-        };
-        let value = pixel(left, right, fx, u, (at, lanes));
-        for o in 0..O {
-            // SAFETY: lanes `at..at + lanes` are within every output (asserted above).
-            unsafe { s.store_first(out[o], at, lanes, value[o]) };
+            col += S::LANES;
         }
-        at += S::LANES;
+        if last || end == n {
+            from = 0;
+            continue;
+        }
+        // The block that runs past the row's end into the next row: the cells from `end` on read
+        // the row's first ones again there (padded, asserted above), and the lanes from `here` on
+        // take the next row's constants and rows of corners, hashed.
+        let here = n - end;
+        // SAFETY: `end < n`, so lanes `end..end + LANES` are within every input's padding.
+        let (cell, fx, u) = unsafe {
+            (
+                s.load_first_i(x0, end, S::LANES),
+                s.load_first(fx, end, S::LANES),
+                s.load_first(u, end, S::LANES),
+            )
+        };
+        let (mask, next) = (s.first_lanes(here), ys[r + 1]);
+        let next_rows = shares(next);
+        let rows = array(inlined!(|k| s.select_i(mask, rows[k], next_rows[k])));
+        let (left, right) = hashed(cell, rows);
+        let at = r * n + end;
+        let value = pixel(left, right, fx, u, (at, S::LANES), &select(mask, constants, row_constants(next)));
+        for o in 0..O {
+            // SAFETY: lanes `at..at + LANES` are within the rows (`r + 1 < count`, `n >= LANES`),
+            // so within every output (asserted above).
+            unsafe { s.store_first(out[o], at, S::LANES, value[o]) };
+        }
+        from = S::LANES - here;
     }
 }
 
@@ -234,6 +340,7 @@ pub(super) fn gradient<S: Lanes>(s: S, h: S::I) -> [S::F; 2] {
 }
 
 /// The blend's constants along the row: `blend_gradients_2d` or `blend_rounded_2d` in lanes.
+#[derive(Clone, Copy)]
 struct Blend<S: Lanes> {
     s: S,
     rounded: bool,
@@ -263,6 +370,23 @@ impl<S: Lanes> Blend<S> {
             v: s.splat(v),
             r8: s.splat(r8),
             envelope_slopes: map([-2.0 * r8, 4.0 * r8, -16.0 * (1.0 - 2.0 * cy.f)], inlined!(|c| s.splat(c))),
+        }
+    }
+
+    /// `a`'s constants where `mask` is set, else `b`'s (the lanes of two rows in one block).
+    #[inline(always)]
+    fn select(mask: S::M, a: Self, b: Self) -> Self {
+        let s = a.s;
+        let pick = inlined!(|x: S::F, y: S::F| s.select(mask, x, y));
+        Self {
+            s,
+            rounded: a.rounded,
+            scale: a.scale,
+            fy: pick(a.fy, b.fy),
+            fy1: pick(a.fy1, b.fy1),
+            v: pick(a.v, b.v),
+            r8: pick(a.r8, b.r8),
+            envelope_slopes: array(inlined!(|k| pick(a.envelope_slopes[k], b.envelope_slopes[k]))),
         }
     }
 

@@ -16,7 +16,7 @@ use crate::field::basis::{DistanceMetric, Lattice};
 use crate::field::coord::AxisCell;
 use crate::field::fade::Fade;
 use crate::field::hash::{mix, spread_seed};
-use crate::grid::column_table::{ColumnTable, Row};
+use crate::grid::column_table::{ColumnTable, Row, RowY, STREAM_PADDING};
 use crate::grid::lanes::{Lanes, OPERATIONS, Portable, Unit};
 use crate::grid::test_rows::{skewed_row, split_cells};
 
@@ -56,6 +56,7 @@ macro_rules! at_every_level {
 
 at_every_level!(
     value_and_gradient_rows_give_the_point_path_bits,
+    value_and_gradient_row_streams_give_the_single_rows_bits,
     worley_rows_give_the_point_path_bits,
     simplex_rows_reading_the_kept_table_give_the_point_path_bits,
     simplex_blocks_read_the_table_only_within_their_entries,
@@ -89,7 +90,8 @@ fn value_and_gradient_rows_give_the_point_path_bits<S: Lanes>(s: S) {
             let cy = AxisCell::new(-1.3 + r as f64 * 0.35, None);
             let v = lattice.fade.apply(cy.f);
             let mut out = vec![f32::NAN; n];
-            let row = Row { x0: &x0, fx: &fx, u: &u, cy, v };
+            let ys = [RowY { cy, v }];
+            let row = Row { x0: &x0, fx: &fx, u: &u, ys: &ys };
             match kernel {
                 None => value_row(s, seed, row, &mut table, &mut out),
                 Some(kernel) => gradient_row(s, seed, kernel, row, &mut table, &mut out),
@@ -114,6 +116,56 @@ fn value_and_gradient_rows_give_the_point_path_bits<S: Lanes>(s: S) {
                 );
                 assert_eq!(out[k].to_bits(), expected.to_bits(), "{case}, pixel {k}");
             }
+        }
+    }
+}
+
+/// Rows of value and gradient noise streamed as one run of blocks (a block spanning the end of a
+/// row and the start of the next, in the same row of cells or the next), rows of 16 to 203
+/// pixels, at every width of cell in [`PIXELS_PER_CELL`]: every pixel has the bits of the same
+/// row run alone (which the test above holds to the point path), and nothing is written past
+/// the last row.
+fn value_and_gradient_row_streams_give_the_single_rows_bits<S: Lanes>(s: S) {
+    let seed = 5;
+    let kernels = [None, Some(GradientKernel::Perlin), Some(GradientKernel::Rounded)];
+    for (pixels_per_cell, (x, step), kernel) in every_triple(&PIXELS_PER_CELL, &ROWS, &kernels) {
+        let lattice = Lattice { kernel: kernel.unwrap_or_default(), ..Lattice::new(seed, Fade::Quintic) };
+        for n in [16, 17, 65, 203] {
+            if n < S::LANES {
+                continue;
+            }
+            let (x0, fx, u) = split_cells(x, step / pixels_per_cell, n, lattice.fade);
+            // The cells padded as `XCells::split` pads them: the row's first ones again.
+            let padded = |v: &[f32]| -> Vec<f32> { (0..n + STREAM_PADDING).map(|k| v[k % n]).collect() };
+            let x0_padded: Vec<i32> = (0..n + STREAM_PADDING).map(|k| x0[k % n]).collect();
+            let (fx_padded, u_padded) = (padded(&fx), padded(&u));
+            // Nine rows a third of a cell apart: some share a row of cells with the one before.
+            let ys: Vec<RowY> = (0..9)
+                .map(|r| {
+                    let cy = AxisCell::new(-1.3 + r as f64 * 0.35, None);
+                    RowY { cy, v: lattice.fade.apply(cy.f) }
+                })
+                .collect();
+            let run = |row: Row, table: &mut ColumnTable, out: &mut [f32]| match kernel {
+                None => value_row(s, seed, row, table, out),
+                Some(kernel) => gradient_row(s, seed, kernel, row, table, out),
+            };
+            let mut streamed = vec![f32::NAN; n * ys.len() + 1];
+            let row = Row { x0: &x0_padded, fx: &fx_padded, u: &u_padded, ys: &ys };
+            run(row, &mut ColumnTable::default(), &mut streamed[..n * ys.len()]);
+            let mut table = ColumnTable::default();
+            for (r, y) in ys.iter().enumerate() {
+                let mut alone = vec![f32::NAN; n];
+                run(Row { x0: &x0, fx: &fx, u: &u, ys: std::slice::from_ref(y) }, &mut table, &mut alone);
+                let case = format!(
+                    "{} lanes, {kernel:?}, {pixels_per_cell} px per cell, x {x}, {n} px, row {r}",
+                    S::LANES
+                );
+                for k in 0..n {
+                    assert_eq!(streamed[r * n + k].to_bits(), alone[k].to_bits(), "{case}, pixel {k}");
+                }
+            }
+            assert!(streamed[n * ys.len()].is_nan(), "written past the last row");
         }
     }
 }
@@ -310,7 +362,8 @@ fn operations_per_block() {
             let mut points = WorleyColumns::default();
             let ops = per_block(|r, out| {
                 let cy = AxisCell::new(y(r, pixels_per_cell), None);
-                let row = Row { x0: &x0, fx: &fx, u: &u, cy, v: Fade::Quintic.apply(cy.f) };
+                let ys = [RowY { cy, v: Fade::Quintic.apply(cy.f) }];
+                let row = Row { x0: &x0, fx: &fx, u: &u, ys: &ys };
                 match kernel {
                     Kernel::Value => value_row(s, 3, row, &mut columns, out),
                     Kernel::Gradient => gradient_row(s, 3, GradientKernel::Rounded, row, &mut columns, out),

@@ -56,6 +56,13 @@ impl Lanes for Avx2 {
     }
 
     #[inline(always)]
+    fn first_lanes(self, lanes: usize) -> M32x8 {
+        // Lanes below `lanes` (at most 8: the compare is signed).
+        let lanes = self.splat_i(lanes.min(8) as i32);
+        M32x8(level!(_mm256_castsi256_ps(_mm256_cmpgt_epi32(lanes.0, self.iota().0))))
+    }
+
+    #[inline(always)]
     fn select_i(self, mask: M32x8, yes: I32x8, no: I32x8) -> I32x8 {
         self.as_ints(self.select(mask, self.as_floats(yes), self.as_floats(no)))
     }

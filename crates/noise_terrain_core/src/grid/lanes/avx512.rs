@@ -51,6 +51,11 @@ impl Lanes for Avx512 {
     }
 
     #[inline(always)]
+    fn first_lanes(self, lanes: usize) -> __mmask16 {
+        first(lanes)
+    }
+
+    #[inline(always)]
     fn shr<const N: u32>(self, a: I32x16) -> I32x16 {
         I32x16(level!(_mm512_srli_epi32::<N>(a.0)))
     }

@@ -171,6 +171,9 @@ pub(crate) trait Lanes: Copy {
     /// Each lane from its bits.
     fn as_floats(self, a: Self::I) -> Self::F;
 
+    /// The first `lanes` lanes set (all of them from `LANES` on).
+    fn first_lanes(self, lanes: usize) -> Self::M;
+
     /// `a < b` per lane.
     fn lt(self, a: Self::F, b: Self::F) -> Self::M;
 

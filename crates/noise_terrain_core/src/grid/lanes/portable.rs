@@ -206,6 +206,10 @@ impl<const N: usize> Lanes for Portable<N> {
         Floats(a.0.map(|v| f32::from_bits(v as u32)))
     }
 
+    fn first_lanes(self, lanes: usize) -> u32 {
+        mask::<N>(|k| k < lanes)
+    }
+
     fn lt(self, a: Floats<N>, b: Floats<N>) -> u32 {
         mask::<N>(|k| a.0[k] < b.0[k])
     }

@@ -176,6 +176,12 @@ impl<S: Lanes> Lanes for Twice<S> {
     }
 
     #[inline(always)]
+    fn first_lanes(self, lanes: usize) -> Self::M {
+        let (low, high) = split::<S>(lanes);
+        Pair(self.0.first_lanes(low), self.0.first_lanes(high))
+    }
+
+    #[inline(always)]
     fn lt(self, a: Self::F, b: Self::F) -> Self::M {
         halves!(self.0, lt(a, b))
     }
