@@ -89,10 +89,15 @@ pub(super) fn worley_per_pixel(
         // of the pixel is likely) take them one by one, as the point path does.
         // A copy of the settings, which the outputs written below cannot alias: the return type
         // `deciding` reads is then loaded once, not per pixel. Most rows have no pixel that needs
-        // the farther cells, which a count that vectorises finds.
+        // the farther cells, which a count that vectorises finds (a plain loop: the iterators'
+        // `filter(..).count()` was once compiled apart from the level, a sixth of a grid's time).
         let (r, worley) = (search.radius, search.worley);
         let far = |f1: f32, f2: f32| deciding(&worley, f1, f2) > FARTHER_CELLS_AT_LEAST;
-        if r == 1 || f1.iter().zip(&*f2).filter(|&(&a, &b)| far(a, b)).count() == 0 {
+        let mut farther = 0usize;
+        for (&a, &b) in f1.iter().zip(&*f2) {
+            farther += usize::from(far(a, b));
+        }
+        if r == 1 || farther == 0 {
             return;
         }
         for (((&ix, &fx), (f1, f2)), n) in
