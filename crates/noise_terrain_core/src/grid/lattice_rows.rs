@@ -90,12 +90,12 @@ pub(super) fn lattice_layer(
 /// with AVX-512, a quarter more blocks than its pixels need.
 pub(super) fn streams_rows(sampler: &FieldSampler, isa: Isa, width: usize) -> bool {
     let s = &sampler.settings;
+    let octaves = &sampler.lattices[..sampler.fractal.octave_count() as usize];
     #[cfg(target_arch = "x86_64")]
-    let octaves = sampler.fractal.octave_count() as usize;
-    let simd = sampler.lattices[..octaves].iter().all(|lattice| takes_simd_rows(s.basis, lattice, isa));
+    let simd = octaves.iter().all(|lattice| takes_simd_rows(s.basis, lattice, isa));
     #[cfg(not(target_arch = "x86_64"))]
     let simd = {
-        let _ = isa;
+        let _ = (isa, octaves);
         false
     };
     simd && width >= 16 && sampler.filter.is_none() && s.row_path() && !sampler.fractal.kind.needs_slopes()
