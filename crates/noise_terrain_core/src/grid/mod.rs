@@ -57,8 +57,8 @@ use lattice_rows::lattice_layer;
 pub use rows::GridWindow;
 #[cfg(feature = "parallel")]
 use rows::worth_parallel;
-use rows::{SkewXs, XCells, run_end};
-use simplex_rows::{batch_of, rows_at_once, simplex_layer};
+use rows::{SkewXs, XCells, batch_of, run_end};
+use simplex_rows::{rows_at_once, simplex_layer};
 use worley_rows::WorleyBand;
 
 use std::mem::MaybeUninit;

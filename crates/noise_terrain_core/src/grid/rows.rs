@@ -44,6 +44,20 @@ pub(crate) fn worth_parallel(samples: usize) -> bool {
     samples >= PARALLEL_MIN_SAMPLES
 }
 
+/// Narrow grids whose rows come in batches (simplex rows, and value and gradient noise's SIMD
+/// rows: whole rows streamed through the kernels' blocks) are filled this many pixels at a time.
+const BATCH_PIXELS: usize = 1024;
+
+/// Whole rows of a grid `width × height` per batch: as many as fit in [`BATCH_PIXELS`], spread
+/// evenly over the batches (65 rows: five batches of 13), at least one.
+pub(crate) fn batch_of(width: usize, height: usize) -> usize {
+    if height == 0 {
+        return 1;
+    }
+    let most = (BATCH_PIXELS / width.max(1)).clamp(1, height);
+    height.div_ceil(height.div_ceil(most))
+}
+
 /// Which row segment of a grid, at which scale, cells split along x are for: the segment's two
 /// ends' bits, its length and the scale's bits. Within a grid these tell its segments apart:
 /// positions are monotone along a row, so two segments of one length with the same ends hold the

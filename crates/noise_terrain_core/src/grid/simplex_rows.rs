@@ -4,10 +4,6 @@
 use super::*;
 use crate::grid::lanes::Twice;
 
-/// Narrow simplex grids are filled this many pixels at a time (whole rows, at least one):
-/// see [`rows_at_once`].
-pub(super) const SIMPLEX_BATCH_PIXELS: usize = 1024;
-
 /// How many whole rows of a grid `width` pixels wide one call fills: several for simplex noise
 /// on the row path (without slopes), whose corners take any points in any order, so that a
 /// chunk-sized grid's rows (65 pixels: eight blocks of eight and one of a single pixel) run
@@ -19,17 +15,7 @@ pub(super) fn rows_at_once(sampler: &FieldSampler, width: usize, height: usize) 
         && sampler.filter.is_none()
         && s.row_path()
         && !sampler.fractal.kind.needs_slopes();
-    if !simplex_rows { 1 } else { batch_of(width, height) }
-}
-
-/// Whole rows of a grid `width × height` per batch: as many as fit in [`SIMPLEX_BATCH_PIXELS`],
-/// spread evenly over the batches (65 rows: five batches of 13), at least one.
-pub(super) fn batch_of(width: usize, height: usize) -> usize {
-    if height == 0 {
-        return 1;
-    }
-    let most = (SIMPLEX_BATCH_PIXELS / width.max(1)).clamp(1, height);
-    height.div_ceil(height.div_ceil(most))
+    if !simplex_rows { 1 } else { super::rows::batch_of(width, height) }
 }
 
 /// One octave of simplex noise over the rows at `pys` (one or a batch): the skew in one loop per

@@ -199,12 +199,13 @@ fn lattice_rows<S: Lanes, const Q: usize, const P: usize, const O: usize, C: Cop
     let start_row = inlined!(|r: usize, table: &mut ColumnTable| {
         let (y, rows) = (ys[r], shares(ys[r]));
         if tabled {
-            for r in table.prepare(y.cy.i0, (first, columns), Q) {
+            // The rows of corners (upper 0, lower 1) the table does not hold yet.
+            for half in table.prepare(y.cy.i0, (first, columns), Q) {
                 for c in (0..columns).step_by(S::LANES) {
                     let cell = s.splat_i(first.wrapping_add(c as i32)) + s.iota();
-                    let planes = column(cell * prime_x, rows[r]);
+                    let planes = column(cell * prime_x, rows[half]);
                     for (q, &plane) in planes.iter().enumerate() {
-                        let at = table.start(r, (q, Q), columns) + c;
+                        let at = table.start(half, (q, Q), columns) + c;
                         // SAFETY: the plane starting at `at - c` holds `ColumnTable::stride(columns)`
                         // entries and `c + LANES <= columns + 15 < stride`.
                         unsafe { s.store(table.planes.as_mut_ptr().add(at), plane) };

@@ -31,11 +31,15 @@ macro_rules! pair_operator {
 
 pair_operator!(Add add, Sub sub, Mul mul, BitXor bitxor, BitAnd bitand);
 
-/// `self.0.$method(a.0, …)` and the same with the second halves, as a [`Pair`].
-macro_rules! halves {
-    ($s:expr, $method:ident($($arg:expr),*)) => {
-        Pair($s.$method($($arg.0),*), $s.$method($($arg.1),*))
-    };
+/// Methods of `Twice` that are the level's method on each half: `name(args) -> Out;`, each
+/// argument a [`Pair`].
+macro_rules! on_halves {
+    ($($name:ident($($arg:ident: $ty:ty),+) -> $out:ty;)+) => {$(
+        #[inline(always)]
+        fn $name(self, $($arg: $ty),+) -> $out {
+            Pair(self.0.$name($($arg.0),+), self.0.$name($($arg.1),+))
+        }
+    )+};
 }
 
 impl<S: Lanes> Lanes for Twice<S> {
@@ -135,19 +139,19 @@ impl<S: Lanes> Lanes for Twice<S> {
         }
     }
 
-    #[inline(always)]
-    fn max(self, a: Self::F, b: Self::F) -> Self::F {
-        halves!(self.0, max(a, b))
-    }
-
-    #[inline(always)]
-    fn min(self, a: Self::F, b: Self::F) -> Self::F {
-        halves!(self.0, min(a, b))
-    }
-
-    #[inline(always)]
-    fn abs(self, a: Self::F) -> Self::F {
-        halves!(self.0, abs(a))
+    on_halves! {
+        max(a: Self::F, b: Self::F) -> Self::F;
+        min(a: Self::F, b: Self::F) -> Self::F;
+        abs(a: Self::F) -> Self::F;
+        to_f32(a: Self::I) -> Self::F;
+        as_ints(a: Self::F) -> Self::I;
+        as_floats(a: Self::I) -> Self::F;
+        lt(a: Self::F, b: Self::F) -> Self::M;
+        gt(a: Self::F, b: Self::F) -> Self::M;
+        beyond_unit(a: Self::F) -> Self::M;
+        select(mask: Self::M, yes: Self::F, no: Self::F) -> Self::F;
+        select_i(mask: Self::M, yes: Self::I, no: Self::I) -> Self::I;
+        zero_where(mask: Self::M, a: Self::F) -> Self::F;
     }
 
     #[inline(always)]
@@ -161,54 +165,9 @@ impl<S: Lanes> Lanes for Twice<S> {
     }
 
     #[inline(always)]
-    fn to_f32(self, a: Self::I) -> Self::F {
-        halves!(self.0, to_f32(a))
-    }
-
-    #[inline(always)]
-    fn as_ints(self, a: Self::F) -> Self::I {
-        halves!(self.0, as_ints(a))
-    }
-
-    #[inline(always)]
-    fn as_floats(self, a: Self::I) -> Self::F {
-        halves!(self.0, as_floats(a))
-    }
-
-    #[inline(always)]
     fn first_lanes(self, lanes: usize) -> Self::M {
         let (low, high) = split::<S>(lanes);
         Pair(self.0.first_lanes(low), self.0.first_lanes(high))
-    }
-
-    #[inline(always)]
-    fn lt(self, a: Self::F, b: Self::F) -> Self::M {
-        halves!(self.0, lt(a, b))
-    }
-
-    #[inline(always)]
-    fn gt(self, a: Self::F, b: Self::F) -> Self::M {
-        halves!(self.0, gt(a, b))
-    }
-
-    #[inline(always)]
-    fn beyond_unit(self, a: Self::F) -> Self::M {
-        halves!(self.0, beyond_unit(a))
-    }
-
-    #[inline(always)]
-    fn select(self, mask: Self::M, yes: Self::F, no: Self::F) -> Self::F {
-        halves!(self.0, select(mask, yes, no))
-    }
-
-    #[inline(always)]
-    fn select_i(self, mask: Self::M, yes: Self::I, no: Self::I) -> Self::I {
-        halves!(self.0, select_i(mask, yes, no))
-    }
-
-    #[inline(always)]
-    fn zero_where(self, mask: Self::M, a: Self::F) -> Self::F {
-        halves!(self.0, zero_where(mask, a))
     }
 
     #[inline(always)]
@@ -233,27 +192,24 @@ impl<S: Lanes> Lanes for Twice<S> {
 
     #[inline(always)]
     fn gradient_2d(self, index: Self::I) -> [Self::F; 2] {
-        let (low, high) = (self.0.gradient_2d(index.0), self.0.gradient_2d(index.1));
-        array(inlined!(|c| Pair(low[c], high[c])))
+        zip_halves(self.0.gradient_2d(index.0), self.0.gradient_2d(index.1))
     }
 
     #[inline(always)]
     fn simplex_gradient_of_hash(self, hash: Self::I) -> [Self::F; 2] {
-        let (low, high) = (self.0.simplex_gradient_of_hash(hash.0), self.0.simplex_gradient_of_hash(hash.1));
-        array(inlined!(|c| Pair(low[c], high[c])))
+        zip_halves(self.0.simplex_gradient_of_hash(hash.0), self.0.simplex_gradient_of_hash(hash.1))
     }
 
     #[inline(always)]
     fn simplex_gradient(self, index: Self::I) -> [Self::F; 2] {
-        let (low, high) = (self.0.simplex_gradient(index.0), self.0.simplex_gradient(index.1));
-        array(inlined!(|c| Pair(low[c], high[c])))
+        zip_halves(self.0.simplex_gradient(index.0), self.0.simplex_gradient(index.1))
     }
 
     #[inline(always)]
     fn pick_bytes(self, rows: [&[u8; 8]; 3], indices: [Self::I; 3]) -> [Self::I; 3] {
         let low = self.0.pick_bytes(rows, map(indices, inlined!(|i: Self::I| i.0)));
         let high = self.0.pick_bytes(rows, map(indices, inlined!(|i: Self::I| i.1)));
-        array(inlined!(|k| Pair(low[k], high[k])))
+        zip_halves(low, high)
     }
 }
 
@@ -261,4 +217,10 @@ impl<S: Lanes> Lanes for Twice<S> {
 #[inline(always)]
 fn split<S: Lanes>(lanes: usize) -> (usize, usize) {
     (lanes.min(S::LANES), lanes.saturating_sub(S::LANES))
+}
+
+/// `[Pair(low[k], high[k]), …]`.
+#[inline(always)]
+fn zip_halves<T: Copy, const N: usize>(low: [T; N], high: [T; N]) -> [Pair<T>; N] {
+    array(inlined!(|k| Pair(low[k], high[k])))
 }
