@@ -164,23 +164,21 @@ pub(crate) fn filter_heights_row(
 /// One octave's gully cells along the rows of a grid, which share their x positions: each
 /// pixel's cell index and fraction in x (see [`GullyPlan::cell_of`]) and the blend weights there
 /// (see [`GullyPlan::weights`]: weight, slope, curvature), and the pixels' offsets from the pivots
-/// of one row of cells (see [`PivotRow`]), in chunks of [`COLUMN_LANES`] pixels, [`LANES`] longer
-/// than the row.
+/// of one row of cells (see [`PivotRow`]), in chunks of [`LANES`] pixels (aligned, so that a
+/// chunk or half of one is one load), the row padded past its end to whole chunks and one more.
 #[derive(Default)]
 pub(super) struct GullyColumns {
     chunks: Vec<ColumnChunk>,
     pivots: PivotRow,
 }
 
-/// Pixels in a chunk of [`GullyColumns`]: the fewest lanes an octave runs at once.
-const COLUMN_LANES: usize = LANES / 2;
-
-/// [`COLUMN_LANES`] pixels of [`GullyColumns`].
+/// [`LANES`] pixels of [`GullyColumns`].
 #[derive(Clone, Copy, Default)]
+#[repr(align(64))]
 struct ColumnChunk {
-    ix: [i32; COLUMN_LANES],
-    fx: [f32; COLUMN_LANES],
-    weights: [[f32; COLUMN_LANES]; 3],
+    ix: [i32; LANES],
+    fx: [f32; LANES],
+    weights: [[f32; LANES]; 3],
 }
 
 /// The pixels' offsets in x from the pivots of the four cells around them in one row of cells
@@ -194,11 +192,12 @@ struct PivotRow {
     chunks: Vec<PivotChunk>,
 }
 
-/// [`COLUMN_LANES`] pixels of [`PivotRow`]: per cell, the offsets in x and the jitters in y.
+/// [`LANES`] pixels of [`PivotRow`]: per cell, the offsets in x and the jitters in y.
 #[derive(Clone, Copy, Default)]
+#[repr(align(64))]
 struct PivotChunk {
-    rx: [[f32; COLUMN_LANES]; 4],
-    jy: [[f32; COLUMN_LANES]; 4],
+    rx: [[f32; LANES]; 4],
+    jy: [[f32; LANES]; 4],
 }
 
 /// `L` pixels of an octave's cells (see [`GullyColumns::lanes`]): the three blend weights in x,
@@ -216,8 +215,8 @@ impl GullyColumns {
         }
         self.pivots.chunks.resize(self.chunks.len(), PivotChunk::default());
         for (to, from) in self.pivots.chunks.iter_mut().zip(&self.chunks) {
-            let (mut rx, mut jy) = ([[0.0; COLUMN_LANES]; 4], [[0.0; COLUMN_LANES]; 4]);
-            for l in 0..COLUMN_LANES {
+            let (mut rx, mut jy) = ([[0.0; LANES]; 4], [[0.0; LANES]; 4]);
+            for l in 0..LANES {
                 let jitters = plan.pivot_jitters(k, [from.ix[l], iy]);
                 // The four cells written out (a loop over them kept the lanes from vectorising).
                 macro_rules! cell {
@@ -236,27 +235,22 @@ impl GullyColumns {
         self.pivots.iy = Some(iy);
     }
 
-    /// The `L` pixels from `start` (a whole number of chunks), with the pivots of the row of
-    /// cells [`pivots_for`](Self::pivots_for) made last.
+    /// The `L` pixels from `start` (`L` a divisor of [`LANES`], `start` a multiple of `L`: the
+    /// pixels of one chunk), with the pivots of the row of cells
+    /// [`pivots_for`](Self::pivots_for) made last.
     #[inline(always)]
     fn lanes<const L: usize>(&self, start: usize) -> OctaveLanes<L> {
-        const { assert!(L.is_multiple_of(COLUMN_LANES), "whole chunks") };
-        debug_assert!(start.is_multiple_of(COLUMN_LANES));
-        let at = start / COLUMN_LANES..start / COLUMN_LANES + L / COLUMN_LANES;
-        let (mut weights, mut rx, mut jy) = ([[0.0; L]; 3], [[0.0; L]; 4], [[0.0; L]; 4]);
-        for (c, (chunk, pivots)) in self.chunks[at.clone()].iter().zip(&self.pivots.chunks[at]).enumerate() {
-            let lanes = c * COLUMN_LANES..(c + 1) * COLUMN_LANES;
-            for (w, from) in weights.iter_mut().zip(&chunk.weights) {
-                w[lanes.clone()].copy_from_slice(from);
-            }
-            for (r, from) in rx.iter_mut().zip(&pivots.rx) {
-                r[lanes.clone()].copy_from_slice(from);
-            }
-            for (j, from) in jy.iter_mut().zip(&pivots.jy) {
-                j[lanes.clone()].copy_from_slice(from);
-            }
-        }
-        (weights, rx, jy)
+        const { assert!(LANES.is_multiple_of(L), "within one chunk") };
+        debug_assert!(start.is_multiple_of(L));
+        let (chunk, pivots) = (&self.chunks[start / LANES], &self.pivots.chunks[start / LANES]);
+        let lanes = start % LANES..start % LANES + L;
+        let take = |row: &[f32; LANES]| -> [f32; L] { row[lanes.clone()].try_into().expect("L long") };
+        let ([w, dw, ddw], [r0, r1, r2, r3], [j0, j1, j2, j3]) = (&chunk.weights, &pivots.rx, &pivots.jy);
+        (
+            [take(w), take(dw), take(ddw)],
+            [take(r0), take(r1), take(r2), take(r3)],
+            [take(j0), take(j1), take(j2), take(j3)],
+        )
     }
 }
 
@@ -264,19 +258,19 @@ impl GullyColumns {
 /// grid's first row makes them all; the others find them there).
 #[inline(always)]
 pub(super) fn make_gully_columns(plan: &GullyPlan, xs: &[f64], columns: &mut Vec<GullyColumns>) {
-    let chunks = (xs.len() + LANES).div_ceil(COLUMN_LANES);
+    let chunks = xs.len().div_ceil(LANES) + 1;
     while columns.len() < plan.octaves() {
         let k = columns.len();
         let mut c = vec![ColumnChunk::default(); chunks];
         for (l, &x) in xs.iter().enumerate() {
-            let chunk = &mut c[l / COLUMN_LANES];
-            let at = l % COLUMN_LANES;
+            let chunk = &mut c[l / LANES];
+            let at = l % LANES;
             let (i, f) = plan.cell_of(k, x);
             (chunk.ix[at], chunk.fx[at]) = (i, f);
         }
         // The weights of every lane, those past the row's end too (of fraction 0).
         for chunk in &mut c {
-            for at in 0..COLUMN_LANES {
+            for at in 0..LANES {
                 let [w, dw, ddw] = plan.weights(k, chunk.fx[at]);
                 [chunk.weights[0][at], chunk.weights[1][at], chunk.weights[2][at]] = [w, dw, ddw];
             }
@@ -323,32 +317,50 @@ impl<'a> OctaveCells<'a> {
         starts: [usize; G],
         p: &mut [[[f32; L]; PARTS]; G],
     ) {
-        const { assert!(G == 1 || G == 2, "one or two groups") };
+        const { assert!(G >= 1 && G <= 5, "one to five groups") };
         // (Not `starts.map(...)`: its closure is a call, compiled apart from the level.)
-        let first = self.columns.lanes::<L>(starts[0]);
-        let columns = [first, if G == 2 { self.columns.lanes::<L>(starts[G - 1]) } else { first }];
-        // Each lane's octave in its three stages (see `GullyPlan::octave_in`), each stage for both
-        // groups before the next, written out (not a loop over the groups, so that the pixel
-        // loop stays innermost and vectorises with both groups in its body): the compiler then
+        let group = |g: usize| g.min(G - 1);
+        let columns = [
+            self.columns.lanes::<L>(starts[0]),
+            self.columns.lanes::<L>(starts[group(1)]),
+            self.columns.lanes::<L>(starts[group(2)]),
+            self.columns.lanes::<L>(starts[group(3)]),
+            self.columns.lanes::<L>(starts[group(4)]),
+        ];
+        // Each lane's octave in its three stages (see `GullyPlan::octave_in`), each stage for every
+        // group before the next, written out (not a loop over the groups, so that the pixel
+        // loop stays innermost and vectorises with the groups in its body): the compiler then
         // lays the groups' chains of dependent operations closer together (the rows' last
         // octave, two groups of 8: about 94 cycles by llvm-mca on Zen 3, against 123 with each
         // group's octave whole).
         for l in 0..L {
             let state: [GullyState<Dual>; G] =
                 std::array::from_fn(|g| T::state_from(std::array::from_fn(|c| p[g][c][l])).to_dual());
-            // `$e` for the first group and the last (with one group, the same computation twice,
-            // which the compiler makes once).
+            // `$e` for each of five groups, those past the `G`th the last again (the same
+            // computation, which the compiler makes once).
             macro_rules! each {
                 ($g:ident => $e:expr) => {{
-                    let first = {
+                    let a = {
                         let $g = 0;
                         $e
                     };
-                    let second = {
-                        let $g = G - 1;
+                    let b = {
+                        let $g = group(1);
                         $e
                     };
-                    [first, second]
+                    let c = {
+                        let $g = group(2);
+                        $e
+                    };
+                    let d = {
+                        let $g = group(3);
+                        $e
+                    };
+                    let e = {
+                        let $g = group(4);
+                        $e
+                    };
+                    [a, b, c, d, e]
                 }};
             }
             let direction = each!(g => plan.direction(k, state[g]));
@@ -470,10 +482,10 @@ pub(super) fn dual_gully_octave_chunk<
 }
 
 /// The erosion filter over a row of heights `row` (x positions `xs`, y `py` in base lattice
-/// units; the coarse slope in `scratch.coarse`): two chunks side by side (see
-/// [`OctaveCells::octave`]) of [`LANES`] pixels each with `WIDE` (AVX-512: 7% to 12% faster than
-/// one chunk at a time on an Intel Xeon, 2026-12-07), else of half as many, each chunk started,
-/// taken through every octave and finished with its states in registers.
+/// units; the coarse slope in `scratch.coarse`): with `WIDE` (AVX-512, thirty-two registers)
+/// four chunks of [`LANES`] pixels side by side (see [`OctaveCells::octave`]), five where that
+/// takes the row's last, else two chunks of half as many (AVX2: sixteen registers), each chunk
+/// started, taken through every octave and finished with its states in registers.
 #[inline(always)]
 pub(super) fn gully_heights<const WIDE: bool>(
     plan: &GullyPlan,
@@ -483,33 +495,50 @@ pub(super) fn gully_heights<const WIDE: bool>(
 ) {
     let Scratch { gully_columns, coarse, .. } = scratch;
     make_gully_columns(plan, xs, gully_columns);
-    // Each octave's cells for this row, made once for all the row's chunks (an array past the
-    // last octave repeats it, unused).
+    // Each octave's cells for this row, made once for all the row's chunks.
     for (k, columns) in gully_columns.iter_mut().enumerate() {
         columns.pivots_for(plan, k, py);
     }
     let octaves = plan.octaves();
-    let at: [_; MAX_FILTER_OCTAVES as usize] = std::array::from_fn(|k| {
-        OctaveCells::new(plan, k.min(octaves - 1), &gully_columns[k.min(octaves - 1)], py)
-    });
-    let at = &at[..octaves];
-    // Pairs of chunks while the row has them (of sixteen pixels with AVX-512, eight with AVX2),
-    // then one at a time (a pair with an empty chunk would double the last one's cost).
-    let (width, chunk) = (row.len(), if WIDE { LANES } else { LANES / 2 });
-    let pairs = width / (2 * chunk);
-    for pair in 0..pairs {
-        if WIDE {
-            gully_heights_chunks::<LANES, 2>(plan, at, coarse, row, pair * 2 * LANES);
-        } else {
-            gully_heights_chunks::<{ LANES / 2 }, 2>(plan, at, coarse, row, pair * LANES);
-        }
+    // (Not `std::array::from_fn`: its closure is a call, compiled apart from the level.)
+    let mut at = [OctaveCells::new(plan, 0, &gully_columns[0], py); MAX_FILTER_OCTAVES as usize];
+    for (k, columns) in gully_columns.iter().enumerate().take(octaves) {
+        at[k] = OctaveCells::new(plan, k, columns, py);
     }
-    for start in (pairs * 2 * chunk..width).step_by(chunk) {
-        if WIDE {
-            gully_heights_chunks::<LANES, 1>(plan, at, coarse, row, start);
-        } else {
-            gully_heights_chunks::<{ LANES / 2 }, 1>(plan, at, coarse, row, start);
+    let at = &at[..octaves];
+    let width = row.len();
+    const HALF: usize = LANES / 2;
+    if WIDE {
+        // Groups of four, and five rather than four and one (a 65- or 129-pixel row's last
+        // pixel alone in a chunk costs a chunk's whole chain of dependent operations, in a
+        // group its share of the work alone); then what is left in one group, a last chunk of a
+        // few pixels in half the lanes. Against pairs of chunks, 6% to 10% faster at 1024², 129²
+        // and 65² (Intel Xeon, 2026-12-08).
+        let chunks = width.div_ceil(LANES);
+        let mut first = 0;
+        while first < chunks {
+            let start = first * LANES;
+            let left = chunks - first;
+            match left {
+                5 => gully_heights_chunks::<LANES, 5>(plan, at, coarse, row, start),
+                4.. => gully_heights_chunks::<LANES, 4>(plan, at, coarse, row, start),
+                3 => gully_heights_chunks::<LANES, 3>(plan, at, coarse, row, start),
+                2 => gully_heights_chunks::<LANES, 2>(plan, at, coarse, row, start),
+                _ if width - start <= HALF => gully_heights_chunks::<HALF, 1>(plan, at, coarse, row, start),
+                _ => gully_heights_chunks::<LANES, 1>(plan, at, coarse, row, start),
+            }
+            first += left.min(4 + usize::from(left == 5));
         }
+        return;
+    }
+    // Pairs of chunks while the row has them, then one at a time (a pair with an empty chunk
+    // would double the last one's cost).
+    let pairs = width / (2 * HALF);
+    for pair in 0..pairs {
+        gully_heights_chunks::<HALF, 2>(plan, at, coarse, row, pair * 2 * HALF);
+    }
+    for start in (pairs * 2 * HALF..width).step_by(HALF) {
+        gully_heights_chunks::<HALF, 1>(plan, at, coarse, row, start);
     }
 }
 
