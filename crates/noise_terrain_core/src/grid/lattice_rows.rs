@@ -98,7 +98,7 @@ pub(super) fn streams_rows(sampler: &FieldSampler, isa: Isa, width: usize) -> bo
         let _ = (isa, octaves);
         false
     };
-    simd && width >= 16 && sampler.filter.is_none() && s.row_path() && !sampler.fractal.kind.needs_slopes()
+    simd && width >= 16 && s.row_path() && !sampler.fractal.kind.needs_slopes()
 }
 
 /// Whether value or gradient noise's octave on `lattice` takes the level's own rows

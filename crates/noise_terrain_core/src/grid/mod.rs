@@ -120,6 +120,8 @@ struct RowScratch {
     bands: [WorleyBand; MAX_OCTAVES as usize],
     /// The damped fractal's octave layers with their slopes (sized on first use).
     slopes: crate::grid::gradients::Scratch,
+    /// A batch of filtered rows' coarse slopes (see [`filtered_rows`]; sized on first use).
+    slopes_of_rows: [Vec<f32>; 2],
 }
 
 impl RowScratch {
@@ -155,6 +157,7 @@ impl RowScratch {
             layers: vec![0.0; width * octaves],
             bands: Default::default(),
             slopes: Default::default(),
+            slopes_of_rows: Default::default(),
         }
     }
 }
@@ -260,7 +263,11 @@ struct RowJob<'a> {
 fn fill_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
     let RowJob { sampler, window, first, j, .. } = job;
     if job.rows > 1 {
-        // Batches are only made for the row paths without a filter (`rows_at_once`).
+        // Batches are only made for simplex rows without a filter (`rows_at_once`) and for value
+        // and gradient rows (`lattice_rows::streams_rows`), filtered or not.
+        if sampler.filter.is_some() {
+            return filtered_rows(job, row, scratch);
+        }
         return lattice_row_at(job.isa, job, row, scratch);
     }
     let s = &sampler.settings;
@@ -284,12 +291,57 @@ fn fill_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch)
     // their x positions where a row is one segment.
     let along = (window, j, job.xs);
     let reused = crate::grid::gradients::heights_coarse_slope(job.isa, sampler, along, &mut scratch.slopes);
+    keep_coarse_layers(job, reused, 0, scratch);
     let at = (window, j, job.xs, job.xs.len() == window.width as usize);
     lattice_row_at(job.isa, RowJob { reused, ..job }, row, scratch);
     // SAFETY: the row path writes every element of `row`, so all of it is initialised, and
     // `MaybeUninit<f32>` has the layout of `f32`.
     let heights = unsafe { &mut *(row as *mut [MaybeUninit<f32>] as *mut [f32]) };
     crate::grid::gradients::filter_heights_row(job.isa, sampler, at, &mut scratch.slopes, heights);
+}
+
+/// A batch of whole filtered rows (value and gradient noise, see `lattice_rows::streams_rows`):
+/// each row's coarse slope, whose coarse octaves' layers go into the batch's layers and whose
+/// slope is kept for the filter, then the other octaves over the whole batch (streamed through
+/// the kernel's blocks, as without a filter), then the filter row by row. Writes every element
+/// of `row`.
+fn filtered_rows(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScratch) {
+    let RowJob { sampler, window, xs, j, rows, isa, .. } = job;
+    let width = xs.len();
+    assert!(width == window.width as usize && row.len() == rows * width, "a batch of whole rows");
+    let mut slopes = std::mem::take(&mut scratch.slopes_of_rows);
+    let mut reused = 0;
+    for r in 0..rows {
+        reused = crate::grid::gradients::heights_coarse_slope(
+            isa,
+            sampler,
+            (window, j + r, xs),
+            &mut scratch.slopes,
+        );
+        keep_coarse_layers(job, reused, r, scratch);
+        scratch.slopes.keep_slope((r, width), &mut slopes);
+    }
+    lattice_row_at(isa, RowJob { reused, ..job }, row, scratch);
+    // SAFETY: the row path writes every element of `row`, so all of it is initialised, and
+    // `MaybeUninit<f32>` has the layout of `f32`.
+    let heights = unsafe { &mut *(row as *mut [MaybeUninit<f32>] as *mut [f32]) };
+    for (r, heights) in heights.chunks_exact_mut(width).enumerate() {
+        scratch.slopes.take_slope((r, width), &slopes);
+        let at = (window, j + r, xs, true);
+        crate::grid::gradients::filter_heights_row(isa, sampler, at, &mut scratch.slopes, heights);
+    }
+    scratch.slopes_of_rows = slopes;
+}
+
+/// Copies the first `reused` octaves' layers of row `r` of the job's rows, which the filter's
+/// coarse slope just made (see [`gradients::heights_coarse_slope`]), into the row's layers
+/// (`scratch.layers`, an octave's rows after one another), where [`lattice_row`] leaves them.
+fn keep_coarse_layers(job: RowJob, reused: usize, r: usize, scratch: &mut RowScratch) {
+    let (width, batch) = (job.xs.len(), job.rows * job.xs.len());
+    for k in 0..reused {
+        let at = k * batch + r * width;
+        scratch.layers[at..at + width].copy_from_slice(scratch.slopes.coarse_values(k, width));
+    }
 }
 
 crate::isa::dispatch! {
@@ -325,8 +377,8 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     let mut scale = 1.0f64;
     for (k, layer) in layers.chunks_exact_mut(width).take(octaves).enumerate() {
         let lattice = &sampler.lattices[k];
+        // The filter's coarse slope made these (see `keep_coarse_layers`).
         if k < job.reused {
-            layer.copy_from_slice(scratch.slopes.coarse_values(k, width));
             scale *= s.lacunarity as f64;
             continue;
         }

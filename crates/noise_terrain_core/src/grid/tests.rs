@@ -299,6 +299,52 @@ fn filtered_rows_wider_than_a_segment_give_the_point_path_bits() {
 }
 
 #[test]
+fn filtered_rows_in_batches_give_the_point_path_bits() {
+    // Value and gradient rows come in batches with the filter too (each row's coarse slope kept
+    // for the filter while the batch's other octaves stream): grids of several batches, the last
+    // one shorter, at widths whose filter chunks fall in groups of two to five and a last chunk
+    // of a few pixels (33, 65, 129, 200), every level.
+    for basis in [Basis::Value, Basis::Gradient] {
+        let s = NoiseSettings {
+            basis,
+            octaves: 5,
+            persistence: 0.45,
+            frequency: 3.0,
+            erosion_filter: crate::ErosionFilter {
+                enabled: true,
+                scale: 4.0,
+                octaves: 3,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let sampler = s.sampler();
+        assert!(sampler.filter.is_some() && sampler.filter_octaves == 2, "{basis:?}: two coarse octaves");
+        for (width, height) in [(33u32, 70u32), (65, 40), (129, 20), (200, 12)] {
+            let (w, h) = (width as usize, height as usize);
+            let batch = batch_of(w, h);
+            assert!(batch > 1 && h.div_ceil(batch) > 1, "{width}×{height}: several batches of rows");
+            let window = GridWindow { origin: [-300, 11], width, height, pixels_per_unit: 90.0 };
+            for isa in crate::isa::levels_under_test() {
+                let mut out = vec![MaybeUninit::new(f32::NAN); w * h];
+                fill_uninit_with(isa, &sampler, window, &mut out);
+                for (k, got) in out.iter().enumerate() {
+                    let (i, j) = ((k % w) as f64 - 300.0, (k / w) as f64 + 11.0);
+                    // SAFETY: initialised above (and overwritten by the fill).
+                    let got = unsafe { got.assume_init() };
+                    let expected = sampler.sample(i / 90.0, j / 90.0);
+                    assert_eq!(
+                        got.to_bits(),
+                        expected.to_bits(),
+                        "{basis:?} {width}×{height} {isa:?}: pixel {k}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn value_gradient_and_worley_rows_take_both_paths_with_the_point_path_bits() {
     // Cells of 128 pixels down to half a pixel: the first octaves take runs, the last ones go
     // per pixel.

@@ -506,39 +506,43 @@ pub(super) fn gully_heights<const WIDE: bool>(
         at[k] = OctaveCells::new(plan, k, columns, py);
     }
     let at = &at[..octaves];
-    let width = row.len();
-    const HALF: usize = LANES / 2;
     if WIDE {
-        // Groups of four, and five rather than four and one (a 65- or 129-pixel row's last
-        // pixel alone in a chunk costs a chunk's whole chain of dependent operations, in a
-        // group its share of the work alone); then what is left in one group, a last chunk of a
-        // few pixels in half the lanes. Against pairs of chunks, 6% to 10% faster at 1024², 129²
-        // and 65² (Intel Xeon, 2026-12-08).
-        let chunks = width.div_ceil(LANES);
-        let mut first = 0;
-        while first < chunks {
-            let start = first * LANES;
-            let left = chunks - first;
-            match left {
-                5 => gully_heights_chunks::<LANES, 5>(plan, at, coarse, row, start),
-                4.. => gully_heights_chunks::<LANES, 4>(plan, at, coarse, row, start),
-                3 => gully_heights_chunks::<LANES, 3>(plan, at, coarse, row, start),
-                2 => gully_heights_chunks::<LANES, 2>(plan, at, coarse, row, start),
-                _ if width - start <= HALF => gully_heights_chunks::<HALF, 1>(plan, at, coarse, row, start),
-                _ => gully_heights_chunks::<LANES, 1>(plan, at, coarse, row, start),
+        gully_heights_groups::<LANES>(plan, at, coarse, row);
+    } else {
+        gully_heights_groups::<{ LANES / 2 }>(plan, at, coarse, row);
+    }
+}
+
+/// [`gully_heights`] in chunks of `L` pixels, in groups of four, and five rather than four and
+/// one (a 65- or 129-pixel row's last pixel alone in a chunk costs a chunk's whole chain of
+/// dependent operations, in a group its share of the work alone); then what is left in one
+/// group, a last chunk of a few pixels in half the lanes where `L` is [`LANES`]. Against pairs of
+/// chunks, 6% to 10% faster at 1024², 129² and 65² (Intel Xeon, 2026-12-08).
+#[inline(always)]
+fn gully_heights_groups<const L: usize>(
+    plan: &GullyPlan,
+    at: &[OctaveCells<'_>],
+    coarse: &[Vec<f32>; 5],
+    row: &mut [f32],
+) {
+    const HALF: usize = LANES / 2;
+    let width = row.len();
+    let chunks = width.div_ceil(L);
+    let mut first = 0;
+    while first < chunks {
+        let start = first * L;
+        let left = chunks - first;
+        match left {
+            5 => gully_heights_chunks::<L, 5>(plan, at, coarse, row, start),
+            4.. => gully_heights_chunks::<L, 4>(plan, at, coarse, row, start),
+            3 => gully_heights_chunks::<L, 3>(plan, at, coarse, row, start),
+            2 => gully_heights_chunks::<L, 2>(plan, at, coarse, row, start),
+            _ if L == LANES && width - start <= HALF => {
+                gully_heights_chunks::<HALF, 1>(plan, at, coarse, row, start)
             }
-            first += left.min(4 + usize::from(left == 5));
+            _ => gully_heights_chunks::<L, 1>(plan, at, coarse, row, start),
         }
-        return;
-    }
-    // Pairs of chunks while the row has them, then one at a time (a pair with an empty chunk
-    // would double the last one's cost).
-    let pairs = width / (2 * HALF);
-    for pair in 0..pairs {
-        gully_heights_chunks::<HALF, 2>(plan, at, coarse, row, pair * 2 * HALF);
-    }
-    for start in (pairs * 2 * HALF..width).step_by(HALF) {
-        gully_heights_chunks::<HALF, 1>(plan, at, coarse, row, start);
+        first += left.min(4 + usize::from(left == 5));
     }
 }
 

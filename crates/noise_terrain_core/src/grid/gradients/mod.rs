@@ -171,6 +171,23 @@ impl Scratch {
     pub(crate) fn coarse_values(&self, k: usize, width: usize) -> &[f32] {
         &self.coarse_layers[0][k * width..(k + 1) * width]
     }
+
+    /// Keeps the coarse slope of a row `width` long (the two components along x and y) as row
+    /// `r` of `rows`, which it lengthens as needed.
+    pub(crate) fn keep_slope(&self, (r, width): (usize, usize), rows: &mut [Vec<f32>; 2]) {
+        for (to, from) in rows.iter_mut().zip(&self.coarse) {
+            to.resize(to.len().max((r + 1) * width), 0.0);
+            to[r * width..(r + 1) * width].copy_from_slice(&from[..width]);
+        }
+    }
+
+    /// Takes back row `r` of `rows`, kept by [`keep_slope`](Self::keep_slope), as the coarse
+    /// slope that the filter follows.
+    pub(crate) fn take_slope(&mut self, (r, width): (usize, usize), rows: &[Vec<f32>; 2]) {
+        for (to, from) in self.coarse.iter_mut().zip(rows) {
+            to[..width].copy_from_slice(&from[r * width..(r + 1) * width]);
+        }
+    }
 }
 
 /// One octave's split of the row into cells: cell indices, fractions, faded weights and slopes.
