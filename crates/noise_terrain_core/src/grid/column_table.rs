@@ -48,6 +48,12 @@ pub(crate) struct ColumnTable {
 }
 
 impl ColumnTable {
+    /// Forgets what the corners were for (kept buffers, to be made again): for a scratch kept from one
+    /// grid to the next.
+    pub(crate) fn forget(&mut self) {
+        self.key = None;
+    }
+
     /// Entries a block may read past any column of the row: two registers of 16 lanes, or four
     /// of 8.
     pub(crate) const READ: usize = 32;

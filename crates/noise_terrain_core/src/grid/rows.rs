@@ -91,6 +91,12 @@ pub(crate) struct XCells {
 }
 
 impl XCells {
+    /// Forgets what the cells were for (kept buffers, to be made again): for a scratch kept from one
+    /// grid to the next.
+    pub(crate) fn forget(&mut self) {
+        self.key = None;
+    }
+
     /// Splits every `x · scale` of the segment into its cell of `lattice`, fraction, faded weight
     /// and slope, with `padding` elements past the segment's end (its first ones again), unless
     /// the cells are this segment's already.
@@ -137,6 +143,12 @@ pub(crate) struct SkewXs {
 }
 
 impl SkewXs {
+    /// Forgets what the cells were for (kept buffers, to be made again): for a scratch kept from one
+    /// grid to the next.
+    pub(crate) fn forget(&mut self) {
+        self.key = None;
+    }
+
     /// Splits every `x · scale` of the row into its cell, fraction and share of the skew, unless
     /// they are this row's already (see `key`).
     #[inline(always)]

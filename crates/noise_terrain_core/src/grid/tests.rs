@@ -299,6 +299,63 @@ fn filtered_rows_wider_than_a_segment_give_the_point_path_bits() {
 }
 
 #[test]
+fn grids_one_after_another_on_a_thread_give_the_point_path_bits() {
+    // A thread keeps its row buffers from one grid to the next (`RowScratch::kept`): what they
+    // held for one grid (cells along x, tables of corners and lattice points, feature points,
+    // gully columns) must not serve the next, whose field or window differs. Grids of the same
+    // shape, whose kept buffers fit each other, one after another: every basis, other seeds,
+    // frequencies, fades and periods, the filter on and off, and the same field over a window
+    // moved by a whole row of cells and by a pixel.
+    let base = NoiseSettings { octaves: 4, frequency: 5.0, ..Default::default() };
+    let filter = crate::ErosionFilter { enabled: true, scale: 4.0, octaves: 2, ..Default::default() };
+    let fields = [
+        base,
+        NoiseSettings { seed: 9, ..base },
+        NoiseSettings { basis: Basis::Value, ..base },
+        NoiseSettings { basis: Basis::Value, fade: Fade::Cubic, ..base },
+        NoiseSettings { basis: Basis::Simplex, ..base },
+        NoiseSettings { basis: Basis::Simplex, seed: 9, ..base },
+        NoiseSettings { basis: Basis::Worley, ..base },
+        NoiseSettings { basis: Basis::Worley, seed: 9, frequency: 7.0, ..base },
+        NoiseSettings { frequency: 4.0, ..base },
+        NoiseSettings { period: Some(3), ..base },
+        NoiseSettings { erosion_filter: filter, ..base },
+        NoiseSettings { erosion_filter: filter, seed: 9, ..base },
+        NoiseSettings { basis: Basis::Value, erosion_filter: filter, ..base },
+        NoiseSettings { basis: Basis::Simplex, erosion_filter: filter, ..base },
+    ];
+    // Grids 24 rows tall, and 3 (in one row of cells at every octave: a table or band kept for
+    // the last row of one grid is the first row's of the next).
+    let mut grids = Vec::new();
+    for height in [24, 3] {
+        let window = |origin| GridWindow { origin, width: 40, height, pixels_per_unit: 50.0 };
+        for s in &fields {
+            grids.push((s, window([-30, 8])));
+        }
+        for s in fields.iter().rev() {
+            grids.push((s, window([-30, 8])));
+            grids.push((s, window([-30 + 10, 8])));
+            grids.push((s, window([-29, 8])));
+        }
+    }
+    for isa in crate::isa::levels_under_test() {
+        for (s, window) in &grids {
+            let sampler = s.sampler();
+            let mut out = vec![MaybeUninit::new(f32::NAN); 40 * window.height as usize];
+            fill_uninit_with(isa, &sampler, *window, &mut out);
+            for (k, got) in out.iter().enumerate() {
+                let (i, j) = ((k % 40) as i64 + window.origin[0], (k / 40) as i64 + window.origin[1]);
+                // SAFETY: initialised above (and overwritten by the fill).
+                let got = unsafe { got.assume_init() };
+                let expected = sampler.sample(i as f64 / 50.0, j as f64 / 50.0);
+                let case = format!("{:?} seed {} {isa:?} at {:?}: pixel {k}", s.basis, s.seed, window.origin);
+                assert_eq!(got.to_bits(), expected.to_bits(), "{case}");
+            }
+        }
+    }
+}
+
+#[test]
 fn filtered_rows_in_batches_give_the_point_path_bits() {
     // Value and gradient rows come in batches with the filter too (each row's coarse slope kept
     // for the filter while the batch's other octaves stream): grids of several batches, the last

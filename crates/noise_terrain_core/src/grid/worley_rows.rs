@@ -144,6 +144,12 @@ pub(super) struct WorleyBand {
 }
 
 impl WorleyBand {
+    /// Forgets what the feature points were for (kept buffers, to be made again): for a scratch kept from one
+    /// grid to the next.
+    pub(crate) fn forget(&mut self) {
+        self.key = None;
+    }
+
     /// Makes the band hold the columns around cells `first..=last` of row `iy`, unless it does
     /// already; false (and nothing computed) when the row crosses more cells than it has pixels
     /// (a grid coarser than the lattice), where a band would cost more than it saves.

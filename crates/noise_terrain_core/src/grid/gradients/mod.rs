@@ -167,6 +167,15 @@ pub(crate) struct Scratch {
 }
 
 impl Scratch {
+    /// Forgets what the kept cells, columns and tables were for (their buffers kept, to be made
+    /// again): for a scratch kept from one grid to the next. A field added to the scratch that
+    /// holds something of one grid is forgotten here too.
+    pub(crate) fn forget(&mut self) {
+        self.cells.forget();
+        self.gully_columns.clear();
+        self.coarse_columns.clear();
+    }
+
     /// Octave `k`'s values along a row of `width` pixels, as [`heights_coarse_slope`] kept them.
     pub(crate) fn coarse_values(&self, k: usize, width: usize) -> &[f32] {
         &self.coarse_layers[0][k * width..(k + 1) * width]
@@ -211,6 +220,14 @@ struct Cells {
 }
 
 impl Cells {
+    /// Forgets what the kept cells and tables were for (see [`Scratch::forget`]).
+    fn forget(&mut self) {
+        self.skews.iter_mut().for_each(SkewXs::forget);
+        #[cfg(target_arch = "x86_64")]
+        self.columns.iter_mut().for_each(super::column_table::ColumnTable::forget);
+        self.octaves.iter_mut().for_each(XCells::forget);
+    }
+
     /// Room for a row of `width` pixels and [`LANES`] more (see [`fill_run`]).
     fn resize(&mut self, width: usize) {
         for v in [&mut self.fx, &mut self.u, &mut self.du, &mut self.ddu] {

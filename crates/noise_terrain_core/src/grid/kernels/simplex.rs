@@ -223,6 +223,12 @@ pub(crate) struct SimplexTable {
 }
 
 impl SimplexTable {
+    /// Forgets what the rows of lattice points were for (kept buffers, to be made again): for a scratch kept from one
+    /// grid to the next.
+    pub(crate) fn forget(&mut self) {
+        self.rows.fill(None);
+    }
+
     /// Entries a block reads per lattice row: seven columns of cells and their right neighbours.
     const READ: usize = 8;
     /// Columns kept on either side of a row's own, so that the next rows (whose lattice points

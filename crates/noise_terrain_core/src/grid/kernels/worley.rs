@@ -205,3 +205,11 @@ pub(crate) struct WorleyColumns {
     key: Option<(u32, u32, i32, i32, usize)>,
     points: Vec<f32>,
 }
+
+impl WorleyColumns {
+    /// Forgets what the feature points were for (kept buffers, to be made again): for a scratch kept from one
+    /// grid to the next.
+    pub(crate) fn forget(&mut self) {
+        self.key = None;
+    }
+}
