@@ -268,33 +268,41 @@ fn filtered_rows_wider_than_a_segment_give_the_point_path_bits() {
     // amplitudes are not powers of two, every basis with the filter's row path, every level.
     let width = MAX_SEGMENT as u32 + 300;
     for basis in [Basis::Value, Basis::Gradient, Basis::Simplex] {
-        let s = NoiseSettings {
-            basis,
-            octaves: 4,
-            persistence: 0.45,
-            frequency: 3.0,
-            erosion_filter: crate::ErosionFilter {
-                enabled: true,
-                scale: 4.0,
-                octaves: 3,
-                ..Default::default()
-            },
-            ..Default::default()
-        };
-        let sampler = s.sampler();
-        assert!(sampler.filter.is_some() && sampler.filter_octaves == 2, "{basis:?}: two coarse octaves");
+        let sampler = filtered_with_two_coarse_octaves(basis, 4);
         let window = GridWindow { origin: [-1000, 7], width, height: 2, pixels_per_unit: 600.0 };
         for isa in crate::isa::levels_under_test() {
-            let mut out = vec![MaybeUninit::new(f32::NAN); 2 * width as usize];
-            fill_uninit_with(isa, &sampler, window, &mut out);
-            for (k, h) in out.iter().enumerate() {
-                let (i, j) = ((k % width as usize) as f64 - 1000.0, (k / width as usize) as f64 + 7.0);
-                // SAFETY: initialised above (and overwritten by the fill).
-                let h = unsafe { h.assume_init() };
-                let expected = sampler.sample(i / 600.0, j / 600.0);
-                assert_eq!(h.to_bits(), expected.to_bits(), "{basis:?} {isa:?}: pixel {k}");
-            }
+            assert_fill_is_the_point_path(isa, &sampler, window, &format!("{basis:?}"));
         }
+    }
+}
+
+/// A field of `basis` and `octaves` with the erosion filter on whose slope takes the first two
+/// octaves (`scale` 4), its amplitudes not powers of two (persistence 0.45).
+fn filtered_with_two_coarse_octaves(basis: Basis, octaves: u32) -> FieldSampler {
+    let s = NoiseSettings {
+        basis,
+        octaves,
+        persistence: 0.45,
+        frequency: 3.0,
+        erosion_filter: crate::ErosionFilter { enabled: true, scale: 4.0, octaves: 3, ..Default::default() },
+        ..Default::default()
+    };
+    let sampler = s.sampler();
+    assert!(sampler.filter.is_some() && sampler.filter_octaves == 2, "{basis:?}: two coarse octaves");
+    sampler
+}
+
+/// Fills `window` at `isa` and asserts every pixel the point path's bits (`case` names it).
+fn assert_fill_is_the_point_path(isa: Isa, sampler: &FieldSampler, window: GridWindow, case: &str) {
+    let width = window.width as usize;
+    let mut out = vec![MaybeUninit::new(f32::NAN); width * window.height as usize];
+    fill_uninit_with(isa, sampler, window, &mut out);
+    for (k, got) in out.iter().enumerate() {
+        let (i, j) = ((k % width) as i64 + window.origin[0], (k / width) as i64 + window.origin[1]);
+        // SAFETY: initialised above (and overwritten by the fill).
+        let got = unsafe { got.assume_init() };
+        let expected = sampler.sample(i as f64 / window.pixels_per_unit, j as f64 / window.pixels_per_unit);
+        assert_eq!(got.to_bits(), expected.to_bits(), "{case} {isa:?} at {:?}: pixel {k}", window.origin);
     }
 }
 
@@ -340,17 +348,12 @@ fn grids_one_after_another_on_a_thread_give_the_point_path_bits() {
     }
     for isa in crate::isa::levels_under_test() {
         for (s, window) in &grids {
-            let sampler = s.sampler();
-            let mut out = vec![MaybeUninit::new(f32::NAN); 40 * window.height as usize];
-            fill_uninit_with(isa, &sampler, *window, &mut out);
-            for (k, got) in out.iter().enumerate() {
-                let (i, j) = ((k % 40) as i64 + window.origin[0], (k / 40) as i64 + window.origin[1]);
-                // SAFETY: initialised above (and overwritten by the fill).
-                let got = unsafe { got.assume_init() };
-                let expected = sampler.sample(i as f64 / 50.0, j as f64 / 50.0);
-                let case = format!("{:?} seed {} {isa:?} at {:?}: pixel {k}", s.basis, s.seed, window.origin);
-                assert_eq!(got.to_bits(), expected.to_bits(), "{case}");
-            }
+            assert_fill_is_the_point_path(
+                isa,
+                &s.sampler(),
+                *window,
+                &format!("{:?} seed {}", s.basis, s.seed),
+            );
         }
     }
 }
@@ -362,40 +365,14 @@ fn filtered_rows_in_batches_give_the_point_path_bits() {
     // one shorter, at widths whose filter chunks fall in groups of two to five and a last chunk
     // of a few pixels (33, 65, 129, 200), every level.
     for basis in [Basis::Value, Basis::Gradient] {
-        let s = NoiseSettings {
-            basis,
-            octaves: 5,
-            persistence: 0.45,
-            frequency: 3.0,
-            erosion_filter: crate::ErosionFilter {
-                enabled: true,
-                scale: 4.0,
-                octaves: 3,
-                ..Default::default()
-            },
-            ..Default::default()
-        };
-        let sampler = s.sampler();
-        assert!(sampler.filter.is_some() && sampler.filter_octaves == 2, "{basis:?}: two coarse octaves");
+        let sampler = filtered_with_two_coarse_octaves(basis, 5);
         for (width, height) in [(33u32, 70u32), (65, 40), (129, 20), (200, 12)] {
             let (w, h) = (width as usize, height as usize);
             let batch = batch_of(w, h);
             assert!(batch > 1 && h.div_ceil(batch) > 1, "{width}×{height}: several batches of rows");
             let window = GridWindow { origin: [-300, 11], width, height, pixels_per_unit: 90.0 };
             for isa in crate::isa::levels_under_test() {
-                let mut out = vec![MaybeUninit::new(f32::NAN); w * h];
-                fill_uninit_with(isa, &sampler, window, &mut out);
-                for (k, got) in out.iter().enumerate() {
-                    let (i, j) = ((k % w) as f64 - 300.0, (k / w) as f64 + 11.0);
-                    // SAFETY: initialised above (and overwritten by the fill).
-                    let got = unsafe { got.assume_init() };
-                    let expected = sampler.sample(i / 90.0, j / 90.0);
-                    assert_eq!(
-                        got.to_bits(),
-                        expected.to_bits(),
-                        "{basis:?} {width}×{height} {isa:?}: pixel {k}"
-                    );
-                }
+                assert_fill_is_the_point_path(isa, &sampler, window, &format!("{basis:?} {width}×{height}"));
             }
         }
     }
