@@ -12,6 +12,7 @@ use crate::field::coord::AxisCell;
 /// cells never both rise and fall). Several rows run as one stream of blocks, a block spanning
 /// the end of a row and the start of the next: then the cells are [`STREAM_PADDING`] longer than
 /// a row, their first ones again.
+#[derive(Clone, Copy)]
 pub(crate) struct Row<'a> {
     pub x0: &'a [i32],
     pub fx: &'a [f32],

@@ -8,6 +8,18 @@ use super::worley_rows::{
 };
 use super::*;
 
+/// What a row of heights does with its octave's values: writes them, or adds them to the fBm's
+/// sums there as the fractal adds an octave (`sum + amplitude · (n · ½ + ½)`, the same operations
+/// in the same order as `FractalParams::raw`), so that the octave's layer is never stored and
+/// read back. Only the level's own rows add (see [`simd_lattice_layer`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Octave {
+    /// The values written.
+    Layer,
+    /// Added to the fBm's running sums with this amplitude.
+    Fbm(f32),
+}
+
 /// Swaps the row's working buffers (`i0`, `i1`, `fx`, `u`) with the cells kept for `octave`.
 #[inline(always)]
 pub(super) fn swap_cells(scratch: &mut RowScratch, octave: usize) {
@@ -33,7 +45,7 @@ pub(super) fn lattice_layer(
     (xs, scale): (&[f64], f64),
     ys: &[f64],
     scratch: &mut RowScratch,
-    layer: &mut [f32],
+    (layer, into): (&mut [f32], Octave),
 ) {
     let (s, lattice) = (&sampler.settings, &sampler.lattices[octave]);
     #[cfg(target_arch = "x86_64")]
@@ -51,11 +63,12 @@ pub(super) fn lattice_layer(
             (s.basis, lattice, isa),
             (&x_cells[octave], row_ys),
             &mut column_tables[octave],
-            layer,
+            (layer, into),
         );
     }
-    // Only value and gradient noise's SIMD rows come in batches (`rows_at_once`).
-    assert_eq!(ys.len(), 1, "one row");
+    // Only value and gradient noise's SIMD rows come in batches (`rows_at_once`) or add to the
+    // sums (see `Octave`).
+    assert!(ys.len() == 1 && into == Octave::Layer, "one row, written");
     let (width, py) = (layer.len(), ys[0] * scale);
     scratch.x_cells[octave].split(xs, scale, lattice, 0);
     // Cells a few pixels wide: every pixel searches on its own. With AVX2 and AVX-512 the
@@ -90,15 +103,24 @@ pub(super) fn lattice_layer(
 /// with AVX-512, a quarter more blocks than its pixels need.
 pub(super) fn streams_rows(sampler: &FieldSampler, isa: Isa, width: usize) -> bool {
     let s = &sampler.settings;
+    every_octave_takes_simd_rows(sampler, isa)
+        && width >= 16
+        && s.row_path()
+        && !sampler.fractal.kind.needs_slopes()
+}
+
+/// Whether value or gradient noise's every octave takes the level's own rows (see
+/// [`takes_simd_rows`]): then whole rows can stream ([`streams_rows`]) and fBm's octaves add to
+/// the sums in the kernel ([`Octave::Fbm`]).
+pub(super) fn every_octave_takes_simd_rows(sampler: &FieldSampler, isa: Isa) -> bool {
     let octaves = &sampler.lattices[..sampler.fractal.octave_count() as usize];
     #[cfg(target_arch = "x86_64")]
-    let simd = octaves.iter().all(|lattice| takes_simd_rows(s.basis, lattice, isa));
+    return octaves.iter().all(|lattice| takes_simd_rows(sampler.settings.basis, lattice, isa));
     #[cfg(not(target_arch = "x86_64"))]
-    let simd = {
+    {
         let _ = (isa, octaves);
         false
-    };
-    simd && width >= 16 && s.row_path() && !sampler.fractal.kind.needs_slopes()
+    }
 }
 
 /// Whether value or gradient noise's octave on `lattice` takes the level's own rows
@@ -119,14 +141,14 @@ pub(super) fn simd_lattice_layer(
     (basis, lattice, isa): (Basis, &Lattice, Isa),
     (cells, ys): (&XCells, &[column_table::RowY]),
     columns: &mut column_table::ColumnTable,
-    layer: &mut [f32],
+    out: (&mut [f32], Octave),
 ) {
     let (x0, fx, u) = (&cells.i0[..], &cells.fx[..], &cells.u[..]);
     let row = column_table::Row { x0, fx, u, ys };
     let (seed, kernel) = (lattice.seed, lattice.kernel);
     super::lanes::with_lanes!(isa, |s| match basis {
-        Basis::Gradient => super::kernels::lattice::gradient_row(s, seed, kernel, row, columns, layer),
-        Basis::Value => super::kernels::lattice::value_row(s, seed, row, columns, layer),
+        Basis::Gradient => super::kernels::lattice::gradient_row(s, (seed, kernel), row, columns, out),
+        Basis::Value => super::kernels::lattice::value_row(s, seed, row, columns, out),
         Basis::Simplex | Basis::Worley => unreachable!("value and gradient noise only"),
     })
 }

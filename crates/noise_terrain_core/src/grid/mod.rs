@@ -53,7 +53,7 @@ mod test_rows;
 mod tests;
 mod worley_rows;
 
-use lattice_rows::lattice_layer;
+use lattice_rows::{Octave, lattice_layer};
 pub use rows::GridWindow;
 #[cfg(feature = "parallel")]
 use rows::worth_parallel;
@@ -402,11 +402,32 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
     }
 
     let octaves = sampler.fractal.octave_count() as usize;
-    let mut layers = std::mem::take(&mut scratch.layers);
     // The batch's rows' positions, once (a division each) rather than once per octave.
     let mut ys = std::mem::take(&mut scratch.ys);
     ys.clear();
     ys.extend((j..j + rows).map(y));
+    let fbm_in_the_kernel = sampler.fractal.kind == Fractal::Fbm
+        && job.reused == 0
+        && lattice_rows::every_octave_takes_simd_rows(sampler, job.isa);
+    if fbm_in_the_kernel {
+        // Each octave added to the sums as the kernel makes it (see `Octave::Fbm`): the same
+        // operations in the same order as `combine_octaves`, without storing the layers.
+        let mut sums = std::mem::take(&mut scratch.sums);
+        let row_sums = &mut sums[..width];
+        row_sums.fill(0.0);
+        let (mut scale, mut amplitude) = (1.0f64, 1.0f32);
+        for k in 0..octaves {
+            let out = (&mut *row_sums, Octave::Fbm(amplitude));
+            lattice_layer(sampler, (k, job.isa), (xs, scale), &ys, scratch, out);
+            scale *= s.lacunarity as f64;
+            amplitude *= sampler.fractal.persistence;
+        }
+        sampler.to_unit.apply_to_row(row_sums, row);
+        scratch.sums = sums;
+        scratch.ys = ys;
+        return;
+    }
+    let mut layers = std::mem::take(&mut scratch.layers);
     let mut scale = 1.0f64;
     for (k, layer) in layers.chunks_exact_mut(width).take(octaves).enumerate() {
         let lattice = &sampler.lattices[k];
@@ -421,7 +442,7 @@ fn lattice_row(job: RowJob, row: &mut [MaybeUninit<f32>], scratch: &mut RowScrat
                 simplex_layer((lattice, k, job.isa), xs, scale, pys, scratch, layer)
             }
             Basis::Value | Basis::Gradient | Basis::Worley => {
-                lattice_layer(sampler, (k, job.isa), (xs, scale), &ys, scratch, layer)
+                lattice_layer(sampler, (k, job.isa), (xs, scale), &ys, scratch, (layer, Octave::Layer))
             }
         }
         scale *= s.lacunarity as f64;

@@ -6,16 +6,17 @@ use crate::field::coord::AxisCell;
 use crate::field::hash::{PRIME_X, spread_seed, spread_y};
 use crate::grid::column_table::{ColumnTable, Row, RowY, STREAM_PADDING, plane_offset};
 use crate::grid::lanes::{Lanes, array, inlined, map};
+use crate::grid::lattice_rows::Octave;
 
 /// One octave's row of gradient noise into `out[k]` for every `k < out.len()` (the row's inputs
-/// at least as long); `columns` is kept for the next row of the octave.
+/// at least as long), written or added (see [`Octave`]); `columns` is kept for the next row of
+/// the octave.
 pub(crate) fn gradient_row<S: Lanes>(
     s: S,
-    seed: u32,
-    kernel: GradientKernel,
+    (seed, kernel): (u32, GradientKernel),
     row: Row,
     columns: &mut ColumnTable,
-    out: &mut [f32],
+    (out, octave): (&mut [f32], Octave),
 ) {
     s.vectorize(inlined!(|| {
         let per_row = (
@@ -31,7 +32,7 @@ pub(crate) fn gradient_row<S: Lanes>(
             [blend.at([(x0, y0), (x0n, y0n), (x1, y1), (x1n, y1n)], fx, u)]
         });
         let column = inlined!(|sx, row| gradient(s, sx ^ row));
-        lattice_row(s, seed, row, (column, per_row, pixel), columns, [out]);
+        heights_row(s, (seed, row), (column, per_row, pixel), columns, (out, octave));
     }))
 }
 
@@ -68,13 +69,20 @@ pub(crate) fn gradient_row_with_gradient<S: Lanes>(
             [value, gx * per, gy * per]
         });
         let column = inlined!(|sx, row| gradient(s, sx ^ row));
-        lattice_row(s, seed, row, (column, per_row, pixel), columns, out);
+        lattice_row::<S, _, _, _, _, false>(s, seed, row, (column, per_row, pixel), columns, out, keep);
     }))
 }
 
 /// One octave's row of value noise, in `[-1, 1]` as the row path keeps it, into `out[k]` for
-/// every `k < out.len()` (the row's inputs at least as long); `columns` is kept for the next row.
-pub(crate) fn value_row<S: Lanes>(s: S, seed: u32, row: Row, columns: &mut ColumnTable, out: &mut [f32]) {
+/// every `k < out.len()` (the row's inputs at least as long), written or added (see [`Octave`]);
+/// `columns` is kept for the next row.
+pub(crate) fn value_row<S: Lanes>(
+    s: S,
+    seed: u32,
+    row: Row,
+    columns: &mut ColumnTable,
+    (out, octave): (&mut [f32], Octave),
+) {
     s.vectorize(inlined!(|| {
         let per_row = (inlined!(|y: RowY| s.splat(y.v)), inlined!(|m, a, b| s.select(m, a, b)));
         let pixel = inlined!(|[v0, v1]: [S::F; 2], [v0n, v1n]: [S::F; 2], _fx, u, _, &v: &S::F| {
@@ -82,7 +90,7 @@ pub(crate) fn value_row<S: Lanes>(s: S, seed: u32, row: Row, columns: &mut Colum
             [value * s.splat(2.0) - s.splat(1.0)]
         });
         let column = inlined!(|sx, row| [corner_value(s, sx ^ row)]);
-        lattice_row(s, seed, row, (column, per_row, pixel), columns, [out]);
+        heights_row(s, (seed, row), (column, per_row, pixel), columns, (out, octave));
     }))
 }
 
@@ -114,8 +122,37 @@ pub(crate) fn value_row_with_gradient<S: Lanes>(
             [value * two - s.splat(1.0), dx * two * per, dy * two * per]
         });
         let column = inlined!(|sx, row| [corner_value(s, sx ^ row)]);
-        lattice_row(s, seed, row, (column, per_row, pixel), columns, out);
+        lattice_row::<S, _, _, _, _, false>(s, seed, row, (column, per_row, pixel), columns, out, keep);
     }))
+}
+
+/// [`lattice_row`] of heights alone, written or added to the fBm's sums (see [`Octave`]).
+#[inline(always)]
+fn heights_row<S: Lanes, const Q: usize, const P: usize, C: Copy>(
+    s: S,
+    (seed, row): (u32, Row),
+    closures: (
+        impl Fn(S::I, S::I) -> [S::F; Q],
+        (impl Fn(RowY) -> C, impl Fn(S::M, C, C) -> C),
+        impl Fn([S::F; P], [S::F; P], S::F, S::F, (usize, usize), &C) -> [S::F; 1],
+    ),
+    columns: &mut ColumnTable,
+    (out, octave): (&mut [f32], Octave),
+) {
+    match octave {
+        Octave::Layer => lattice_row::<S, Q, P, 1, C, false>(s, seed, row, closures, columns, [out], keep),
+        Octave::Fbm(amplitude) => {
+            let (amplitude, half) = (s.splat(amplitude), s.splat(0.5));
+            let add = inlined!(|sum: S::F, n: S::F| sum + amplitude * (n * half + half));
+            lattice_row::<S, Q, P, 1, C, true>(s, seed, row, closures, columns, [out], add);
+        }
+    }
+}
+
+/// The values as they are: what [`lattice_row`] takes to write rather than add.
+#[inline(always)]
+fn keep<F>(_: F, value: F) -> F {
+    value
 }
 
 /// The rows of a lattice basis with `Q` planes of values per lattice column and row of corners
@@ -126,9 +163,10 @@ pub(crate) fn value_row_with_gradient<S: Lanes>(
 /// the pixels `at..at + lanes` of the row (of one row: see below), written to `out`. Several
 /// rows (`row.ys`) run as one stream of `row.ys.len()` rows of `out[0].len() / row.ys.len()`
 /// pixels: a block that spans the end of a row and the start of the next takes the next row's
-/// constants and corners in those lanes (hashing its corners).
+/// constants and corners in those lanes (hashing its corners). With `ADD` each output's lanes
+/// become `add(what they held, the value)` rather than the value.
 #[inline(always)]
-fn lattice_row<S: Lanes, const Q: usize, const P: usize, const O: usize, C: Copy>(
+fn lattice_row<S: Lanes, const Q: usize, const P: usize, const O: usize, C: Copy, const ADD: bool>(
     s: S,
     seed: u32,
     row: Row,
@@ -139,19 +177,28 @@ fn lattice_row<S: Lanes, const Q: usize, const P: usize, const O: usize, C: Copy
     ),
     table: &mut ColumnTable,
     out: [&mut [f32]; O],
+    add: impl Fn(S::F, S::F) -> S::F,
 ) {
     // A single row compiled apart from the stream's code: one function for both left single
     // rows, which are every 1024² grid's, up to 8% slower.
     if row.ys.len() > 1 {
-        lattice_rows::<S, Q, P, O, C, true>(s, seed, row, closures, table, out)
+        lattice_rows::<S, Q, P, O, C, true, ADD>(s, seed, row, closures, table, out, add)
     } else {
-        lattice_rows::<S, Q, P, O, C, false>(s, seed, row, closures, table, out)
+        lattice_rows::<S, Q, P, O, C, false, ADD>(s, seed, row, closures, table, out, add)
     }
 }
 
 /// [`lattice_row`] over one row, or with `STREAM` over several.
 #[inline(always)]
-fn lattice_rows<S: Lanes, const Q: usize, const P: usize, const O: usize, C: Copy, const STREAM: bool>(
+fn lattice_rows<
+    S: Lanes,
+    const Q: usize,
+    const P: usize,
+    const O: usize,
+    C: Copy,
+    const STREAM: bool,
+    const ADD: bool,
+>(
     s: S,
     seed: u32,
     Row { x0, fx, u, ys }: Row,
@@ -162,6 +209,7 @@ fn lattice_rows<S: Lanes, const Q: usize, const P: usize, const O: usize, C: Cop
     ),
     table: &mut ColumnTable,
     out: [&mut [f32]; O],
+    add: impl Fn(S::F, S::F) -> S::F,
 ) {
     const { assert!(P == 2 * Q, "two rows of corners") };
     assert!(if STREAM { !ys.is_empty() } else { ys.len() == 1 }, "one row, or a stream of rows");
@@ -270,7 +318,7 @@ fn lattice_rows<S: Lanes, const Q: usize, const P: usize, const O: usize, C: Cop
             let value = pixel(left, right, fx, u, (at, lanes), &constants);
             for o in 0..O {
                 // SAFETY: lanes `at..at + lanes` are within every output (asserted above).
-                unsafe { s.store_first(out[o], at, lanes, value[o]) };
+                unsafe { emit::<S, ADD>(s, &mut *out[o], (at, lanes), value[o], &add) };
             }
             col += S::LANES;
         }
@@ -299,9 +347,28 @@ fn lattice_rows<S: Lanes, const Q: usize, const P: usize, const O: usize, C: Cop
         for o in 0..O {
             // SAFETY: lanes `at..at + LANES` are within the rows (`r + 1 < count`, `n >= LANES`),
             // so within every output (asserted above).
-            unsafe { s.store_first(out[o], at, S::LANES, value[o]) };
+            unsafe { emit::<S, ADD>(s, &mut *out[o], (at, S::LANES), value[o], &add) };
         }
         from = S::LANES - here;
+    }
+}
+
+/// Lanes `at..at + lanes` of `out` become `value`, or with `ADD` `add(what they held, value)`.
+///
+/// # Safety
+/// The lanes must be within `out`.
+#[inline(always)]
+unsafe fn emit<S: Lanes, const ADD: bool>(
+    s: S,
+    out: &mut [f32],
+    (at, lanes): (usize, usize),
+    value: S::F,
+    add: &impl Fn(S::F, S::F) -> S::F,
+) {
+    // SAFETY: the lanes are within `out` (the caller's promise).
+    unsafe {
+        let value = if ADD { add(s.load_first(out, at, lanes), value) } else { value };
+        s.store_first(out, at, lanes, value);
     }
 }
 

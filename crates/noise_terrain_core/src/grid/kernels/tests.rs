@@ -18,6 +18,7 @@ use crate::field::fade::Fade;
 use crate::field::hash::{mix, spread_seed};
 use crate::grid::column_table::{ColumnTable, Row, RowY, STREAM_PADDING};
 use crate::grid::lanes::{Lanes, OPERATIONS, Portable, Unit};
+use crate::grid::lattice_rows::Octave;
 use crate::grid::test_rows::{skewed_row, split_cells};
 
 /// `#[test]`s that run `$check` with the portable lanes, and with AVX2's and AVX-512's
@@ -78,23 +79,39 @@ fn every_triple<A: Copy, B: Copy, C: Copy>(a: &[A], b: &[B], c: &[C]) -> Vec<(A,
 
 /// Rows of value and gradient noise (both kernels) going down through rows of cells, with the
 /// table of corners kept from row to row, at every width of cell in [`PIXELS_PER_CELL`] and every
-/// row of [`ROWS`], 203 pixels long (a short last block): every pixel has the point path's bits.
+/// row of [`ROWS`], 203 pixels long (a short last block): every pixel has the point path's bits,
+/// and added to fBm sums ([`Octave::Fbm`]), the fractal's sum of those bits.
 fn value_and_gradient_rows_give_the_point_path_bits<S: Lanes>(s: S) {
     let (n, seed) = (203, 11);
     let kernels = [None, Some(GradientKernel::Perlin), Some(GradientKernel::Rounded)];
     for (pixels_per_cell, (x, step), kernel) in every_triple(&PIXELS_PER_CELL, &ROWS, &kernels) {
         let lattice = Lattice { kernel: kernel.unwrap_or_default(), ..Lattice::new(seed, Fade::Quintic) };
         let (x0, fx, u) = split_cells(x, step / pixels_per_cell, n, lattice.fade);
-        let mut table = ColumnTable::default();
+        let (mut table, mut sums_table) = (ColumnTable::default(), ColumnTable::default());
+        let amplitude = 0.37;
         for r in 0..24 {
             let cy = AxisCell::new(-1.3 + r as f64 * 0.35, None);
             let v = lattice.fade.apply(cy.f);
             let mut out = vec![f32::NAN; n];
+            let before: Vec<f32> = (0..n).map(|k| k as f32 * 0.01 - 0.7).collect();
+            let mut sums = before.clone();
             let ys = [RowY { cy, v }];
             let row = Row { x0: &x0, fx: &fx, u: &u, ys: &ys };
             match kernel {
-                None => value_row(s, seed, row, &mut table, &mut out),
-                Some(kernel) => gradient_row(s, seed, kernel, row, &mut table, &mut out),
+                None => {
+                    value_row(s, seed, row, &mut table, (&mut out, Octave::Layer));
+                    value_row(s, seed, row, &mut sums_table, (&mut sums, Octave::Fbm(amplitude)));
+                }
+                Some(kernel) => {
+                    gradient_row(s, (seed, kernel), row, &mut table, (&mut out, Octave::Layer));
+                    gradient_row(
+                        s,
+                        (seed, kernel),
+                        row,
+                        &mut sums_table,
+                        (&mut sums, Octave::Fbm(amplitude)),
+                    );
+                }
             }
             for k in 0..n {
                 let ([x0, x1], y) = ([x0[k], x0[k] + 1], [cy.i0, cy.i1]);
@@ -115,6 +132,8 @@ fn value_and_gradient_rows_give_the_point_path_bits<S: Lanes>(s: S) {
                     S::LANES
                 );
                 assert_eq!(out[k].to_bits(), expected.to_bits(), "{case}, pixel {k}");
+                let summed = before[k] + amplitude * (expected * 0.5 + 0.5);
+                assert_eq!(sums[k].to_bits(), summed.to_bits(), "{case}, pixel {k} added to a sum");
             }
         }
     }
@@ -147,8 +166,8 @@ fn value_and_gradient_row_streams_give_the_single_rows_bits<S: Lanes>(s: S) {
                 })
                 .collect();
             let run = |row: Row, table: &mut ColumnTable, out: &mut [f32]| match kernel {
-                None => value_row(s, seed, row, table, out),
-                Some(kernel) => gradient_row(s, seed, kernel, row, table, out),
+                None => value_row(s, seed, row, table, (out, Octave::Layer)),
+                Some(kernel) => gradient_row(s, (seed, kernel), row, table, (out, Octave::Layer)),
             };
             let mut streamed = vec![f32::NAN; n * ys.len() + 1];
             let row = Row { x0: &x0_padded, fx: &fx_padded, u: &u_padded, ys: &ys };
@@ -365,8 +384,10 @@ fn operations_per_block() {
                 let ys = [RowY { cy, v: Fade::Quintic.apply(cy.f) }];
                 let row = Row { x0: &x0, fx: &fx, u: &u, ys: &ys };
                 match kernel {
-                    Kernel::Value => value_row(s, 3, row, &mut columns, out),
-                    Kernel::Gradient => gradient_row(s, 3, GradientKernel::Rounded, row, &mut columns, out),
+                    Kernel::Value => value_row(s, 3, row, &mut columns, (out, Octave::Layer)),
+                    Kernel::Gradient => {
+                        gradient_row(s, (3, GradientKernel::Rounded), row, &mut columns, (out, Octave::Layer))
+                    }
                     Kernel::Simplex => {
                         let ([i, j], [x0, y0]) = skewed_row(x, y(r, pixels_per_cell), step, WIDTH);
                         simplex_row(s, 3, (&i, &j), (&x0, &y0), Some(&mut simplex), out)
