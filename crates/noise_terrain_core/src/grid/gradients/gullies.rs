@@ -482,10 +482,10 @@ pub(super) fn dual_gully_octave_chunk<
 }
 
 /// The erosion filter over a row of heights `row` (x positions `xs`, y `py` in base lattice
-/// units; the coarse slope in `scratch.coarse`): with `WIDE` (AVX-512, thirty-two registers)
-/// four chunks of [`LANES`] pixels side by side (see [`OctaveCells::octave`]), five where that
-/// takes the row's last, else two chunks of half as many (AVX2: sixteen registers), each chunk
-/// started, taken through every octave and finished with its states in registers.
+/// units; the coarse slope in `scratch.coarse`): in groups of chunks side by side (see
+/// [`gully_heights_groups`]) of [`LANES`] pixels with `WIDE` (AVX-512), else of half as many
+/// (AVX2), each chunk started, taken through every octave and finished with its states in
+/// registers.
 #[inline(always)]
 pub(super) fn gully_heights<const WIDE: bool>(
     plan: &GullyPlan,
@@ -516,8 +516,9 @@ pub(super) fn gully_heights<const WIDE: bool>(
 /// [`gully_heights`] in chunks of `L` pixels, in groups of four, and five rather than four and
 /// one (a 65- or 129-pixel row's last pixel alone in a chunk costs a chunk's whole chain of
 /// dependent operations, in a group its share of the work alone); then what is left in one
-/// group, a last chunk of a few pixels in half the lanes where `L` is [`LANES`]. Against pairs of
-/// chunks, 6% to 10% faster at 1024², 129² and 65² (Intel Xeon, 2026-12-08).
+/// group, a last chunk of a few pixels in half the lanes where `L` is [`LANES`] (see
+/// [`OctaveCells::octave`] for why groups). Against pairs of chunks with AVX-512, 2% to 7% faster
+/// at 1024², 129² and 65²; with AVX2 pinned, about as fast (Intel Xeon, 2026-12-08).
 #[inline(always)]
 fn gully_heights_groups<const L: usize>(
     plan: &GullyPlan,
